@@ -1,0 +1,22 @@
+# CipherStore: `make demo` runs the demo, `make test` runs the tests.
+# Both install what is missing first (libsqlcipher-dev and the sqlcipher shell).
+
+SWIFT ?= swift
+APT_PACKAGES = libsqlcipher-dev sqlcipher
+
+.PHONY: deps demo test build clean
+
+deps:
+	@./Tools/scripts/install-dependencies.sh $(APT_PACKAGES)
+
+build: deps
+	$(SWIFT) build
+
+demo: deps
+	$(SWIFT) run cipherstore demo
+
+test: deps
+	$(SWIFT) test
+
+clean:
+	rm -rf .build

@@ -1,0 +1,41 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "CipherStore",
+    products: [
+        .library(name: "CipherStore", targets: ["CipherStore"]),
+        .executable(name: "cipherstore", targets: ["cipherstore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLCipher",
+            pkgConfig: "sqlcipher",
+            providers: [.apt(["libsqlcipher-dev"]), .brew(["sqlcipher"])]
+        ),
+        .target(
+            name: "CipherStore",
+            dependencies: [
+                "CSQLCipher",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "cipherstore",
+            dependencies: [
+                "CipherStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Tools/cipherstore"
+        ),
+        .testTarget(
+            name: "CipherStoreTests",
+            dependencies: ["CipherStore"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,6 @@
+// SQLCipher declares sqlite3_key / sqlite3_rekey only when SQLITE_HAS_CODEC is defined.
+#ifndef CSQLCIPHER_SHIM_H
+#define CSQLCIPHER_SHIM_H
+#define SQLITE_HAS_CODEC 1
+#include <sqlcipher/sqlite3.h>
+#endif

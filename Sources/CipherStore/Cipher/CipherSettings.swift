@@ -1,0 +1,105 @@
+/// How SQLCipher encrypts a database: page size, key derivation and per-page HMAC.
+///
+/// Settings are applied to each connection right after keying, and must match the ones the
+/// file was created with. Every requested setting is read back after it is applied: SQLCipher
+/// 3.4.1 silently ignores settings it does not know (for example the SQLCipher 4 algorithm
+/// pragmas), so a setting that does not read back throws
+/// ``CipherStoreError/unsupportedCipherSetting(setting:sqlcipherVersion:)`` instead of being
+/// trusted.
+///
+/// ```swift
+/// var settings = CipherSettings.sqlcipher3
+/// settings.pageSize = 4096
+/// let queue = try DatabaseQueue(path: "app.db", key: key,
+///                               configuration: Configuration(cipher: settings))
+/// ```
+///
+/// See <https://www.zetetic.net/sqlcipher/sqlcipher-api/>.
+public struct CipherSettings: Sendable, Hashable {
+    /// Hash algorithms named by SQLCipher 4's `cipher_kdf_algorithm` / `cipher_hmac_algorithm`.
+    public enum HashAlgorithm: String, Sendable, Hashable {
+        case sha1 = "HMAC_SHA1"
+        case sha256 = "HMAC_SHA256"
+        case sha512 = "HMAC_SHA512"
+
+        var kdfName: String { "PBKDF2_" + rawValue }
+    }
+
+    /// Page size in bytes (`cipher_page_size`): a power of two from 512 to 65536. `nil` keeps the library default.
+    public var pageSize: Int?
+    /// PBKDF2 iterations for passphrases (`kdf_iter`). `nil` keeps the library default.
+    public var kdfIterations: Int?
+    /// Whether each page carries an HMAC (`cipher_use_hmac`). `nil` keeps the library default.
+    public var useHMAC: Bool?
+    /// The KDF's hash (`cipher_kdf_algorithm`, SQLCipher 4 only; SHA-1 is SQLCipher 3's fixed choice).
+    public var kdfAlgorithm: HashAlgorithm?
+    /// The page HMAC's hash (`cipher_hmac_algorithm`, SQLCipher 4 only; SHA-1 is SQLCipher 3's fixed choice).
+    public var hmacAlgorithm: HashAlgorithm?
+    /// Bytes of the header left in plaintext (`cipher_plaintext_header_size`, SQLCipher 4 only). 0 is SQLCipher 3's behaviour.
+    public var plaintextHeaderSize: Int?
+
+    /// Creates settings; every `nil` keeps the linked library's default.
+    public init(pageSize: Int? = nil, kdfIterations: Int? = nil, useHMAC: Bool? = nil,
+                kdfAlgorithm: HashAlgorithm? = nil, hmacAlgorithm: HashAlgorithm? = nil,
+                plaintextHeaderSize: Int? = nil) {
+        self.pageSize = pageSize
+        self.kdfIterations = kdfIterations
+        self.useHMAC = useHMAC
+        self.kdfAlgorithm = kdfAlgorithm
+        self.hmacAlgorithm = hmacAlgorithm
+        self.plaintextHeaderSize = plaintextHeaderSize
+    }
+
+    /// Whatever the linked SQLCipher does by default.
+    public static let libraryDefaults = CipherSettings()
+
+    /// SQLCipher 3's defaults: 1024-byte pages, 64,000 PBKDF2-HMAC-SHA1 iterations, HMAC-SHA1 pages.
+    public static let sqlcipher3 = CipherSettings(
+        pageSize: 1024, kdfIterations: 64_000, useHMAC: true,
+        kdfAlgorithm: .sha1, hmacAlgorithm: .sha1, plaintextHeaderSize: 0)
+
+    /// SQLCipher 4's defaults: 4096-byte pages, 256,000 PBKDF2-HMAC-SHA512 iterations,
+    /// HMAC-SHA512 pages. Needs SQLCipher 4: SQLCipher 3.4.1 throws for the algorithms.
+    public static let sqlcipher4 = CipherSettings(
+        pageSize: 4096, kdfIterations: 256_000, useHMAC: true,
+        kdfAlgorithm: .sha512, hmacAlgorithm: .sha512, plaintextHeaderSize: 0)
+
+    /// Checks values that no SQLCipher accepts, before anything touches a file.
+    func validate() throws {
+        if let pageSize, !(512...65536).contains(pageSize) || pageSize & (pageSize - 1) != 0 {
+            throw CipherStoreError.invalidConfiguration(reason: "cipher page size \(pageSize) is not a power of two from 512 to 65536.")
+        }
+        if let kdfIterations, kdfIterations < 1 {
+            throw CipherStoreError.invalidConfiguration(reason: "KDF iterations must be at least 1, got \(kdfIterations).")
+        }
+        if let plaintextHeaderSize, plaintextHeaderSize < 0 {
+            throw CipherStoreError.invalidConfiguration(reason: "plaintext header size must not be negative.")
+        }
+    }
+
+    /// The pragmas to run, each with the value it must read back as.
+    ///
+    /// Values are integers or fixed names checked above, never user text, so building the SQL
+    /// from them is safe.
+    var pragmas: [(name: String, value: String)] {
+        var result: [(String, String)] = []
+        if let pageSize { result.append(("cipher_page_size", String(pageSize))) }
+        if let kdfIterations { result.append(("kdf_iter", String(kdfIterations))) }
+        if let useHMAC { result.append(("cipher_use_hmac", useHMAC ? "1" : "0")) }
+        if let kdfAlgorithm { result.append(("cipher_kdf_algorithm", kdfAlgorithm.kdfName)) }
+        if let hmacAlgorithm { result.append(("cipher_hmac_algorithm", hmacAlgorithm.rawValue)) }
+        if let plaintextHeaderSize { result.append(("cipher_plaintext_header_size", String(plaintextHeaderSize))) }
+        return result
+    }
+
+    /// SQLCipher 3 cannot set these, but its fixed behaviour is the value asked for.
+    func isBuiltInBehaviour(pragma: String, value: String, sqlcipherMajorVersion: Int) -> Bool {
+        guard sqlcipherMajorVersion < 4 else { return false }
+        switch pragma {
+        case "cipher_kdf_algorithm": return value == HashAlgorithm.sha1.kdfName
+        case "cipher_hmac_algorithm": return value == HashAlgorithm.sha1.rawValue
+        case "cipher_plaintext_header_size": return value == "0"
+        default: return false
+        }
+    }
+}

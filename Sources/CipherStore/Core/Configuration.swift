@@ -1,0 +1,36 @@
+import Logging
+
+/// How a connection is opened.
+///
+/// ```swift
+/// var configuration = Configuration()
+/// configuration.busyTimeout = 2
+/// configuration.journalMode = .wal
+/// let queue = try DatabaseQueue(path: "app.db", key: key, configuration: configuration)
+/// ```
+public struct Configuration: Sendable {
+    /// Cipher settings applied after keying; must match the file's. Ignored without a key.
+    public var cipher: CipherSettings
+    /// Opens the database read-only; a missing file is then an error, not created.
+    public var readOnly: Bool
+    /// Seconds to wait for another connection's lock before failing with `SQLITE_BUSY`.
+    /// 0 fails at once.
+    public var busyTimeout: Double
+    /// Enforces foreign keys (`PRAGMA foreign_keys = ON`). On by default.
+    public var foreignKeys: Bool
+    /// Sets the journal mode after opening; `nil` keeps the file's.
+    public var journalMode: JournalMode?
+    /// Where CipherStore logs opens, closes and failures (never keys or bound values).
+    public var logger: Logger?
+
+    /// Creates a configuration; the defaults suit most apps.
+    public init(cipher: CipherSettings = .libraryDefaults, readOnly: Bool = false, busyTimeout: Double = 5,
+                foreignKeys: Bool = true, journalMode: JournalMode? = nil, logger: Logger? = nil) {
+        self.cipher = cipher
+        self.readOnly = readOnly
+        self.busyTimeout = busyTimeout
+        self.foreignKeys = foreignKeys
+        self.journalMode = journalMode
+        self.logger = logger
+    }
+}

@@ -1,0 +1,97 @@
+extension Connection {
+    /// Opens a transaction. Prefer ``inTransaction(_:_:)``, which always ends it.
+    public func beginTransaction(_ kind: TransactionKind = .deferred) throws {
+        try execute(sql: "BEGIN \(kind.rawValue) TRANSACTION")
+    }
+
+    /// Commits the open transaction.
+    public func commit() throws {
+        try execute(sql: "COMMIT TRANSACTION")
+    }
+
+    /// Rolls back the open transaction.
+    public func rollback() throws {
+        try execute(sql: "ROLLBACK TRANSACTION")
+    }
+
+    /// Runs `body` in a transaction: commits when it returns `.commit`, rolls back when it
+    /// returns `.rollback` or throws (and rethrows the error).
+    ///
+    /// ```swift
+    /// try db.inTransaction(.immediate) {
+    ///     try db.execute(sql: "UPDATE account SET balance = balance - 10 WHERE id = 1")
+    ///     try db.execute(sql: "UPDATE account SET balance = balance + 10 WHERE id = 2")
+    ///     return .commit
+    /// }
+    /// ```
+    ///
+    /// Failures of `BEGIN`, `COMMIT` and `ROLLBACK` are thrown, never swallowed; a failed
+    /// commit is rolled back. Inside a transaction, nest work with ``inSavepoint(_:)``.
+    /// - Throws: the body's error, a ``DatabaseError`` from begin or commit, or
+    ///   ``CipherStoreError/rollbackFailed(bodyError:rollbackError:)``.
+    public func inTransaction(_ kind: TransactionKind = .deferred, _ body: () throws -> TransactionCompletion) throws {
+        try runTransaction(
+            begin: { try beginTransaction(kind) },
+            commit: { try commit() },
+            rollback: { try rollback() },
+            body: body)
+    }
+
+    /// Runs `body` in a savepoint, which nests inside a transaction (or starts one): rolling
+    /// it back undoes only its own work.
+    ///
+    /// ```swift
+    /// try db.inTransaction {
+    ///     try db.execute(sql: "INSERT INTO log(line) VALUES ('kept')")
+    ///     try db.inSavepoint {
+    ///         try db.execute(sql: "INSERT INTO log(line) VALUES ('undone')")
+    ///         return .rollback
+    ///     }
+    ///     return .commit
+    /// }
+    /// ```
+    public func inSavepoint(_ body: () throws -> TransactionCompletion) throws {
+        let name = nextSavepointName()
+        try runTransaction(
+            begin: { try execute(sql: "SAVEPOINT \(name)") },
+            commit: { try execute(sql: "RELEASE SAVEPOINT \(name)") },
+            rollback: {
+                try execute(sql: "ROLLBACK TO SAVEPOINT \(name)")
+                try execute(sql: "RELEASE SAVEPOINT \(name)")
+            },
+            body: body)
+    }
+
+    private func runTransaction(begin: () throws -> Void, commit: () throws -> Void, rollback: () throws -> Void,
+                                body: () throws -> TransactionCompletion) throws {
+        try begin()
+        let completion: TransactionCompletion
+        do {
+            completion = try body()
+        } catch {
+            try rollbackAfterFailure(of: error, rollback: rollback)
+            throw error
+        }
+        switch completion {
+        case .commit:
+            do {
+                try commit()
+            } catch {
+                try rollbackAfterFailure(of: error, rollback: rollback)
+                throw error
+            }
+        case .rollback:
+            try rollback()
+        }
+    }
+
+    private func rollbackAfterFailure(of error: any Error, rollback: () throws -> Void) throws {
+        // SQLite may already have rolled the whole transaction back (e.g. after SQLITE_FULL).
+        guard isInTransaction else { return }
+        do {
+            try rollback()
+        } catch let rollbackError {
+            throw CipherStoreError.rollbackFailed(bodyError: "\(error)", rollbackError: "\(rollbackError)")
+        }
+    }
+}

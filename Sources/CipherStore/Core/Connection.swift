@@ -1,0 +1,293 @@
+import CSQLCipher
+import Logging
+
+/// One connection to a database, encrypted with SQLCipher when opened with a key.
+///
+/// Most apps use a ``DatabaseQueue``, which owns a connection and serializes access to it; a
+/// connection is what its blocks receive.
+///
+/// ```swift
+/// let db = try Connection(location: .file("app.db"), key: .passphrase("s3cret passphrase"))
+/// try db.execute(sql: "CREATE TABLE IF NOT EXISTS note(id INTEGER PRIMARY KEY, body TEXT)")
+/// try db.execute(sql: "INSERT INTO note(body) VALUES (?)", arguments: ["hello"])
+/// let count = try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM note")
+/// ```
+///
+/// Opening fails closed: it refuses a library that is not SQLCipher, and it reads the schema
+/// right after keying, so a wrong key, a plaintext file opened with a key, or an encrypted file
+/// opened without one fails at open with its own ``CipherStoreError``, and the file is left
+/// unchanged. Passing `key: nil` opens a plaintext database on purpose (for migrations and
+/// tests); it must be spelled out.
+///
+/// Not `Sendable`: use it on one thread at a time, or through a ``DatabaseQueue``.
+public final class Connection {
+    let handle: ConnectionHandle
+    /// Where the database lives.
+    public let location: DatabaseLocation
+    /// Whether the connection was opened with a key.
+    public let isEncrypted: Bool
+    /// Whether the connection was opened read-only.
+    public let isReadOnly: Bool
+    let logger: Logger?
+    private var statementCache: [String: Statement] = [:]
+    private var savepointCount = 0
+    var traceHandler: TraceHandler?
+
+    /// Opens a database.
+    ///
+    /// - Parameters:
+    ///   - location: a file path, an in-memory or a temporary database.
+    ///   - key: the key, or `nil` for a plaintext database.
+    ///   - configuration: cipher settings, read-only mode, busy timeout…
+    /// - Throws: ``CipherStoreError/wrongKey(path:)``, ``CipherStoreError/notEncrypted(path:)``,
+    ///   ``CipherStoreError/encryptedWithoutKey(path:)``, ``CipherStoreError/notADatabase(path:detail:)``,
+    ///   ``CipherStoreError/unsupportedCipherSetting(setting:sqlcipherVersion:)``,
+    ///   ``CipherStoreError/sqlcipherUnavailable(sqliteVersion:)``, or ``DatabaseError``.
+    public init(location: DatabaseLocation, key: DatabaseKey?, configuration: Configuration = Configuration()) throws {
+        try configuration.cipher.validate()
+        if key == nil && configuration.cipher != .libraryDefaults {
+            throw CipherStoreError.invalidConfiguration(reason: "cipher settings were given without a key. Pass the database's key, or drop the settings for a plaintext database.")
+        }
+        self.location = location
+        self.isEncrypted = key != nil
+        self.isReadOnly = configuration.readOnly
+        self.logger = configuration.logger
+
+        var createdPath: String?
+        if case .file(let path) = location, !configuration.readOnly {
+            createdPath = FileSystem.createOwnerOnlyFileIfMissing(path)
+        }
+        var pointer: OpaquePointer?
+        let flags = (configuration.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
+        let openCode = sqlite3_open_v2(location.sqlitePath, &pointer, flags, nil)
+        guard let pointer else {
+            throw DatabaseError(resultCode: .SQLITE_NOMEM, message: "out of memory opening \(location.displayName)")
+        }
+        handle = ConnectionHandle(pointer)
+        do {
+            try handle.check(openCode)
+            sqlite3_extended_result_codes(pointer, 1)
+            try Self.requireSQLCipher(pointer)
+            if let key {
+                try key.withKeyBytes { bytes in
+                    try handle.check(sqlite3_key_v2(pointer, "main", bytes.baseAddress, Int32(bytes.count)))
+                }
+                try applyCipherSettings(configuration.cipher, database: "main")
+            }
+            sqlite3_busy_timeout(pointer, Int32(max(0, configuration.busyTimeout) * 1000))
+            try readSchema(keyed: key != nil)
+            if configuration.foreignKeys, !configuration.readOnly {
+                try execute(sql: "PRAGMA foreign_keys = ON")
+            }
+            if let mode = configuration.journalMode {
+                try execute(sql: "PRAGMA journal_mode = \(mode.rawValue)")
+            }
+        } catch {
+            statementCache.removeAll()
+            try? handle.close()
+            if let createdPath { FileSystem.removeIfPresent(createdPath) }
+            logger?.debug("open failed", metadata: ["database": "\(location.displayName)", "error": "\(error)"])
+            throw error
+        }
+        logger?.debug("opened", metadata: ["database": "\(location.displayName)", "encrypted": "\(isEncrypted)"])
+    }
+
+    /// Opens a database file. See ``init(location:key:configuration:)``.
+    public convenience init(path: String, key: DatabaseKey?, configuration: Configuration = Configuration()) throws {
+        try self.init(location: .file(path), key: key, configuration: configuration)
+    }
+
+    deinit {
+        statementCache.removeAll()
+    }
+
+    /// Closes the connection. Later use throws.
+    ///
+    /// - Throws: ``DatabaseError`` (`SQLITE_BUSY`) when statements or cursors made from this
+    ///   connection are still alive; release them and close again.
+    public func close() throws {
+        statementCache.removeAll()
+        try handle.close()
+        logger?.debug("closed", metadata: ["database": "\(location.displayName)"])
+    }
+
+    // MARK: Opening
+
+    private static func requireSQLCipher(_ pointer: OpaquePointer) throws {
+        guard SQLCipherLibrary.cipherVersion(of: pointer) != nil else {
+            throw CipherStoreError.sqlcipherUnavailable(sqliteVersion: SQLCipherLibrary.sqliteVersion)
+        }
+    }
+
+    /// Applies cipher settings to one attached database and reads each one back: SQLCipher
+    /// ignores the pragmas it does not know, so a value that does not read back is refused.
+    func applyCipherSettings(_ settings: CipherSettings, database: String) throws {
+        let version = SQLCipherLibrary.sqlcipherVersion ?? "?"
+        let major = SQLCipherLibrary.sqlcipherMajorVersion
+        let schema = Self.quoteIdentifier(database)
+        for (name, value) in settings.pragmas {
+            if settings.isBuiltInBehaviour(pragma: name, value: value, sqlcipherMajorVersion: major) { continue }
+            try execute(sql: "PRAGMA \(schema).\(name) = \(value)")
+            let readBack = try fetchOne(sql: "PRAGMA \(schema).\(name)")?[0]
+            let matches: Bool
+            switch readBack {
+            case .integer(let int)?: matches = String(int) == value
+            case .text(let text)?: matches = text == value
+            default: matches = false
+            }
+            guard matches else {
+                throw CipherStoreError.unsupportedCipherSetting(setting: "\(name) = \(value)", sqlcipherVersion: version)
+            }
+        }
+    }
+
+    /// Reads the schema so that a wrong key fails now, and names the failure.
+    private func readSchema(keyed: Bool) throws {
+        do {
+            _ = try fetchOne(sql: "SELECT count(*) FROM sqlite_master")
+        } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_NOTADB {
+            guard case .file(let path) = location else { throw error }
+            let info = DatabaseFileInfo.inspect(path: path)
+            switch (keyed, info.kind) {
+            case (true, .plaintext): throw CipherStoreError.notEncrypted(path: path)
+            case (true, .encrypted): throw CipherStoreError.wrongKey(path: path)
+            case (false, .encrypted): throw CipherStoreError.encryptedWithoutKey(path: path)
+            default: throw CipherStoreError.notADatabase(path: path, detail: info.kindDescription + ", \(info.size) bytes")
+            }
+        }
+    }
+
+    // MARK: Statements
+
+    /// Prepares a new statement, not cached. The SQL must hold exactly one statement.
+    /// - Throws: ``DatabaseError`` for invalid SQL, ``CipherStoreError/invalidArguments(reason:sql:)``
+    ///   when the SQL holds no statement or more than one.
+    public func makeStatement(sql: String) throws -> Statement {
+        var pointer: OpaquePointer?
+        var remainderIsEmpty = true
+        let code = try sql.withCString { cString -> Int32 in
+            guard !handle.isClosed else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the connection is closed", sql: sql) }
+            var tail: UnsafePointer<CChar>?
+            let code = sqlite3_prepare_v2(handle.pointer, cString, -1, &pointer, &tail)
+            if code == SQLITE_OK, var rest = tail {
+                while rest.pointee != 0 {
+                    let byte = UInt8(bitPattern: rest.pointee)
+                    if byte != UInt8(ascii: ";") && byte != 0x20 && !(0x09...0x0D).contains(byte) {
+                        remainderIsEmpty = false
+                        break
+                    }
+                    rest += 1
+                }
+            }
+            return code
+        }
+        try handle.check(code, sql: sql)
+        guard let pointer else {
+            throw CipherStoreError.invalidArguments(reason: "the SQL holds no statement", sql: sql)
+        }
+        let statement = Statement(handle: handle, pointer: pointer, sql: sql)
+        guard remainderIsEmpty else {
+            throw CipherStoreError.invalidArguments(reason: "the SQL holds more than one statement; use executeScript(_:) for scripts without arguments", sql: sql)
+        }
+        return statement
+    }
+
+    /// A prepared statement from this connection's cache, prepared on first use.
+    ///
+    /// When the cached statement is busy (a cursor over it is still open), a fresh one is
+    /// returned instead.
+    public func cachedStatement(sql: String) throws -> Statement {
+        if let statement = statementCache[sql] {
+            if !statement.isBusy { return statement }
+            return try makeStatement(sql: sql)
+        }
+        let statement = try makeStatement(sql: sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Runs one statement with arguments (cached).
+    /// - Throws: ``DatabaseError``, ``CipherStoreError/invalidArguments(reason:sql:)``.
+    public func execute(sql: String, arguments: StatementArguments = .none) throws {
+        try cachedStatement(sql: sql).execute(arguments: arguments)
+    }
+
+    /// Runs several `;`-separated statements without arguments, such as a schema script.
+    /// - Throws: ``DatabaseError`` for the first statement that fails; earlier ones stay done
+    ///   unless the script runs inside a transaction.
+    public func executeScript(_ sql: String) throws {
+        try sql.withCString { start in
+            var next: UnsafePointer<CChar>? = start
+            while let current = next, current.pointee != 0 {
+                var pointer: OpaquePointer?
+                var tail: UnsafePointer<CChar>?
+                let code = sqlite3_prepare_v2(handle.pointer, current, -1, &pointer, &tail)
+                let text = tail.map { String(decoding: UnsafeRawBufferPointer(start: current, count: $0 - current), as: UTF8.self) } ?? sql
+                try handle.check(code, sql: text)
+                next = tail
+                guard let pointer else { continue }
+                let statement = Statement(handle: handle, pointer: pointer, sql: text.trimmingSQLWhitespace())
+                try statement.execute()
+            }
+        }
+    }
+
+    /// A cursor over the rows of a query, read one at a time.
+    public func fetchCursor(sql: String, arguments: StatementArguments = .none) throws -> RowCursor {
+        try RowCursor(statement: cachedStatement(sql: sql), arguments: arguments)
+    }
+
+    /// All rows of a query.
+    public func fetchAll(sql: String, arguments: StatementArguments = .none) throws -> [Row] {
+        let cursor = try fetchCursor(sql: sql, arguments: arguments)
+        var rows: [Row] = []
+        while let row = try cursor.next() { rows.append(row) }
+        return rows
+    }
+
+    /// The first row of a query, or `nil`.
+    public func fetchOne(sql: String, arguments: StatementArguments = .none) throws -> Row? {
+        let statement = try cachedStatement(sql: sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        return try statement.step() ? Row(statement: statement) : nil
+    }
+
+    /// The first column of the first row, converted to `T`; `nil` when there is no row or the value is NULL.
+    /// - Throws: ``CipherStoreError/valueConversion(column:reason:)`` when the value does not convert.
+    public func fetchScalar<T: DatabaseValueConvertible>(_ type: T.Type = T.self, sql: String, arguments: StatementArguments = .none) throws -> T? {
+        guard let row = try fetchOne(sql: sql, arguments: arguments), row.count > 0, !row[0].isNull else { return nil }
+        return try row.value(T.self, at: 0)
+    }
+
+    /// The rowid of the most recent successful INSERT on this connection.
+    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle.pointer) }
+
+    /// Rows changed by the most recent INSERT, UPDATE or DELETE.
+    public var changesCount: Int { Int(sqlite3_changes(handle.pointer)) }
+
+    /// Rows changed since the connection opened.
+    public var totalChangesCount: Int { Int(sqlite3_total_changes(handle.pointer)) }
+
+    /// Whether a transaction is open.
+    public var isInTransaction: Bool { sqlite3_get_autocommit(handle.pointer) == 0 }
+
+    /// A name for the next savepoint; savepoint names never come from user input.
+    func nextSavepointName() -> String {
+        savepointCount += 1
+        return "cipherstore_savepoint_\(savepointCount)"
+    }
+}
+
+/// A connection belongs to one thread at a time; share it through a ``DatabaseQueue``.
+@available(*, unavailable)
+extension Connection: Sendable {}
+
+extension String {
+    func trimmingSQLWhitespace() -> String {
+        var text = Substring(self)
+        while let last = text.last, last.isWhitespace || last == ";" { text.removeLast() }
+        while let first = text.first, first.isWhitespace { text.removeFirst() }
+        return String(text)
+    }
+}

@@ -1,0 +1,58 @@
+/// Errors that CipherStore raises itself, each with a description that says what to do next.
+///
+/// Descriptions never include key material.
+public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// The key does not decrypt the file (or the cipher settings differ from the ones it was made with).
+    case wrongKey(path: String)
+    /// A key was given, but the file is a plaintext SQLite database.
+    case notEncrypted(path: String)
+    /// No key was given, but the file looks like an encrypted database.
+    case encryptedWithoutKey(path: String)
+    /// The file is neither SQLite nor SQLCipher.
+    case notADatabase(path: String, detail: String)
+    /// A cipher setting the linked SQLCipher does not support (it would silently ignore it).
+    case unsupportedCipherSetting(setting: String, sqlcipherVersion: String)
+    /// A key that SQLCipher would misuse (empty, raw-looking passphrase, wrong raw length…).
+    case invalidKey(reason: String)
+    /// The linked library is plain SQLite: opening would write plaintext.
+    case sqlcipherUnavailable(sqliteVersion: String)
+    /// A queue was called again from inside one of its own blocks.
+    case reentrantQueueAccess
+    /// Statement arguments that do not fit the statement's parameters.
+    case invalidArguments(reason: String, sql: String)
+    /// A row value could not be read as the requested type.
+    case valueConversion(column: String, reason: String)
+    /// A transaction's rollback failed after its body had failed.
+    case rollbackFailed(bodyError: String, rollbackError: String)
+    /// The configuration is inconsistent.
+    case invalidConfiguration(reason: String)
+
+    public var description: String {
+        switch self {
+        case .wrongKey(let path):
+            return "Cannot decrypt '\(path)': the key is wrong, or the file was encrypted with other cipher settings (page size, KDF iterations, HMAC). The file was not changed. Retry with the right key and settings."
+        case .notEncrypted(let path):
+            return "'\(path)' is a plaintext SQLite database, not encrypted, but a key was given. The file was not changed. Encrypt it first with `cipherstore encrypt`, or open it without a key."
+        case .encryptedWithoutKey(let path):
+            return "'\(path)' looks like an encrypted database, but no key was given. The file was not changed. Open it with its key."
+        case .notADatabase(let path, let detail):
+            return "'\(path)' is not a database (\(detail)). The file was not changed. Check the path."
+        case .unsupportedCipherSetting(let setting, let version):
+            return "The linked SQLCipher \(version) does not support the cipher setting \(setting); it would silently ignore it. Remove the setting, or link a SQLCipher version that supports it."
+        case .invalidKey(let reason):
+            return "Invalid key: \(reason)"
+        case .sqlcipherUnavailable(let sqliteVersion):
+            return "The linked library is plain SQLite \(sqliteVersion), not SQLCipher: refusing to open, since data would be written unencrypted. Install SQLCipher (`apt-get install libsqlcipher-dev`) and make sure no other SQLite library is linked into the process."
+        case .reentrantQueueAccess:
+            return "A DatabaseQueue was called from inside one of its own blocks, which would deadlock. Use the Connection the block receives instead."
+        case .invalidArguments(let reason, let sql):
+            return "Invalid statement arguments: \(reason) — for `\(sql)`. Pass one value per parameter."
+        case .valueConversion(let column, let reason):
+            return "Cannot read column \(column): \(reason)."
+        case .rollbackFailed(let bodyError, let rollbackError):
+            return "A transaction failed (\(bodyError)) and its rollback failed too (\(rollbackError)). Close the connection and reopen the database; SQLite restores the last committed state on open."
+        case .invalidConfiguration(let reason):
+            return "Invalid configuration: \(reason)"
+        }
+    }
+}

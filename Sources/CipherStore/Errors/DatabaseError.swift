@@ -1,0 +1,48 @@
+/// An error reported by SQLite: its (extended) result code, its message and the SQL that failed.
+///
+/// Bound arguments are never kept: they may hold secrets.
+public struct DatabaseError: Error, Sendable, CustomStringConvertible {
+    /// The extended result code.
+    public let resultCode: ResultCode
+    /// SQLite's message (`sqlite3_errmsg`), when there is one.
+    public let message: String?
+    /// The SQL statement that failed, when there is one. Never contains a key.
+    public let sql: String?
+
+    /// Creates an error; mainly for the library itself.
+    public init(resultCode: ResultCode, message: String? = nil, sql: String? = nil) {
+        self.resultCode = resultCode
+        self.message = message
+        self.sql = sql
+    }
+
+    public var description: String {
+        var text = "SQLite error \(resultCode)"
+        if let message { text += ": \(message)" }
+        if let sql { text += " — while executing `\(sql)`" }
+        if let advice { text += ". \(advice)" }
+        return text
+    }
+
+    /// What the user can do next, for the codes where that is known.
+    private var advice: String? {
+        switch resultCode.primaryResultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return "Another connection or process holds a lock on the database: retry later or raise `Configuration.busyTimeout`."
+        case .SQLITE_FULL:
+            return "The disk (or the database's page limit) is full: free space and retry; the failed transaction was rolled back."
+        case .SQLITE_READONLY:
+            return "The database was opened read-only or its file is not writable: check the open mode and file permissions."
+        case .SQLITE_CANTOPEN:
+            return "Check that the path exists, its directory is writable, and the process may open it."
+        case .SQLITE_CORRUPT:
+            return "The file is damaged: restore it from a backup."
+        case .SQLITE_CONSTRAINT:
+            return "The statement violates a constraint of the schema; nothing was written by it."
+        case .SQLITE_IOERR:
+            return "The operating system reported an I/O error: check the disk and the file system."
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,95 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a file looks like from its bytes, without any key.
+///
+/// ```swift
+/// let info = DatabaseFileInfo.inspect(path: "app.db")
+/// if info.kind == .plaintext { print("not encrypted yet") }
+/// ```
+///
+/// An encrypted SQLCipher file has no plaintext header: its first 16 bytes are a random salt
+/// and the rest is ciphertext. "Looks encrypted" therefore means: not SQLite, not mostly text,
+/// and a size that is a whole number of 512-byte units (every SQLCipher page size is). Random
+/// bytes of such a size look encrypted too; only the right key can tell for sure.
+public struct DatabaseFileInfo: Sendable, Hashable {
+    /// The kinds of file.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// Nothing at the path.
+        case missing
+        /// A directory, not a file.
+        case directory
+        /// A file of zero bytes (SQLite treats it as a new, empty database).
+        case empty
+        /// A plaintext SQLite database: starts with `SQLite format 3\0`.
+        case plaintext
+        /// Looks like a SQLCipher-encrypted database.
+        case encrypted
+        /// Neither: text, too short, or of the wrong size.
+        case notADatabase
+        /// The file could not be read.
+        case unreadable
+    }
+
+    /// The path inspected.
+    public let path: String
+    /// What the file looks like.
+    public let kind: Kind
+    /// The file's size in bytes (0 when missing).
+    public let size: Int64
+    /// For a plaintext database, the page size from its header.
+    public let plaintextPageSize: Int?
+
+    /// The 16-byte header of every plaintext SQLite 3 database.
+    static let sqliteHeader = Array("SQLite format 3\0".utf8)
+
+    /// Inspects a file by reading its first bytes. Never writes.
+    public static func inspect(path: String) -> DatabaseFileInfo {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            return DatabaseFileInfo(path: path, kind: errno == ENOENT ? .missing : .unreadable, size: 0, plaintextPageSize: nil)
+        }
+        if (status.st_mode & S_IFMT) == S_IFDIR {
+            return DatabaseFileInfo(path: path, kind: .directory, size: 0, plaintextPageSize: nil)
+        }
+        let size = Int64(status.st_size)
+        if size == 0 {
+            return DatabaseFileInfo(path: path, kind: .empty, size: 0, plaintextPageSize: nil)
+        }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            return DatabaseFileInfo(path: path, kind: .unreadable, size: size, plaintextPageSize: nil)
+        }
+        defer { close(descriptor) }
+        var header = [UInt8](repeating: 0, count: 1024)
+        let count = header.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        guard count >= 0 else {
+            return DatabaseFileInfo(path: path, kind: .unreadable, size: size, plaintextPageSize: nil)
+        }
+        header.removeSubrange(count...)
+        if header.starts(with: sqliteHeader), header.count >= 18 {
+            let raw = Int(header[16]) << 8 | Int(header[17])
+            return DatabaseFileInfo(path: path, kind: .plaintext, size: size, plaintextPageSize: raw == 1 ? 65536 : raw)
+        }
+        let printable = header.filter { (0x20...0x7E).contains($0) || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }.count
+        let mostlyText = printable * 10 >= header.count * 9
+        let looksEncrypted = size >= 512 && size % 512 == 0 && !mostlyText
+        return DatabaseFileInfo(path: path, kind: looksEncrypted ? .encrypted : .notADatabase, size: size, plaintextPageSize: nil)
+    }
+
+    /// A short phrase for messages, e.g. "a plaintext SQLite database".
+    public var kindDescription: String {
+        switch kind {
+        case .missing: return "missing"
+        case .directory: return "a directory"
+        case .empty: return "an empty file"
+        case .plaintext: return "a plaintext SQLite database"
+        case .encrypted: return "an encrypted database (SQLCipher)"
+        case .notADatabase: return "not a database"
+        case .unreadable: return "unreadable"
+        }
+    }
+}

@@ -1,0 +1,84 @@
+/// One result row: its values and the names of its columns.
+///
+/// Rows are copied out of the statement, so they stay valid after the query and may cross
+/// threads. Read a column by index or by name (case-insensitive), as a ``DatabaseValue`` or as
+/// any ``DatabaseValueConvertible`` type:
+///
+/// ```swift
+/// if let row = try db.fetchOne(sql: "SELECT Id, name, city FROM User WHERE name = ?", arguments: ["Lily"]) {
+///     let id: Int64 = try row.value(at: 0)
+///     let city: String? = try row.value(named: "city")
+/// }
+/// ```
+public struct Row: Sendable, CustomStringConvertible {
+    let layout: RowLayout
+    /// The values, in column order.
+    public let values: [DatabaseValue]
+
+    init(layout: RowLayout, values: [DatabaseValue]) {
+        self.layout = layout
+        self.values = values
+    }
+
+    /// Copies the current row of a statement.
+    init(statement: Statement) {
+        var values: [DatabaseValue] = []
+        values.reserveCapacity(statement.columnCount)
+        for index in 0..<statement.columnCount {
+            values.append(statement.databaseValue(at: index))
+        }
+        self.init(layout: statement.rowLayout, values: values)
+    }
+
+    /// The column names, in order.
+    public var columnNames: [String] { layout.columnNames }
+
+    /// The number of columns.
+    public var count: Int { values.count }
+
+    /// The value at a column index. Traps when the index is out of range, like an array.
+    public subscript(index: Int) -> DatabaseValue { values[index] }
+
+    /// The value of the named column (case-insensitive), or `nil` when there is no such column.
+    public subscript(name: String) -> DatabaseValue? {
+        layout.index(of: name).map { values[$0] }
+    }
+
+    /// Whether the row has a column with this name (case-insensitive).
+    public func hasColumn(_ name: String) -> Bool { layout.index(of: name) != nil }
+
+    /// The value at a column index, converted to `T`.
+    ///
+    /// - Throws: ``CipherStoreError/valueConversion(column:reason:)`` when the index is out of
+    ///   range or the value does not convert (a NULL converts only to an `Optional`).
+    public func value<T: DatabaseValueConvertible>(_ type: T.Type = T.self, at index: Int) throws -> T {
+        guard values.indices.contains(index) else {
+            throw CipherStoreError.valueConversion(column: "#\(index)", reason: "the row has \(values.count) column(s)")
+        }
+        return try convert(values[index], column: layout.columnNames[index])
+    }
+
+    /// The value of the named column (case-insensitive), converted to `T`.
+    ///
+    /// - Throws: ``CipherStoreError/valueConversion(column:reason:)`` when there is no such
+    ///   column or the value does not convert.
+    public func value<T: DatabaseValueConvertible>(_ type: T.Type = T.self, named name: String) throws -> T {
+        guard let index = layout.index(of: name) else {
+            throw CipherStoreError.valueConversion(
+                column: name, reason: "no such column; the row has \(layout.columnNames.joined(separator: ", "))")
+        }
+        return try convert(values[index], column: name)
+    }
+
+    private func convert<T: DatabaseValueConvertible>(_ value: DatabaseValue, column: String) throws -> T {
+        if let converted = T.fromDatabaseValue(value) { return converted }
+        let reason = value.isNull
+            ? "it is NULL; read it as \(T.self)? instead"
+            : "a \(value.storageClass) value does not convert to \(T.self)"
+        throw CipherStoreError.valueConversion(column: column, reason: reason)
+    }
+
+    public var description: String {
+        "[" + zip(layout.columnNames, values).map { "\($0): \($1)" }.joined(separator: ", ") + "]"
+    }
+}

@@ -1,0 +1,204 @@
+import CSQLCipher
+import Foundation
+
+/// A prepared statement.
+///
+/// Get one from ``Connection/makeStatement(sql:)`` or ``Connection/cachedStatement(sql:)``.
+/// It is finalized when released.
+///
+/// ```swift
+/// let insert = try db.makeStatement(sql: "INSERT INTO item(name) VALUES (?)")
+/// for name in ["a", "b"] { try insert.execute(arguments: [name]) }
+/// ```
+///
+/// Not `Sendable`: a statement belongs to its connection's thread or queue.
+public final class Statement {
+    let handle: ConnectionHandle
+    let pointer: OpaquePointer
+    /// The statement's SQL, as written (bound values are never part of it).
+    public let sql: String
+    /// The number of result columns.
+    public let columnCount: Int
+    /// The number of parameters.
+    public let parameterCount: Int
+    /// The result column names, in order.
+    public private(set) lazy var columnNames: [String] = (0..<columnCount).map {
+        String(cString: sqlite3_column_name(pointer, Int32($0)))
+    }
+    /// Shared layout for the rows this statement produces.
+    private(set) lazy var rowLayout = RowLayout(columnNames: columnNames)
+
+    init(handle: ConnectionHandle, pointer: OpaquePointer, sql: String) {
+        self.handle = handle
+        self.pointer = pointer
+        self.sql = sql
+        self.columnCount = Int(sqlite3_column_count(pointer))
+        self.parameterCount = Int(sqlite3_bind_parameter_count(pointer))
+    }
+
+    deinit {
+        sqlite3_finalize(pointer)
+    }
+
+    /// Whether the statement is in the middle of producing rows.
+    var isBusy: Bool { sqlite3_stmt_busy(pointer) != 0 }
+
+    /// Whether the statement leaves the database unchanged.
+    public var isReadOnly: Bool { sqlite3_stmt_readonly(pointer) != 0 }
+
+    /// Runs the statement to completion with the given arguments, discarding any rows.
+    /// - Throws: ``DatabaseError`` or ``CipherStoreError/invalidArguments(reason:sql:)``.
+    public func execute(arguments: StatementArguments = .none) throws {
+        try bind(arguments)
+        defer { sqlite3_reset(pointer) }
+        while try step() {}
+    }
+
+    /// Resets the statement and binds new arguments.
+    /// - Throws: ``CipherStoreError/invalidArguments(reason:sql:)`` when they do not fit.
+    public func bind(_ arguments: StatementArguments) throws {
+        sqlite3_reset(pointer)
+        sqlite3_clear_bindings(pointer)
+        switch arguments {
+        case .positional(let values):
+            guard values.count == parameterCount else {
+                throw CipherStoreError.invalidArguments(
+                    reason: "the statement has \(parameterCount) parameter(s) but \(values.count) value(s) were given", sql: sql)
+            }
+            for (offset, value) in values.enumerated() {
+                try bind(value, at: Int32(offset + 1))
+            }
+        case .named(let values):
+            var bound = Set<Int32>()
+            for (name, value) in values {
+                let index = parameterIndex(named: name)
+                guard index > 0 else {
+                    throw CipherStoreError.invalidArguments(reason: "the statement has no parameter named '\(name)'", sql: sql)
+                }
+                try bind(value, at: index)
+                bound.insert(index)
+            }
+            if bound.count != parameterCount {
+                let missing = (1...Int32(max(parameterCount, 1))).filter { !bound.contains($0) }
+                    .compactMap { sqlite3_bind_parameter_name(pointer, $0).map { String(cString: $0) } ?? "?\($0)" }
+                throw CipherStoreError.invalidArguments(
+                    reason: "no value for parameter(s) \(missing.joined(separator: ", "))", sql: sql)
+            }
+        }
+    }
+
+    /// Binds one value at a 1-based parameter index.
+    @inline(__always)
+    func bind(_ value: DatabaseValue, at index: Int32) throws {
+        let code: Int32
+        switch value {
+        case .null:
+            code = sqlite3_bind_null(pointer, index)
+        case .integer(let int):
+            code = sqlite3_bind_int64(pointer, index, int)
+        case .real(let double):
+            code = sqlite3_bind_double(pointer, index, double)
+        case .text(let text):
+            // The explicit byte count keeps text with embedded NUL characters whole.
+            code = sqlite3_bind_text(pointer, index, text, Int32(text.utf8.count), SQLITE_TRANSIENT)
+        case .blob(let data):
+            code = data.withUnsafeBytes { bytes in
+                sqlite3_bind_blob(pointer, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), SQLITE_TRANSIENT)
+            }
+        }
+        try handle.check(code, sql: sql)
+    }
+
+    private func parameterIndex(named name: String) -> Int32 {
+        if let first = name.first, ":@$".contains(first) {
+            return sqlite3_bind_parameter_index(pointer, name)
+        }
+        for prefix in [":", "@", "$"] {
+            let index = sqlite3_bind_parameter_index(pointer, prefix + name)
+            if index > 0 { return index }
+        }
+        return 0
+    }
+
+    /// Advances to the next row: `true` when a row is ready, `false` when done.
+    /// - Throws: ``DatabaseError`` when SQLite fails.
+    @inline(__always)
+    public func step() throws -> Bool {
+        let code = sqlite3_step(pointer)
+        switch code {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let error = handle.error(code, sql: sql)
+            sqlite3_reset(pointer)
+            throw error
+        }
+    }
+
+    /// Resets the statement so it can run again; bindings are kept.
+    public func reset() {
+        sqlite3_reset(pointer)
+    }
+
+    // MARK: Column access on the current row (valid after `step()` returned true)
+
+    /// Whether the column is NULL in the current row.
+    @inline(__always)
+    public func isNull(at index: Int) -> Bool {
+        sqlite3_column_type(pointer, Int32(index)) == SQLITE_NULL
+    }
+
+    /// The column as a 64-bit integer (SQLite's conversion rules apply; NULL is 0).
+    @inline(__always)
+    public func int64(at index: Int) -> Int64 {
+        sqlite3_column_int64(pointer, Int32(index))
+    }
+
+    /// The column as an integer (SQLite's conversion rules apply; NULL is 0).
+    @inline(__always)
+    public func int(at index: Int) -> Int {
+        Int(sqlite3_column_int64(pointer, Int32(index)))
+    }
+
+    /// The column as a double (SQLite's conversion rules apply; NULL is 0).
+    @inline(__always)
+    public func double(at index: Int) -> Double {
+        sqlite3_column_double(pointer, Int32(index))
+    }
+
+    /// The column as text, or `nil` when NULL.
+    @inline(__always)
+    public func string(at index: Int) -> String? {
+        guard let text = sqlite3_column_text(pointer, Int32(index)) else { return nil }
+        let count = Int(sqlite3_column_bytes(pointer, Int32(index)))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    /// The column as bytes, or `nil` when NULL.
+    public func data(at index: Int) -> Data? {
+        if sqlite3_column_type(pointer, Int32(index)) == SQLITE_NULL { return nil }
+        guard let bytes = sqlite3_column_blob(pointer, Int32(index)) else { return Data() }
+        return Data(bytes: bytes, count: Int(sqlite3_column_bytes(pointer, Int32(index))))
+    }
+
+    /// The column's value, with its storage class.
+    public func databaseValue(at index: Int) -> DatabaseValue {
+        let column = Int32(index)
+        switch sqlite3_column_type(pointer, column) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(pointer, column))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(pointer, column))
+        case SQLITE_TEXT: return .text(string(at: index) ?? "")
+        case SQLITE_BLOB: return .blob(data(at: index) ?? Data())
+        default: return .null
+        }
+    }
+
+    /// The index of a result column by name (case-insensitive), or `nil`.
+    public func columnIndex(named name: String) -> Int? {
+        rowLayout.index(of: name)
+    }
+}
+
+/// Statements are bound to their connection's thread or queue: they are not `Sendable`.
+@available(*, unavailable)
+extension Statement: Sendable {}

@@ -1,0 +1,56 @@
+import ArgumentParser
+import CipherStore
+import Foundation
+
+extension CipherStoreCommand {
+    /// `cipherstore info FILE`: what a file is, without a key.
+    struct Info: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Tell whether a file is a plaintext SQLite database, an encrypted one, or neither.",
+            discussion: """
+                Reads only the first bytes of the file and never needs a key. Also prints the \
+                linked SQLCipher and SQLite versions.
+
+                Example:
+                  cipherstore info app.db
+                  cipherstore info --json app.db
+                """
+        )
+
+        @Argument(help: "The file to inspect.")
+        var file: String
+
+        @Flag(help: "Print JSON instead of text.")
+        var json = false
+
+        func run() throws {
+            let info = DatabaseFileInfo.inspect(path: file)
+            if json {
+                var object: [String: Any] = [
+                    "path": info.path,
+                    "kind": info.kind.rawValue,
+                    "size": info.size,
+                    "sqlcipherVersion": SQLCipherLibrary.sqlcipherVersion ?? NSNull(),
+                    "sqliteVersion": SQLCipherLibrary.sqliteVersion,
+                ]
+                if let pageSize = info.plaintextPageSize { object["pageSize"] = pageSize }
+                let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+                print(String(decoding: data, as: UTF8.self))
+            } else {
+                print("file:     \(info.path)")
+                print("kind:     \(info.kindDescription)")
+                print("size:     \(info.size) bytes")
+                if let pageSize = info.plaintextPageSize { print("pages:    \(pageSize) bytes each") }
+                print("SQLCipher \(SQLCipherLibrary.sqlcipherVersion ?? "not linked"), SQLite \(SQLCipherLibrary.sqliteVersion)")
+            }
+            switch info.kind {
+            case .missing, .directory, .unreadable:
+                throw CLIError(exitCode: ExitCodes.ioFailure, message: "'\(file)' is \(info.kindDescription): check the path.")
+            case .notADatabase:
+                throw ExitCode(ExitCodes.wrongFileKind)
+            case .empty, .plaintext, .encrypted:
+                break
+            }
+        }
+    }
+}
