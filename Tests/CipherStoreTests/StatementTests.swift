@@ -1,0 +1,160 @@
+import CipherStore
+import Foundation
+import Testing
+
+@Suite struct StatementTests {
+    let db: Connection
+
+    init() throws {
+        db = try Connection(location: .inMemory, key: .passphrase("k"))
+        try db.execute(sql: "CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT, price REAL, data BLOB, flag INTEGER, at TEXT)")
+    }
+
+    @Test func positionalArgumentsBindEveryType() throws {
+        let date = Date(timeIntervalSince1970: 1_416_000_000.123)
+        try db.execute(sql: "INSERT INTO item(name, price, data, flag, at) VALUES (?, ?, ?, ?, ?)",
+                       arguments: ["名字 \"quoted\" 'single'", 9.5, Data([0, 1, 2, 255]), true, date])
+        let row = try #require(try db.fetchOne(sql: "SELECT * FROM item"))
+        #expect(try row.value(Int64.self, named: "id") == db.lastInsertedRowID)
+        #expect(try row.value(String.self, named: "NAME") == "名字 \"quoted\" 'single'")
+        #expect(try row.value(Double.self, named: "price") == 9.5)
+        #expect(try row.value(Data.self, named: "data") == Data([0, 1, 2, 255]))
+        #expect(try row.value(Bool.self, named: "flag") == true)
+        #expect(try row.value(Date.self, named: "at") == date)
+        #expect(try row.value(String.self, named: "at") == "2014-11-14 21:20:00.123")
+    }
+
+    @Test func namedArgumentsBindWithAnyPrefix() throws {
+        try db.execute(sql: "INSERT INTO item(name, price) VALUES (:name, @price)", arguments: ["name": "a", "price": 1.0])
+        try db.execute(sql: "INSERT INTO item(name, price) VALUES ($name, :price)", arguments: [":price": 2.0, "name": "b"])
+        let names = try db.fetchAll(sql: "SELECT name FROM item ORDER BY price").map { try $0.value(String.self, at: 0) }
+        #expect(names == ["a", "b"])
+    }
+
+    @Test func nilBindsNull() throws {
+        let missing: String? = nil
+        try db.execute(sql: "INSERT INTO item(name) VALUES (?)", arguments: [missing])
+        let row = try #require(try db.fetchOne(sql: "SELECT name FROM item"))
+        #expect(row[0] == .null)
+        #expect(try row.value(String?.self, at: 0) == nil)
+        #expect(throws: CipherStoreError.self) { try row.value(String.self, at: 0) }
+    }
+
+    @Test func wrongArgumentCountIsAnError() throws {
+        #expect(throws: CipherStoreError.self) {
+            try db.execute(sql: "INSERT INTO item(name, price) VALUES (?, ?)", arguments: ["only one"])
+        }
+        #expect(throws: CipherStoreError.self) {
+            try db.execute(sql: "INSERT INTO item(name) VALUES (?)", arguments: ["one", "two"])
+        }
+        #expect(throws: CipherStoreError.self) {
+            try db.execute(sql: "INSERT INTO item(name) VALUES (?)")
+        }
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM item") == 0)
+    }
+
+    @Test func unknownOrMissingParameterNameIsAnError() throws {
+        #expect(throws: CipherStoreError.self) {
+            try db.execute(sql: "INSERT INTO item(name) VALUES (:name)", arguments: ["nmae": "typo"])
+        }
+        #expect(throws: CipherStoreError.self) {
+            try db.execute(sql: "INSERT INTO item(name, price) VALUES (:name, :price)", arguments: ["name": "x"])
+        }
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM item") == 0)
+    }
+
+    @Test func sqlErrorsCarryCodeMessageAndSQLButNoArguments() throws {
+        try db.execute(sql: "CREATE UNIQUE INDEX item_name ON item(name)")
+        try db.execute(sql: "INSERT INTO item(name) VALUES (?)", arguments: ["secret-value-123"])
+        do {
+            try db.execute(sql: "INSERT INTO item(name) VALUES (?)", arguments: ["secret-value-123"])
+            Issue.record("duplicate accepted")
+        } catch ResultCode.SQLITE_CONSTRAINT {
+            // matched through the primary code
+        }
+        do {
+            try db.execute(sql: "INSERT INTO item(name) VALUES (?)", arguments: ["secret-value-123"])
+        } catch let error as DatabaseError {
+            #expect(error.resultCode == ResultCode(rawValue: 2067)) // SQLITE_CONSTRAINT_UNIQUE
+            #expect(error.sql == "INSERT INTO item(name) VALUES (?)")
+            #expect(error.message?.contains("UNIQUE") == true)
+            #expect(!error.description.contains("secret-value-123"))
+        }
+        #expect(throws: DatabaseError.self) { try db.execute(sql: "SELEKT 1") }
+    }
+
+    @Test func executeRefusesSeveralStatementsAndScriptsRunThem() throws {
+        #expect(throws: CipherStoreError.self) {
+            try db.execute(sql: "INSERT INTO item(name) VALUES ('a'); INSERT INTO item(name) VALUES ('b')")
+        }
+        try db.executeScript("""
+            INSERT INTO item(name) VALUES ('a');
+            -- a comment
+            INSERT INTO item(name) VALUES ('b;c');
+            """)
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM item") == 2)
+    }
+
+    @Test func statementCacheReusesPreparedStatements() throws {
+        let first = try db.cachedStatement(sql: "SELECT count(*) FROM item")
+        let second = try db.cachedStatement(sql: "SELECT count(*) FROM item")
+        #expect(first === second)
+        let other = try db.makeStatement(sql: "SELECT count(*) FROM item")
+        #expect(other !== first)
+    }
+
+    @Test func nestedCursorsOverTheSameSQLDoNotInterfere() throws {
+        for index in 1...3 { try db.execute(sql: "INSERT INTO item(id) VALUES (?)", arguments: [index]) }
+        let outer = try db.fetchCursor(sql: "SELECT id FROM item ORDER BY id")
+        var pairs: [String] = []
+        while let row = try outer.next() {
+            let inner = try db.fetchAll(sql: "SELECT id FROM item ORDER BY id")
+            pairs.append("\(row[0])x\(inner.count)")
+        }
+        #expect(pairs == ["1x3", "2x3", "3x3"])
+    }
+
+    @Test func rowsReadByIndexAndCaseInsensitiveName() throws {
+        try db.execute(sql: "INSERT INTO item(id, name) VALUES (7, 'seven')")
+        let row = try #require(try db.fetchOne(sql: "SELECT id AS Ident, name FROM item"))
+        #expect(row.columnNames == ["Ident", "name"])
+        #expect(row["ident"] == .integer(7))
+        #expect(row["missing"] == nil)
+        #expect(try row.value(Int.self, at: 0) == 7)
+        #expect(throws: CipherStoreError.self) { try row.value(Int.self, named: "name") }
+        #expect(throws: CipherStoreError.self) { try row.value(Int.self, at: 5) }
+    }
+
+    @Test func quotingIdentifiersAndTableExists() throws {
+        let name = #"odd "table" name"#
+        try db.execute(sql: "CREATE TABLE \(Connection.quoteIdentifier(name)) (x)")
+        #expect(Connection.quoteIdentifier(name) == #""odd ""table"" name""#)
+        #expect(try db.tableExists(name))
+        #expect(try db.tableExists("ITEM"))
+        #expect(try !db.tableExists("nope"))
+        #expect(try db.columnNames(ofTable: "item") == ["id", "name", "price", "data", "flag", "at"])
+    }
+
+    @Test func datesReadFromSeveralFormats() throws {
+        let formats: [(DatabaseValue, TimeInterval)] = [
+            (.text("2014-11-14"), 1_415_923_200),
+            (.text("2014-11-14 09:30"), 1_415_957_400),
+            (.text("2014-11-14T09:30:05Z"), 1_415_957_405),
+            (.integer(1_415_957_405), 1_415_957_405),
+        ]
+        for (value, expected) in formats {
+            #expect(Date.fromDatabaseValue(value)?.timeIntervalSince1970 == expected)
+        }
+        #expect(Date.fromDatabaseValue(.text("not a date")) == nil)
+        #expect(Date.fromDatabaseValue(.text("2014-13-01")) == nil)
+    }
+
+    @Test func traceReportsSQLWithoutBoundValues() throws {
+        var traced: [String] = []
+        db.trace { traced.append($0) }
+        try db.execute(sql: "INSERT INTO item(name) VALUES (?)", arguments: ["bound-secret"])
+        db.trace(nil)
+        try db.execute(sql: "SELECT 1")
+        #expect(traced == ["INSERT INTO item(name) VALUES (?)"])
+    }
+}
