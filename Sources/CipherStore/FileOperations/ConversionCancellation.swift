@@ -1,0 +1,20 @@
+import Synchronization
+
+/// A flag to stop a running conversion from another thread; the source stays untouched and
+/// the partial output is removed.
+///
+/// ```swift
+/// let cancellation = ConversionCancellation()
+/// // on another thread: cancellation.cancel()
+/// ```
+public final class ConversionCancellation: Sendable {
+    private let flag = Atomic<Bool>(false)
+
+    public init() {}
+
+    /// Asks the conversion to stop at its next check (within milliseconds).
+    public func cancel() { flag.store(true, ordering: .relaxed) }
+
+    /// Whether ``cancel()`` was called.
+    public var isCancelled: Bool { flag.load(ordering: .relaxed) }
+}

@@ -1,0 +1,62 @@
+/// Why an encrypt, decrypt, key change or verification did not happen. In every case the
+/// source is left exactly as it was and no partial output remains.
+public enum ConversionError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// Nothing at the source path.
+    case sourceMissing(path: String)
+    /// The source is a directory.
+    case sourceIsDirectory(path: String)
+    /// The source is an empty file: there is nothing to convert.
+    case sourceEmpty(path: String)
+    /// Encrypting a database that is already encrypted.
+    case alreadyEncrypted(path: String)
+    /// The source's schema cannot be read by the linked SQLite (too new, or corrupt).
+    case unreadableSchema(path: String, detail: String)
+    /// The output exists and overwriting was not asked for.
+    case outputExists(path: String)
+    /// The output is the source itself (maybe through a link).
+    case outputIsSource(path: String)
+    /// The output's directory is missing or not writable.
+    case outputDirectoryUnusable(path: String)
+    /// The backup path already exists.
+    case backupExists(path: String)
+    /// Another connection or process is using the database.
+    case databaseInUse(path: String, detail: String)
+    /// The written result did not match the source; it was discarded.
+    case verificationFailed(detail: String)
+    /// The operation was cancelled; nothing was changed.
+    case cancelled
+    /// A file system call failed.
+    case io(operation: String, path: String, reason: String)
+
+    public var description: String {
+        let unchanged = "Nothing was changed."
+        switch self {
+        case .sourceMissing(let path):
+            return "'\(path)' does not exist. \(unchanged) Check the path."
+        case .sourceIsDirectory(let path):
+            return "'\(path)' is a directory, not a database file. \(unchanged) Give the path of the database file."
+        case .sourceEmpty(let path):
+            return "'\(path)' is empty: there is no database to convert. \(unchanged) Open it with a key to start a new encrypted database instead."
+        case .alreadyEncrypted(let path):
+            return "'\(path)' is already encrypted. \(unchanged) To change its key use `cipherstore rekey`; to check it use `cipherstore verify`."
+        case .unreadableSchema(let path, let detail):
+            return "Cannot read the schema of '\(path)' (\(detail)). It may use SQLite features newer than the linked SQLite \(SQLCipherLibrary.sqliteVersion) (STRICT tables, generated columns…) or be damaged. \(unchanged) Convert those tables with the SQLite that made them first."
+        case .outputExists(let path):
+            return "'\(path)' already exists. \(unchanged) Choose another output, or pass --force (overwrite: true) to replace it."
+        case .outputIsSource(let path):
+            return "The output '\(path)' is the source file itself. \(unchanged) Use --in-place to replace the source safely, or choose another output."
+        case .outputDirectoryUnusable(let path):
+            return "Cannot create files in '\(path)': it is missing or not writable. \(unchanged) Create it or choose another output directory."
+        case .backupExists(let path):
+            return "The backup '\(path)' already exists. \(unchanged) Move it away first."
+        case .databaseInUse(let path, let detail):
+            return "'\(path)' is in use (\(detail)). \(unchanged) Close the apps and connections using it, then retry."
+        case .verificationFailed(let detail):
+            return "The converted database did not match the source (\(detail)); it was discarded. The source was not changed. Run `cipherstore verify` on the source and report the problem."
+        case .cancelled:
+            return "Cancelled. The source was not changed and the partial output was removed."
+        case .io(let operation, let path, let reason):
+            return "\(operation) failed for '\(path)': \(reason). The source was not changed. Check free space and permissions, then retry."
+        }
+    }
+}

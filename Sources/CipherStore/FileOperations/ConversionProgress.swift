@@ -1,0 +1,16 @@
+/// How far a conversion has come, as reported to ``ConversionOptions/progress``.
+public struct ConversionProgress: Sendable, Hashable {
+    /// The steps of a conversion.
+    public enum Phase: String, Sendable, Hashable {
+        case copying, verifying, replacing, done
+    }
+
+    /// The current step.
+    public let phase: Phase
+    /// Bytes written so far (while copying) or the total.
+    public let bytesWritten: Int64
+    /// The size of the source, the estimate of the total.
+    public let bytesTotal: Int64
+    /// An estimate of the whole operation done, from 0 to 1.
+    public let fractionCompleted: Double
+}

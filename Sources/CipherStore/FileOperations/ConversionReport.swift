@@ -1,0 +1,15 @@
+/// What a finished conversion did.
+public struct ConversionReport: Sendable {
+    /// The path of the verified result.
+    public let outputPath: String
+    /// Where the original was kept, when a backup was asked for.
+    public let backupPath: String?
+    /// Temporary files of earlier, crashed runs that were removed before starting.
+    public let removedLeftovers: [String]
+    /// The verification of the result against the source.
+    public let verification: VerificationReport
+    /// The size of the result in bytes.
+    public let outputBytes: Int64
+    /// Wall-clock seconds, verification included.
+    public let seconds: Double
+}

@@ -1,0 +1,103 @@
+/// Whole-file operations: encrypt a plaintext database, decrypt one, change the key (and
+/// cipher settings), verify, and inspect.
+///
+/// Every conversion writes a new file beside its output, checks it against the source
+/// (`integrity_check`, schema, row counts, `sqlite_sequence`, `user_version`,
+/// `application_id`, `auto_vacuum`), syncs it, and only then moves it into place with one
+/// atomic rename, followed by a sync of the directory. A crash at any moment leaves either the
+/// complete original or the complete, verified result; a leftover temporary file from a
+/// crashed run is removed by the next run. While it reads, the source is locked against
+/// writers (`BEGIN IMMEDIATE` on a second connection), so the copy is one consistent snapshot;
+/// WAL frames not yet checkpointed are part of it.
+///
+/// ```swift
+/// let key = try DatabaseKey.passphrase("new secret")
+/// let report = try DatabaseMaintenance.encrypt(path: "legacy.db", to: .file("app.db"), key: key)
+/// print(report.verification.tables)
+/// ```
+///
+/// Key rotation never uses `sqlite3_rekey` in place: in SQLCipher 3.4.1 it reports success
+/// when it did nothing and can leave a file that opens with neither key. It rewrites the file
+/// instead, with the same guarantees as encryption.
+public enum DatabaseMaintenance {
+    /// Encrypts a plaintext database.
+    ///
+    /// - Parameters:
+    ///   - path: the plaintext source.
+    ///   - destination: a new file, or in place.
+    ///   - key: the new key.
+    ///   - cipher: cipher settings of the result.
+    ///   - options: progress, cancellation, busy timeout.
+    /// - Throws: ``ConversionError``, ``CipherStoreError``, ``DatabaseError``; the source is unchanged.
+    @discardableResult
+    public static func encrypt(path: String, to destination: OutputDestination, key: DatabaseKey,
+                               cipher: CipherSettings = .libraryDefaults, options: ConversionOptions = ConversionOptions()) throws -> ConversionReport {
+        try DatabaseConverter(
+            sourcePath: path, source: .init(key: nil, cipher: .libraryDefaults),
+            target: .init(key: key, cipher: cipher), destination: destination, options: options
+        ).run()
+    }
+
+    /// Decrypts an encrypted database into a plaintext one.
+    ///
+    /// - Throws: ``ConversionError``, ``CipherStoreError`` (wrong key…), ``DatabaseError``; the source is unchanged.
+    @discardableResult
+    public static func decrypt(path: String, key: DatabaseKey, cipher: CipherSettings = .libraryDefaults,
+                               to destination: OutputDestination, options: ConversionOptions = ConversionOptions()) throws -> ConversionReport {
+        try DatabaseConverter(
+            sourcePath: path, source: .init(key: key, cipher: cipher),
+            target: .init(key: nil, cipher: .libraryDefaults), destination: destination, options: options
+        ).run()
+    }
+
+    /// Changes the key of an encrypted database, optionally with new cipher settings (page
+    /// size, KDF iterations), by rewriting it.
+    ///
+    /// - Throws: ``ConversionError``, ``CipherStoreError`` (wrong old key…), ``DatabaseError``; the source is unchanged.
+    @discardableResult
+    public static func changeKey(path: String, oldKey: DatabaseKey, oldCipher: CipherSettings = .libraryDefaults,
+                                 newKey: DatabaseKey, newCipher: CipherSettings = .libraryDefaults,
+                                 to destination: OutputDestination = .inPlace(), options: ConversionOptions = ConversionOptions()) throws -> ConversionReport {
+        try DatabaseConverter(
+            sourcePath: path, source: .init(key: oldKey, cipher: oldCipher),
+            target: .init(key: newKey, cipher: newCipher), destination: destination, options: options
+        ).run()
+    }
+
+    /// Opens a database with its key (or none, for plaintext), runs `PRAGMA integrity_check`
+    /// and reports its tables and row counts. Never writes.
+    ///
+    /// - Throws: ``CipherStoreError`` (wrong key…), ``ConversionError/verificationFailed(detail:)``
+    ///   when the integrity check finds damage, ``ConversionError/sourceMissing(path:)``.
+    public static func verify(path: String, key: DatabaseKey?, cipher: CipherSettings = .libraryDefaults) throws -> VerificationReport {
+        let info = DatabaseFileInfo.inspect(path: path)
+        switch info.kind {
+        case .missing: throw ConversionError.sourceMissing(path: path)
+        case .directory: throw ConversionError.sourceIsDirectory(path: path)
+        case .empty: throw ConversionError.sourceEmpty(path: path)
+        default: break
+        }
+        let db = try Connection(path: path, key: key, configuration: Configuration(cipher: cipher, readOnly: true, foreignKeys: false))
+        defer { try? db.close() }
+        return try verificationReport(db, path: path)
+    }
+
+    /// What a file is, from its first bytes, without a key. See ``DatabaseFileInfo``.
+    public static func inspect(path: String) -> DatabaseFileInfo {
+        DatabaseFileInfo.inspect(path: path)
+    }
+
+    static func verificationReport(_ db: Connection, path: String) throws -> VerificationReport {
+        let problems = try db.fetchAll(sql: "PRAGMA integrity_check").map { try $0.value(String.self, at: 0) }
+        guard problems == ["ok"] else {
+            throw ConversionError.verificationFailed(detail: "integrity_check: " + problems.prefix(3).joined(separator: "; "))
+        }
+        let snapshot = try DatabaseSnapshot.capture(db)
+        return VerificationReport(
+            path: path, isEncrypted: db.isEncrypted,
+            tables: snapshot.rowCounts.sorted { $0.key < $1.key }.map { .init(name: $0.key, rowCount: $0.value) },
+            userVersion: snapshot.userVersion, applicationID: snapshot.applicationID,
+            journalMode: try db.fetchScalar(String.self, sql: "PRAGMA journal_mode") ?? "",
+            schemaObjectCount: snapshot.schema.count)
+    }
+}

@@ -1,0 +1,50 @@
+/// What must be equal between a source and its converted copy: schema, row counts,
+/// `sqlite_sequence` and the header values `sqlcipher_export` does not copy.
+struct DatabaseSnapshot: Equatable {
+    var schema: [String]
+    var rowCounts: [String: Int]
+    var sequence: [String]
+    var userVersion: Int
+    var applicationID: Int
+    var autoVacuum: Int
+
+    static func capture(_ db: Connection) throws -> DatabaseSnapshot {
+        let objects = try db.fetchAll(sql: "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name")
+        var schema: [String] = []
+        var rowCounts: [String: Int] = [:]
+        for object in objects {
+            let type = try object.value(String.self, at: 0)
+            let name = try object.value(String.self, at: 1)
+            let sql = try object.value(String?.self, at: 3) ?? ""
+            schema.append("\(type) \(name) ON \(try object.value(String.self, at: 2)): \(sql)")
+            if type == "table" {
+                rowCounts[name] = try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM \(Connection.quoteIdentifier(name))") ?? 0
+            }
+        }
+        var sequence: [String] = []
+        if try db.tableExists("sqlite_sequence") {
+            sequence = try db.fetchAll(sql: "SELECT name, seq FROM sqlite_sequence ORDER BY name, seq").map { "\($0[0])=\($0[1])" }
+        }
+        return DatabaseSnapshot(
+            schema: schema, rowCounts: rowCounts, sequence: sequence,
+            userVersion: try db.fetchScalar(Int.self, sql: "PRAGMA user_version") ?? 0,
+            applicationID: try db.fetchScalar(Int.self, sql: "PRAGMA application_id") ?? 0,
+            autoVacuum: try db.fetchScalar(Int.self, sql: "PRAGMA auto_vacuum") ?? 0)
+    }
+
+    /// The first difference from `other`, in words, or `nil` when equal.
+    func difference(from other: DatabaseSnapshot) -> String? {
+        if schema != other.schema {
+            let missing = Set(schema).subtracting(other.schema).sorted().first ?? Set(other.schema).subtracting(schema).sorted().first ?? ""
+            return "schema differs at: \(missing)"
+        }
+        for (table, count) in rowCounts.sorted(by: { $0.key < $1.key }) where other.rowCounts[table] != count {
+            return "table \(table) has \(other.rowCounts[table].map(String.init) ?? "no") rows instead of \(count)"
+        }
+        if sequence != other.sequence { return "sqlite_sequence differs" }
+        if userVersion != other.userVersion { return "user_version is \(other.userVersion) instead of \(userVersion)" }
+        if applicationID != other.applicationID { return "application_id is \(other.applicationID) instead of \(applicationID)" }
+        if autoVacuum != other.autoVacuum { return "auto_vacuum is \(other.autoVacuum) instead of \(autoVacuum)" }
+        return nil
+    }
+}

@@ -1,0 +1,186 @@
+import CipherStore
+import Foundation
+import Testing
+
+@Suite struct ConversionTests {
+    let directory: TemporaryDirectory
+    let plainPath: String
+    let key: DatabaseKey
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        plainPath = directory.path("legacy.sqlite")
+        key = try DatabaseKey.rawKey(hex: String(repeating: "3c", count: 32))
+        try SampleDatabases.makeRichPlaintext(at: plainPath)
+    }
+
+    func dump(_ path: String) throws -> String {
+        let result = try SQLCipherShell.run(database: path, script: ".dump\n")
+        #expect(result.status == 0, "\(result.errorOutput)")
+        return result.output
+    }
+
+    @Test func encryptThenDecryptGivesTheSameDump() throws {
+        let encrypted = directory.path("encrypted.sqlite")
+        let decrypted = directory.path("decrypted.sqlite")
+        let before = fileBytes(plainPath)
+        let report = try DatabaseMaintenance.encrypt(path: plainPath, to: .file(encrypted), key: key)
+        #expect(fileBytes(plainPath) == before)
+        #expect(report.verification.isEncrypted)
+        #expect(report.verification.userVersion == 7)
+        #expect(DatabaseFileInfo.inspect(path: encrypted).kind == .encrypted)
+        #expect(!fileBytes(encrypted).contains("冰儿"))
+
+        try DatabaseMaintenance.decrypt(path: encrypted, key: key, to: .file(decrypted))
+        #expect(DatabaseFileInfo.inspect(path: decrypted).kind == .plaintext)
+        let expected = try dump(plainPath)
+        #expect(expected.contains("CREATE VIRTUAL TABLE note_search"))
+        // sqlcipher_export creates virtual tables after the other tables, so `.dump` lists the
+        // same statements in another order: compare them as a multiset of lines.
+        #expect(try dump(decrypted).split(separator: "\n").sorted() == expected.split(separator: "\n").sorted())
+
+        let db = try Connection(path: decrypted, key: nil)
+        #expect(try db.fetchScalar(Int.self, sql: "PRAGMA user_version") == 7)
+        #expect(try db.fetchScalar(Int.self, sql: "PRAGMA application_id") == 1234567)
+        // Triggers still fire, AUTOINCREMENT continues, FTS still searches, constraints hold.
+        try db.execute(sql: "INSERT INTO book(author, title) VALUES (1, 'after')")
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT max(id) FROM book") == 4)
+        #expect(try db.fetchScalar(String.self, sql: "SELECT line FROM audit ORDER BY rowid DESC") == "added after")
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM note_search WHERE note_search MATCH 'search'") == 1)
+        #expect(throws: DatabaseError.self) { try db.execute(sql: "INSERT INTO author(name) VALUES ('冰儿')") }
+    }
+
+    @Test func encryptedResultOpensInTheShellWithTheSameKey() throws {
+        let encrypted = directory.path("encrypted.sqlite")
+        let passphrase = try DatabaseKey.passphrase("shell can read this")
+        try DatabaseMaintenance.encrypt(path: plainPath, to: .file(encrypted), key: passphrase)
+        let result = try SQLCipherShell.run(database: encrypted, script: "PRAGMA key = 'shell can read this';\nSELECT name FROM author ORDER BY id;\n")
+        #expect(result.output.contains("冰儿"))
+    }
+
+    @Test func changeKeyWithNewSettingsOpensOnlyWithTheNewKey() throws {
+        let path = directory.path("rotating.sqlite")
+        try DatabaseMaintenance.encrypt(path: plainPath, to: .file(path), key: key)
+        let newKey = try DatabaseKey.passphrase("the new key")
+        let settings = CipherSettings(pageSize: 4096, kdfIterations: 20_000)
+        let report = try DatabaseMaintenance.changeKey(path: path, oldKey: key, newKey: newKey, newCipher: settings)
+        #expect(report.outputPath == path)
+        #expect(report.verification.tables.first { $0.name == "book" }?.rowCount == 2)
+        #expect(throws: CipherStoreError.self) { try Connection(path: path, key: key) }
+        let db = try Connection(path: path, key: newKey, configuration: Configuration(cipher: settings))
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM author") == 2)
+        #expect(fileBytes(path).count % 4096 == 0)
+        // Nothing of the run is left beside the file.
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains("cipherstore-") }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test func inPlaceEncryptionWithBackupKeepsThePlaintextOriginal() throws {
+        let backup = directory.path("legacy.plaintext-backup")
+        let before = fileBytes(plainPath)
+        let report = try DatabaseMaintenance.encrypt(path: plainPath, to: .inPlace(backup: backup), key: key)
+        #expect(report.backupPath == backup)
+        #expect(fileBytes(backup) == before)
+        #expect(DatabaseFileInfo.inspect(path: plainPath).kind == .encrypted)
+        _ = try DatabaseMaintenance.verify(path: plainPath, key: key)
+    }
+
+    @Test func walSourceWithUncheckpointedFramesIsCopiedWhole() throws {
+        let walPath = directory.path("wal.sqlite")
+        let writer = try Connection(path: walPath, key: nil, configuration: Configuration(journalMode: .wal))
+        try writer.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+        try writer.execute(sql: "CREATE TABLE t(x)")
+        for index in 0..<100 { try writer.execute(sql: "INSERT INTO t VALUES (?)", arguments: [index]) }
+        #expect(FileSystem_size(walPath + "-wal") > 0)
+        let encrypted = directory.path("wal-encrypted.sqlite")
+        try DatabaseMaintenance.encrypt(path: walPath, to: .file(encrypted), key: key)
+        let db = try Connection(path: encrypted, key: key)
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM t") == 100)
+        #expect(try db.fetchScalar(String.self, sql: "PRAGMA journal_mode") == "wal")
+        try writer.close()
+    }
+
+    @Test func inPlaceConversionOfAWALSourceLeavesNoStaleLog() throws {
+        let walPath = directory.path("wal.sqlite")
+        do {
+            let writer = try Connection(path: walPath, key: nil, configuration: Configuration(journalMode: .wal))
+            try writer.execute(sql: "CREATE TABLE t(x)")
+            try writer.execute(sql: "INSERT INTO t VALUES ('kept')")
+            try writer.close()
+        }
+        try DatabaseMaintenance.encrypt(path: walPath, to: .inPlace(), key: key)
+        #expect(!FileManager.default.fileExists(atPath: walPath + "-wal") || FileSystem_size(walPath + "-wal") == 0)
+        let db = try Connection(path: walPath, key: key)
+        #expect(try db.fetchScalar(String.self, sql: "SELECT x FROM t") == "kept")
+    }
+
+    @Test func progressIsReportedAndCancellationLeavesTheSourceUntouched() throws {
+        let large = directory.path("large.sqlite")
+        try SampleDatabases.makeLarge(at: large, rows: 5_000)
+        let before = fileBytes(large)
+        let phases = PhaseRecorder()
+        _ = try DatabaseMaintenance.encrypt(path: large, to: .file(directory.path("a.sqlite")), key: key,
+                                            options: ConversionOptions(progress: { phases.record($0) }))
+        #expect(phases.phases.first == .copying)
+        #expect(phases.phases.last == .done)
+        #expect(phases.fractions == phases.fractions.sorted())
+
+        let cancellation = ConversionCancellation()
+        let output = directory.path("b.sqlite")
+        #expect(throws: ConversionError.cancelled) {
+            try DatabaseMaintenance.encrypt(path: large, to: .file(output), key: key,
+                                            options: ConversionOptions(progress: { _ in cancellation.cancel() }, cancellation: cancellation))
+        }
+        #expect(fileBytes(large) == before)
+        #expect(!FileManager.default.fileExists(atPath: output))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains("cipherstore-") }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test func leftoverOfACrashedRunIsRemovedByTheNextRun() throws {
+        let output = directory.path("out.sqlite")
+        // pid 2^22 + 1 is above Linux's default pid_max: no such process.
+        let leftover = directory.path(".out.sqlite.cipherstore-4194305-abc.tmp")
+        try Data("partial".utf8).write(to: URL(fileURLWithPath: leftover))
+        let report = try DatabaseMaintenance.encrypt(path: plainPath, to: .file(output), key: key)
+        #expect(report.removedLeftovers == [leftover])
+        #expect(!FileManager.default.fileExists(atPath: leftover))
+    }
+
+    @Test func verifyReportsTablesAndRowCounts() throws {
+        let encrypted = directory.path("encrypted.sqlite")
+        try DatabaseMaintenance.encrypt(path: plainPath, to: .file(encrypted), key: key)
+        let report = try DatabaseMaintenance.verify(path: encrypted, key: key)
+        #expect(report.isEncrypted)
+        #expect(report.applicationID == 1234567)
+        #expect(report.tables.first { $0.name == "author" }?.rowCount == 2)
+        #expect(report.tables.first { $0.name == "setting" }?.rowCount == 2)
+        #expect(throws: CipherStoreError.self) { try DatabaseMaintenance.verify(path: encrypted, key: .passphrase("wrong")) }
+    }
+}
+
+func FileSystem_size(_ path: String) -> Int {
+    fileBytes(path).count
+}
+
+/// Collects progress reports from the converting thread.
+final class PhaseRecorder: @unchecked Sendable {
+    // @unchecked: every access holds `lock`.
+    private let lock = NSLock()
+    private var reports: [ConversionProgress] = []
+
+    func record(_ progress: ConversionProgress) {
+        lock.lock(); defer { lock.unlock() }
+        reports.append(progress)
+    }
+
+    var phases: [ConversionProgress.Phase] {
+        lock.lock(); defer { lock.unlock() }
+        return reports.map(\.phase)
+    }
+
+    var fractions: [Double] {
+        lock.lock(); defer { lock.unlock() }
+        return reports.map(\.fractionCompleted)
+    }
+}
