@@ -1,0 +1,76 @@
+import ArgumentParser
+import CipherStore
+import Dispatch
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs a command body: turns errors into a message on standard error and the documented
+/// exit code, and lets Ctrl-C cancel a conversion cleanly.
+enum CommandRunner {
+    static func run(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as CLIError {
+            report(error.message)
+            throw ExitCode(error.exitCode)
+        } catch let error as ExitCode {
+            throw error
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            report(String(describing: error))
+            throw ExitCode(exitCode(for: error))
+        }
+    }
+
+    static func exitCode(for error: any Error) -> Int32 {
+        switch error {
+        case let error as CipherStoreError:
+            switch error {
+            case .wrongKey: return ExitCodes.wrongKey
+            case .notEncrypted, .encryptedWithoutKey, .notADatabase: return ExitCodes.wrongFileKind
+            case .invalidKey, .invalidConfiguration, .unsupportedCipherSetting: return 64
+            default: return ExitCodes.ioFailure
+            }
+        case let error as ConversionError:
+            switch error {
+            case .alreadyEncrypted, .sourceEmpty, .unreadableSchema: return ExitCodes.wrongFileKind
+            case .verificationFailed: return ExitCodes.verificationFailed
+            case .outputExists, .outputIsSource, .backupExists: return 64
+            case .cancelled: return 130
+            case .sourceMissing, .sourceIsDirectory, .outputDirectoryUnusable, .databaseInUse, .io: return ExitCodes.ioFailure
+            }
+        default:
+            return ExitCodes.ioFailure
+        }
+    }
+
+    static func report(_ message: String) {
+        FileHandle.standardError.write(Data("cipherstore: error: \(message)\n".utf8))
+    }
+
+    /// Conversion options wired to a progress bar (when standard error is a terminal and not
+    /// quiet) and to Ctrl-C.
+    static func conversionOptions(quiet: Bool, verb: String) -> (ConversionOptions, ProgressBar?) {
+        let cancellation = ConversionCancellation()
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler { cancellation.cancel() }
+        source.resume()
+        interruptSource = source
+        let bar = (!quiet && isatty(STDERR_FILENO) == 1) ? ProgressBar(verb: verb) : nil
+        var progress: (@Sendable (ConversionProgress) -> Void)?
+        if let bar { progress = { bar.update($0) } }
+        let options = ConversionOptions(progress: progress, cancellation: cancellation)
+        return (options, bar)
+    }
+
+    nonisolated(unsafe) private static var interruptSource: (any DispatchSourceSignal)?
+
+    /// Prints a line to standard output unless quiet.
+    static func say(_ line: String, quiet: Bool) {
+        if !quiet { print(line) }
+    }
+}

@@ -1,0 +1,40 @@
+import ArgumentParser
+import CipherStore
+
+extension CipherStoreCommand {
+    /// `cipherstore decrypt SOURCE`: an encrypted database into a plaintext one.
+    struct Decrypt: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Decrypt an encrypted database into a plaintext SQLite database.",
+            discussion: """
+                The result is plaintext: anyone who can read the file reads the data. Written, \
+                verified and moved into place like `encrypt`.
+
+                Examples:
+                  cipherstore decrypt app.db --output export.db --key-file app.key
+                  cipherstore decrypt app.db --output export.db --raw-key --key-env APP_DB_RAW_KEY
+
+                Exit codes: 0 success, 64 usage error, \(ExitCodes.summary).
+                """
+        )
+
+        @Argument(help: "The encrypted database.")
+        var source: String
+
+        @OptionGroup var output: OutputOptions
+        @OptionGroup var key: KeyOptions
+        @OptionGroup(title: "Cipher settings the source was made with") var cipher: CipherOptions
+
+        func run() throws {
+            try CommandRunner.run {
+                let databaseKey = try KeyReader.read(key.source(confirm: false))
+                let (options, _) = CommandRunner.conversionOptions(quiet: output.quiet, verb: "decrypting")
+                let report = try DatabaseMaintenance.decrypt(
+                    path: source, key: databaseKey, cipher: cipher.settings,
+                    to: output.destination(backup: nil), options: options)
+                CommandRunner.say(Summary.conversion(report, verb: "Decrypted"), quiet: output.quiet)
+                warn("\(report.outputPath) is PLAINTEXT. Keep it only as long as you need it.")
+            }
+        }
+    }
+}

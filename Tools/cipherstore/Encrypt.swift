@@ -1,0 +1,62 @@
+import ArgumentParser
+import CipherStore
+
+extension CipherStoreCommand {
+    /// `cipherstore encrypt SOURCE`: a plaintext database into an encrypted one.
+    struct Encrypt: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Encrypt an existing plaintext SQLite database.",
+            discussion: """
+                Copies every table, index, view, trigger and sqlite_sequence, plus user_version, \
+                application_id and auto_vacuum, into a new encrypted file; verifies it against the \
+                source (integrity check, schema, row counts); syncs it; then moves it into place \
+                with one atomic rename. If anything fails, the source is unchanged and no partial \
+                output remains. Writers are kept out of the source while it is read.
+
+                The key is never taken on the command line: give it with --key-file, --key-env or \
+                --key-stdin, or type it at the prompt (asked twice).
+
+                Examples:
+                  cipherstore encrypt legacy.db --output app.db --key-file app.key
+                  cipherstore encrypt app.db --in-place --keep-backup --key-env APP_DB_KEY
+
+                Exit codes: 0 success, 64 usage error, \(ExitCodes.summary).
+                """,
+            aliases: ["encrypt-existing-db"]
+        )
+
+        @Argument(help: "The plaintext database to encrypt.")
+        var source: String
+
+        @OptionGroup var output: OutputOptions
+        @OptionGroup var key: KeyOptions
+        @OptionGroup var cipher: CipherOptions
+
+        @Flag(help: "With --in-place: keep the plaintext original as SOURCE.plaintext-backup.")
+        var keepBackup = false
+
+        func validate() throws {
+            if keepBackup && !output.inPlace { throw ValidationError("--keep-backup applies to --in-place only; with --output the source stays as it is.") }
+        }
+
+        func run() throws {
+            try CommandRunner.run {
+                let databaseKey = try KeyReader.read(key.source(confirm: true))
+                let backup = keepBackup ? source + ".plaintext-backup" : nil
+                let (options, _) = CommandRunner.conversionOptions(quiet: output.quiet, verb: "encrypting")
+                let report = try DatabaseMaintenance.encrypt(
+                    path: source, to: output.destination(backup: backup), key: databaseKey,
+                    cipher: cipher.settings, options: options)
+                CommandRunner.say(Summary.conversion(report, verb: "Encrypted"), quiet: output.quiet)
+                for leftover in report.removedLeftovers { warn("removed \(leftover), left by an interrupted earlier run.") }
+                if let backup = report.backupPath {
+                    warn("the backup \(backup) is PLAINTEXT: anyone who can read it reads your data. Delete it once you no longer need it.")
+                } else if output.inPlace {
+                    warn("the plaintext original was replaced. Its old blocks may survive on SSDs, in file-system snapshots and in backups: deleting is best effort there.")
+                } else {
+                    warn("the plaintext original \(source) is still there, with any \(source)-wal / -journal beside it. Delete them once the encrypted copy is in use; on SSDs, snapshots and backups, deletion is best effort.")
+                }
+            }
+        }
+    }
+}

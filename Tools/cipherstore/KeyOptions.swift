@@ -1,0 +1,99 @@
+import ArgumentParser
+import CipherStore
+
+/// `--key-file`, `--key-env`, `--key-stdin`, `--raw-key`: the key of the database a command opens or writes.
+struct KeyOptions: ParsableArguments {
+    @Option(name: .customLong("key-file"), help: ArgumentHelp("Read the key from this file (one line; keep it mode 600).", valueName: "path"))
+    var file: String?
+
+    @Option(name: .customLong("key-env"), help: ArgumentHelp("Read the key from this environment variable.", valueName: "name"))
+    var environment: String?
+
+    @Flag(name: .customLong("key-stdin"), help: "Read the key from the first line of standard input.")
+    var standardInput = false
+
+    @Flag(name: .customLong("raw-key"), help: "The key is 64 hexadecimal digits (a raw 256-bit key), not a passphrase.")
+    var raw = false
+
+    var isGiven: Bool { file != nil || environment != nil || standardInput }
+
+    func source(role: String = "key", confirm: Bool) -> KeyReader.Source {
+        KeyReader.Source(file: file, environment: environment, standardInput: standardInput, raw: raw,
+                         role: role, optionPrefix: "--key", confirm: confirm)
+    }
+}
+
+/// The old key of `rekey`.
+struct OldKeyOptions: ParsableArguments {
+    @Option(name: .customLong("old-key-file"), help: ArgumentHelp("Read the current key from this file.", valueName: "path"))
+    var file: String?
+    @Option(name: .customLong("old-key-env"), help: ArgumentHelp("Read the current key from this environment variable.", valueName: "name"))
+    var environment: String?
+    @Flag(name: .customLong("old-key-stdin"), help: "Read the current key from standard input (first line).")
+    var standardInput = false
+    @Flag(name: .customLong("old-raw-key"), help: "The current key is 64 hexadecimal digits.")
+    var raw = false
+    @Option(name: .customLong("old-kdf-iterations"), help: "KDF iterations the database was made with (default: the library's).")
+    var kdfIterations: Int?
+    @Option(name: .customLong("old-page-size"), help: "Page size the database was made with (default: the library's).")
+    var pageSize: Int?
+
+    var source: KeyReader.Source {
+        KeyReader.Source(file: file, environment: environment, standardInput: standardInput, raw: raw,
+                         role: "current key", optionPrefix: "--old-key", confirm: false)
+    }
+}
+
+/// The new key of `rekey`.
+struct NewKeyOptions: ParsableArguments {
+    @Option(name: .customLong("new-key-file"), help: ArgumentHelp("Read the new key from this file.", valueName: "path"))
+    var file: String?
+    @Option(name: .customLong("new-key-env"), help: ArgumentHelp("Read the new key from this environment variable.", valueName: "name"))
+    var environment: String?
+    @Flag(name: .customLong("new-key-stdin"), help: "Read the new key from standard input (the line after the current key, if that is read there too).")
+    var standardInput = false
+    @Flag(name: .customLong("new-raw-key"), help: "The new key is 64 hexadecimal digits.")
+    var raw = false
+
+    var source: KeyReader.Source {
+        KeyReader.Source(file: file, environment: environment, standardInput: standardInput, raw: raw,
+                         role: "new key", optionPrefix: "--new-key", confirm: true)
+    }
+}
+
+/// `--kdf-iterations`, `--page-size`: cipher settings of the file a command writes (or reads).
+struct CipherOptions: ParsableArguments {
+    @Option(help: "PBKDF2 iterations for the passphrase (default: the library's, 64000 in SQLCipher 3).")
+    var kdfIterations: Int?
+
+    @Option(help: "Page size in bytes, a power of two from 512 to 65536 (default: the library's, 1024 in SQLCipher 3).")
+    var pageSize: Int?
+
+    var settings: CipherSettings { CipherSettings(pageSize: pageSize, kdfIterations: kdfIterations) }
+}
+
+/// `--output`, `--in-place`, `--force`: where a conversion writes.
+struct OutputOptions: ParsableArguments {
+    @Option(name: [.short, .long], help: ArgumentHelp("Write the result to this new file.", valueName: "path"))
+    var output: String?
+
+    @Flag(help: "Replace the source with the result (written beside it, verified, then renamed over it).")
+    var inPlace = false
+
+    @Flag(help: "Replace an existing output file.")
+    var force = false
+
+    @Flag(help: "Print nothing but errors and warnings; no progress bar.")
+    var quiet = false
+
+    func validate() throws {
+        if output == nil && !inPlace { throw ValidationError("Choose where the result goes: --output PATH or --in-place.") }
+        if output != nil && inPlace { throw ValidationError("--output and --in-place exclude each other.") }
+        if force && inPlace { throw ValidationError("--force applies to --output only.") }
+    }
+
+    func destination(backup: String?) -> OutputDestination {
+        if let output { return .file(output, overwrite: force) }
+        return .inPlace(backup: backup)
+    }
+}

@@ -1,0 +1,50 @@
+import ArgumentParser
+import CipherStore
+
+extension CipherStoreCommand {
+    /// `cipherstore rekey DATABASE`: key rotation.
+    struct Rekey: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change the key of an encrypted database (key rotation).",
+            discussion: """
+                Rewrites the database under the new key (and, optionally, new KDF iterations or \
+                page size), verifies it, and moves it into place atomically: a crash leaves the \
+                file openable with exactly the old key or the new one. SQLCipher's in-place \
+                `rekey` is not used: in SQLCipher 3 it can report success without doing anything.
+
+                The old and new keys come from separate sources. With both on standard input, the \
+                first line is the old key and the second the new one.
+
+                Examples:
+                  cipherstore rekey app.db --in-place --old-key-file old.key --new-key-file new.key
+                  printf '%s\\n%s\\n' "$OLD" "$NEW" | cipherstore rotate-key app.db --in-place --old-key-stdin --new-key-stdin
+
+                Exit codes: 0 success, 64 usage error, \(ExitCodes.summary).
+                """,
+            aliases: ["rotate-key"]
+        )
+
+        @Argument(help: "The encrypted database.")
+        var database: String
+
+        @OptionGroup var output: OutputOptions
+        @OptionGroup(title: "Current key") var oldKey: OldKeyOptions
+        @OptionGroup(title: "New key") var newKey: NewKeyOptions
+        @OptionGroup(title: "Cipher settings of the result") var cipher: CipherOptions
+
+        func run() throws {
+            try CommandRunner.run {
+                let old = try KeyReader.read(oldKey.source)
+                let new = try KeyReader.read(newKey.source)
+                let (options, _) = CommandRunner.conversionOptions(quiet: output.quiet, verb: "rekeying")
+                let report = try DatabaseMaintenance.changeKey(
+                    path: database, oldKey: old,
+                    oldCipher: CipherSettings(pageSize: oldKey.pageSize, kdfIterations: oldKey.kdfIterations),
+                    newKey: new, newCipher: cipher.settings,
+                    to: output.destination(backup: nil), options: options)
+                CommandRunner.say(Summary.conversion(report, verb: "Re-keyed"), quiet: output.quiet)
+                for leftover in report.removedLeftovers { warn("removed \(leftover), left by an interrupted earlier run.") }
+            }
+        }
+    }
+}
