@@ -36,6 +36,10 @@ let package = Package(
             name: "CipherStoreTests",
             dependencies: ["CipherStore"]
         ),
+        .testTarget(
+            name: "CipherstoreCLITests",
+            dependencies: ["CipherStore", "cipherstore"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -24,6 +24,10 @@ extension CipherStoreCommand {
         var json = false
 
         func run() throws {
+            try CommandRunner.run { try inspect() }
+        }
+
+        private func inspect() throws {
             let info = DatabaseFileInfo.inspect(path: file)
             if json {
                 var object: [String: Any] = [
@@ -47,7 +51,7 @@ extension CipherStoreCommand {
             case .missing, .directory, .unreadable:
                 throw CLIError(exitCode: ExitCodes.ioFailure, message: "'\(file)' is \(info.kindDescription): check the path.")
             case .notADatabase:
-                throw ExitCode(ExitCodes.wrongFileKind)
+                throw CLIError(exitCode: ExitCodes.wrongFileKind, message: "'\(file)' is not a SQLite or SQLCipher database.")
             case .empty, .plaintext, .encrypted:
                 break
             }

@@ -153,8 +153,14 @@ struct DatabaseConverter {
         try exporter.execute(sql: "PRAGMA \(schema).auto_vacuum = \(sourceSnapshot.autoVacuum)")
 
         let progress = ExportProgressMonitor(temporaryPath: temporaryPath, totalBytes: sourceBytes(), options: options)
-        try progress.observe(exporter) {
-            try exporter.execute(sql: "SELECT sqlcipher_export('\(schema)')")
+        do {
+            try progress.observe(exporter) {
+                try exporter.execute(sql: "SELECT sqlcipher_export('\(schema)')")
+            }
+        } catch let error as DatabaseError {
+            // sqlcipher_export reports a full disk or a failed write as a generic error.
+            throw ConversionError.io(operation: "writing the converted database", path: temporaryPath,
+                                     reason: error.message ?? error.description)
         }
         try checkCancelled()
         // sqlcipher_export leaves these at their defaults.

@@ -1,0 +1,79 @@
+import Foundation
+
+/// Runs the built `cipherstore` executable, as a user would.
+enum CLI {
+    struct Result {
+        let status: Int32
+        let output: String
+        let errorOutput: String
+    }
+
+    /// The executable, next to the test bundle in the build folder.
+    static let executable: URL = {
+        let testBinary = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+        var directory = testBinary.deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("cipherstore").path), directory.path != "/" {
+            directory = directory.deletingLastPathComponent()
+        }
+        return directory.appendingPathComponent("cipherstore")
+    }()
+
+    static func start(_ arguments: [String], environment: [String: String] = [:], input: String? = nil,
+                      wrapper: [String] = []) throws -> (Process, Pipe, Pipe) {
+        let process = Process()
+        if wrapper.isEmpty {
+            process.executableURL = executable
+            process.arguments = arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-c", wrapper.joined(separator: "; ") + "; exec \"$0\" \"$@\"", executable.path] + arguments
+        }
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let output = Pipe(), errors = Pipe(), stdin = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = stdin
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try stdin.fileHandleForWriting.close()
+        return (process, output, errors)
+    }
+
+    @discardableResult
+    static func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil,
+                    wrapper: [String] = []) throws -> Result {
+        let (process, output, errors) = try start(arguments, environment: environment, input: input, wrapper: wrapper)
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus,
+                      output: String(decoding: outputData, as: UTF8.self),
+                      errorOutput: String(decoding: errorData, as: UTF8.self))
+    }
+}
+
+/// A directory of its own for one test, removed when released.
+final class Workspace {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("cipherstore-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    /// Writes a key file with mode 0600.
+    func keyFile(_ name: String, _ key: String) throws -> String {
+        let path = self.path(name)
+        try Data(key.utf8).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        return path
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+func bytes(_ path: String) -> Data {
+    (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data()
+}
