@@ -5,6 +5,7 @@ let package = Package(
     name: "CipherStore",
     products: [
         .library(name: "CipherStore", targets: ["CipherStore"]),
+        .library(name: "StatusFeed", targets: ["StatusFeed"]),
         .executable(name: "cipherstore", targets: ["cipherstore"]),
     ],
     dependencies: [
@@ -24,10 +25,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(
+            name: "StatusFeed",
+            dependencies: [
+                "CipherStore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "cipherstore",
             dependencies: [
                 "CipherStore",
+                "StatusFeed",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tools/cipherstore"
@@ -35,6 +44,10 @@ let package = Package(
         .testTarget(
             name: "CipherStoreTests",
             dependencies: ["CipherStore"]
+        ),
+        .testTarget(
+            name: "StatusFeedTests",
+            dependencies: ["StatusFeed", "CipherStore"]
         ),
         .testTarget(
             name: "CipherstoreCLITests",

@@ -1,0 +1,54 @@
+extension Connection {
+    /// All rows of a query decoded as `Record`, columns matched to coding keys by name.
+    ///
+    /// ```swift
+    /// struct Note: Decodable { var id: Int64; var body: String }
+    /// let notes = try db.fetchAll(Note.self, sql: "SELECT id, body FROM note")
+    /// ```
+    public func fetchAll<Record: Decodable>(_ type: Record.Type, sql: String, arguments: StatementArguments = .none) throws -> [Record] {
+        let cursor = try fetchCursor(sql: sql, arguments: arguments)
+        var records: [Record] = []
+        while let row = try cursor.next() { records.append(try Record(from: RowDecoder(row: row))) }
+        return records
+    }
+
+    /// The first row of a query decoded as `Record`, or `nil`.
+    public func fetchOne<Record: Decodable>(_ type: Record.Type, sql: String, arguments: StatementArguments = .none) throws -> Record? {
+        try fetchOne(sql: sql, arguments: arguments).map { try Record(from: RowDecoder(row: $0)) }
+    }
+
+    /// Decodes one row as `Record`.
+    public func decode<Record: Decodable>(_ type: Record.Type, from row: Row) throws -> Record {
+        try Record(from: RowDecoder(row: row))
+    }
+
+    /// Inserts an `Encodable` record: one column per coding key, every value bound.
+    ///
+    /// ```swift
+    /// struct NewNote: Encodable { var body: String }
+    /// try db.insert(NewNote(body: "hi"), into: "note")
+    /// let id = db.lastInsertedRowID
+    /// ```
+    public func insert(_ record: some Encodable, into table: String) throws {
+        let columns = try RecordEncoder.columns(of: record)
+        let names = columns.map { Self.quoteIdentifier($0.name) }.joined(separator: ", ")
+        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        try execute(sql: "INSERT INTO \(Self.quoteIdentifier(table)) (\(names)) VALUES (\(placeholders))",
+                    arguments: .positional(columns.map(\.value)))
+    }
+
+    /// Updates the row of `table` whose `primaryKey` column equals the record's value for it.
+    /// - Returns: whether a row was updated.
+    @discardableResult
+    public func update(_ record: some Encodable, in table: String, primaryKey: String = "id") throws -> Bool {
+        let columns = try RecordEncoder.columns(of: record)
+        guard let key = columns.first(where: { $0.name.lowercased() == primaryKey.lowercased() }) else {
+            throw CipherStoreError.invalidArguments(reason: "the record has no \(primaryKey) property", sql: "UPDATE \(table)")
+        }
+        let others = columns.filter { $0.name.lowercased() != primaryKey.lowercased() }
+        let assignments = others.map { "\(Self.quoteIdentifier($0.name)) = ?" }.joined(separator: ", ")
+        try execute(sql: "UPDATE \(Self.quoteIdentifier(table)) SET \(assignments) WHERE \(Self.quoteIdentifier(key.name)) = ?",
+                    arguments: .positional(others.map(\.value) + [key.value]))
+        return changesCount > 0
+    }
+}
