@@ -120,6 +120,12 @@ import Testing
         stored.tag = "green"
         #expect(try db.update(stored, in: "item"))
         #expect(try db.fetchAll(Item.self, sql: "SELECT * FROM item") == [stored])
+        let cursor = try db.fetchCursor(Item.self, sql: "SELECT * FROM item")
+        #expect(try cursor.next() == stored)
+        #expect(try cursor.next() == nil)
+        // Shapes a row cannot hold are an error, not a crash.
+        struct Nested: Encodable { var list: [Int] }
+        #expect(throws: EncodingError.self) { try db.insert(Nested(list: [1, 2]), into: "item") }
         // A missing column is a clear decoding error, not a default value.
         #expect(throws: (any Error).self) { try db.fetchOne(Item.self, sql: "SELECT id, name FROM item") }
     }

@@ -12,6 +12,11 @@ extension Connection {
         return records
     }
 
+    /// A cursor that decodes rows as `Record` one at a time.
+    public func fetchCursor<Record: Decodable>(_ type: Record.Type, sql: String, arguments: StatementArguments = .none) throws -> RecordCursor<Record> {
+        RecordCursor(rows: try fetchCursor(sql: sql, arguments: arguments))
+    }
+
     /// The first row of a query decoded as `Record`, or `nil`.
     public func fetchOne<Record: Decodable>(_ type: Record.Type, sql: String, arguments: StatementArguments = .none) throws -> Record? {
         try fetchOne(sql: sql, arguments: arguments).map { try Record(from: RowDecoder(row: $0)) }

@@ -6,9 +6,15 @@ final class RecordEncoder: Encoder {
     var userInfo: [CodingUserInfoKey: Any] = [:]
     private(set) var columns: [(name: String, value: DatabaseValue)] = []
 
+    /// Set when the record used a shape rows cannot hold; thrown once encoding returns.
+    var unsupported: String?
+
     static func columns(of record: some Encodable) throws -> [(name: String, value: DatabaseValue)] {
         let encoder = RecordEncoder()
         try record.encode(to: encoder)
+        if let unsupported = encoder.unsupported {
+            throw EncodingError.invalidValue(record, .init(codingPath: [], debugDescription: unsupported))
+        }
         return encoder.columns
     }
 
@@ -25,11 +31,13 @@ final class RecordEncoder: Encoder {
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        fatalError("records encode as keyed containers: one column per property")
+        unsupported = "records encode as keyed containers: one column per property"
+        return UnsupportedContainer(encoder: self)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
-        fatalError("records encode as keyed containers: one column per property")
+        unsupported = "records encode as keyed containers: one column per property"
+        return UnsupportedContainer(encoder: self)
     }
 }
 
@@ -54,11 +62,29 @@ private struct RecordKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProto
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        fatalError("nested values are not stored in rows")
+        encoder.unsupported = "\(key.stringValue): nested values are not stored in rows"
+        return KeyedEncodingContainer(RecordKeyedContainer<NestedKey>(encoder: RecordEncoder()))
     }
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        fatalError("arrays are not stored in rows")
+        encoder.unsupported = "\(key.stringValue): arrays are not stored in rows"
+        return UnsupportedContainer(encoder: RecordEncoder())
     }
     mutating func superEncoder() -> any Encoder { encoder }
     mutating func superEncoder(forKey key: Key) -> any Encoder { encoder }
+}
+
+/// Accepts and drops what a record encodes in a shape rows cannot hold; the encoder has
+/// already noted the problem and throws when encoding returns.
+private struct UnsupportedContainer: UnkeyedEncodingContainer, SingleValueEncodingContainer {
+    let encoder: RecordEncoder
+    var codingPath: [any CodingKey] { [] }
+    var count: Int { 0 }
+
+    mutating func encodeNil() throws {}
+    mutating func encode<T: Encodable>(_ value: T) throws {}
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        KeyedEncodingContainer(RecordKeyedContainer<NestedKey>(encoder: RecordEncoder()))
+    }
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { self }
+    mutating func superEncoder() -> any Encoder { encoder }
 }

@@ -1,0 +1,91 @@
+import CipherStore
+import Foundation
+import Testing
+
+@Suite struct FailClosedTests {
+    /// Plain SQLite loaded first takes over every sqlite3_* symbol: `PRAGMA key` would then do
+    /// nothing and data would be written in plaintext. CipherStore must refuse to open.
+    @Test func refusesToRunOnPlainSQLite() throws {
+        let plainSQLite = "/usr/lib/x86_64-linux-gnu/libsqlite3.so.0"
+        try #require(FileManager.default.fileExists(atPath: plainSQLite), "plain SQLite is installed on this machine kind")
+        let workspace = try Workspace()
+        let source = workspace.path("plain.db")
+        let db = try Connection(path: source, key: nil)
+        try db.execute(sql: "CREATE TABLE t(x)")
+        try db.close()
+        let keyFile = try workspace.keyFile("key", "k")
+        let output = workspace.path("out.db")
+        let result = try CLI.run(["encrypt", source, "-o", output, "--key-file", keyFile],
+                                 environment: ["LD_PRELOAD": plainSQLite])
+        #expect(result.status != 0)
+        #expect(result.errorOutput.contains("not SQLCipher"), "\(result.errorOutput)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+        let demo = try CLI.run(["demo", "--directory", workspace.path("demo")], environment: ["LD_PRELOAD": plainSQLite])
+        #expect(demo.status != 0)
+        #expect(demo.errorOutput.contains("not SQLCipher"))
+    }
+
+    @Test func rawKeyFromTheCommandLineTools() throws {
+        let workspace = try Workspace()
+        let source = workspace.path("plain.db")
+        let db = try Connection(path: source, key: nil)
+        try db.execute(sql: "CREATE TABLE t(x)")
+        try db.close()
+        let hex = String(repeating: "a1", count: 32)
+        let encrypted = workspace.path("raw.db")
+        let result = try CLI.run(["encrypt", source, "-o", encrypted, "--raw-key", "--key-stdin"], input: hex + "\n")
+        #expect(result.status == 0, "\(result.errorOutput)")
+        _ = try Connection(path: encrypted, key: .rawKey(hex: hex))
+        let bad = try CLI.run(["encrypt", source, "-o", workspace.path("x.db"), "--raw-key", "--key-stdin"], input: "abc\n")
+        #expect(bad.status == 64)
+        #expect(bad.errorOutput.contains("64 hexadecimal digits"))
+    }
+
+    @Test func readOnlyOutputDirectoryIsRefused() throws {
+        let workspace = try Workspace()
+        let source = workspace.path("plain.db")
+        let db = try Connection(path: source, key: nil)
+        try db.execute(sql: "CREATE TABLE t(x)")
+        try db.close()
+        let keyFile = try workspace.keyFile("key", "k")
+        let readOnly = workspace.path("ro")
+        try FileManager.default.createDirectory(atPath: readOnly, withIntermediateDirectories: true)
+        // Root ignores directory permissions; a read-only mount stops it too.
+        let mounted = getuid() == 0 && Self.shell("mount -t tmpfs -o ro,size=64k tmpfs '\(readOnly)'")
+        if getuid() != 0 { try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: readOnly) }
+        defer { if mounted { _ = Self.shell("umount '\(readOnly)'") } }
+        try #require(getuid() != 0 || mounted, "as root, the test needs a read-only tmpfs mount")
+        let result = try CLI.run(["encrypt", source, "-o", readOnly + "/out.db", "--key-file", keyFile])
+        #expect(result.status == 74, "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("not writable"))
+    }
+
+    @Test func aFullDiskMidwayLeavesTheOriginalAndNoPartialOutput() throws {
+        try #require(getuid() == 0, "mounting a small file system needs root")
+        let workspace = try Workspace()
+        let source = workspace.path("large.db")
+        let db = try Connection(path: source, key: nil)
+        try db.execute(sql: "CREATE TABLE big(body TEXT)")
+        try db.execute(sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000) INSERT INTO big SELECT printf('%01000d', i) FROM n")
+        try db.close()
+        let keyFile = try workspace.keyFile("key", "k")
+        let small = workspace.path("small")
+        try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: true)
+        try #require(Self.shell("mount -t tmpfs -o size=1m tmpfs '\(small)'"))
+        defer { _ = Self.shell("umount '\(small)'") }
+        let result = try CLI.run(["encrypt", source, "-o", small + "/out.db", "--key-file", keyFile])
+        #expect(result.status == 74, "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("full") || result.errorOutput.contains("space"), "\(result.errorOutput)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: small).isEmpty)
+        #expect(DatabaseFileInfo.inspect(path: source).kind == .plaintext)
+    }
+
+    static func shell(_ command: String) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command + " 2>/dev/null"]
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+}
