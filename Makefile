@@ -4,7 +4,7 @@
 SWIFT ?= swift
 APT_PACKAGES = libsqlcipher-dev sqlcipher
 
-.PHONY: deps demo test build clean
+.PHONY: deps demo test build bench clean
 
 deps:
 	@./Tools/scripts/install-dependencies.sh $(APT_PACKAGES)
@@ -18,5 +18,10 @@ demo: deps
 test: deps
 	$(SWIFT) test
 
+# Benchmarks: a separate package (Tools/Benchmarks), release builds. QUICK=1 for a smoke run.
+bench: deps
+	@./Tools/scripts/install-dependencies.sh libsqlite3-dev
+	QUICK=$(QUICK) ./Tools/Benchmarks/run.sh
+
 clean:
-	rm -rf .build
+	rm -rf .build Tools/Benchmarks/.build

@@ -1,0 +1,58 @@
+import BenchSupport
+import CipherStore
+import CSQLCipher
+
+/// Workloads 1–3: fetching 200,000 rows of 10 integers.
+func fetchingWorkloads(_ bench: Benchmark, directory: String, rows: Int, key: DatabaseKey, rawKey: [UInt8]) throws -> [String] {
+    let path = directory + "/fetch.db"
+    let setup = Raw.open(path, key: rawKey, pragmas: [itemSchema])
+    Raw.insert(setup, count: rows)
+    sqlite3_close(setup)
+
+    let raw = Raw.open(path, key: rawKey)
+    defer { sqlite3_close(raw) }
+    let db = try Connection(path: path, key: key)
+    var check: Int64 = 0
+
+    let baseline = try bench.measure("raw C: fetch \(rows) rows by index") { check = Raw.fetchByIndex(raw) }
+    let statementAPI = try bench.measure("CipherStore Statement: fetch by index") {
+        let statement = try db.cachedStatement(sql: "SELECT i0, i1, i2, i3, i4, i5, i6, i7, i8, i9 FROM item")
+        var sum: Int64 = 0
+        while try statement.step() { for column in 0..<10 { sum &+= statement.int64(at: column) } }
+        statement.reset()
+        precondition(sum == check)
+    }
+    let rowAPI = try bench.measure("CipherStore Row cursor: fetch by index") {
+        let cursor = try db.fetchCursor(sql: "SELECT i0, i1, i2, i3, i4, i5, i6, i7, i8, i9 FROM item")
+        var sum: Int64 = 0
+        while let row = try cursor.next() { for column in 0..<10 { sum &+= try row.value(Int64.self, at: column) } }
+        precondition(sum == check)
+    }
+    let names = (0..<10).map { "i\($0)" }
+    let byName = try bench.measure("CipherStore Row cursor: fetch by name") {
+        let cursor = try db.fetchCursor(sql: "SELECT i0, i1, i2, i3, i4, i5, i6, i7, i8, i9 FROM item")
+        var sum: Int64 = 0
+        while let row = try cursor.next() { for name in names { sum &+= try row.value(Int64.self, named: name) } }
+        precondition(sum == check)
+    }
+    let decodable = try bench.measure("CipherStore: fetch Decodable records") {
+        let cursor = try db.fetchCursor(Item.self, sql: "SELECT * FROM item")
+        var sum: Int64 = 0
+        while let item = try cursor.next() { sum &+= item.sum }
+        precondition(sum == check)
+    }
+    let handWritten = try bench.measure("CipherStore: fetch with hand-written initialiser") {
+        let statement = try db.cachedStatement(sql: "SELECT * FROM item")
+        var sum: Int64 = 0
+        while try statement.step() { sum &+= Item(statement: statement).sum }
+        statement.reset()
+        precondition(sum == check)
+    }
+    return [
+        Benchmark.row("1. fetch by index (Statement)", baseline: baseline, library: statementAPI, target: "≤ 1.10×"),
+        Benchmark.row("1. fetch by index (Row cursor)", baseline: baseline, library: rowAPI, target: "≤ 1.10×"),
+        Benchmark.row("2. fetch by name (Row cursor)", baseline: baseline, library: byName, target: "≤ 1.5×"),
+        Benchmark.row("3. Decodable fetch", baseline: baseline, library: decodable, target: "≤ 2.0×"),
+        Benchmark.row("3. hand-written initialiser", baseline: baseline, library: handWritten, target: "—"),
+    ]
+}

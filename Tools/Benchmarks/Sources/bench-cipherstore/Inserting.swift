@@ -1,0 +1,80 @@
+import BenchSupport
+import CipherStore
+import CSQLCipher
+import Foundation
+
+/// Workloads 4, 5 and 9: inserting rows.
+func insertingWorkloads(_ bench: Benchmark, directory: String, rows: Int, key: DatabaseKey, rawKey: [UInt8]) throws -> [String] {
+    let path = directory + "/insert.db"
+    func reset() {
+        for suffix in ["", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        let db = Raw.open(path, key: rawKey, pragmas: [itemSchema])
+        sqlite3_close(db)
+    }
+    let baseline = try bench.measure("raw C: insert \(rows) rows, one transaction", setup: reset) {
+        let db = Raw.open(path, key: rawKey)
+        Raw.insert(db, count: rows)
+        sqlite3_close(db)
+    }
+    let positional = try bench.measure("CipherStore: insert, positional arguments", setup: reset) {
+        let db = try Connection(path: path, key: key)
+        try db.inTransaction {
+            let statement = try db.makeStatement(sql: "INSERT INTO item VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+            for row in 0..<rows {
+                let r = Int64(row)
+                try statement.execute(arguments: [r, r &* 2, r &* 3, r &* 4, r &* 5, r &* 6, r &* 7, r &* 8, r &* 9, r &* 10])
+            }
+            return .commit
+        }
+    }
+    let named = try bench.measure("CipherStore: insert, named arguments", setup: reset) {
+        let db = try Connection(path: path, key: key)
+        try db.inTransaction {
+            let statement = try db.makeStatement(sql: "INSERT INTO item VALUES (:i0, :i1, :i2, :i3, :i4, :i5, :i6, :i7, :i8, :i9)")
+            for row in 0..<rows {
+                let r = Int64(row)
+                try statement.execute(arguments: ["i0": r, "i1": r &* 2, "i2": r &* 3, "i3": r &* 4, "i4": r &* 5,
+                                                  "i5": r &* 6, "i6": r &* 7, "i7": r &* 8, "i8": r &* 9, "i9": r &* 10])
+            }
+            return .commit
+        }
+    }
+    let encodable = try bench.measure("CipherStore: insert Encodable records", setup: reset) {
+        let db = try Connection(path: path, key: key)
+        try db.inTransaction {
+            for row in 0..<rows {
+                let r = Int64(row)
+                try db.insert(Item(i0: r, i1: r &* 2, i2: r &* 3, i3: r &* 4, i4: r &* 5, i5: r &* 6, i6: r &* 7, i7: r &* 8, i8: r &* 9, i9: r &* 10), into: "item")
+            }
+            return .commit
+        }
+    }
+    return [
+        Benchmark.row("4. insert, positional", baseline: baseline, library: positional, target: "≤ 1.3×"),
+        Benchmark.row("4. insert, named", baseline: baseline, library: named, target: "—"),
+        Benchmark.row("5. Encodable insert", baseline: baseline, library: encodable, target: "≤ 3.0×"),
+    ]
+}
+
+/// Workload 9: the seed article's claim — one transaction per insert vs one for all.
+func batchClaim(_ bench: Benchmark, directory: String, rows: Int, key: DatabaseKey) throws -> [String] {
+    let path = directory + "/batch.db"
+    func reset() {
+        try? FileManager.default.removeItem(atPath: path)
+        let db = try! Connection(path: path, key: key)
+        try! db.execute(sql: "CREATE TABLE t(x)")
+    }
+    let oneByOne = try bench.measure("CipherStore: \(rows) inserts, each its own transaction", setup: reset) {
+        let queue = try DatabaseQueue(path: path, key: key)
+        for row in 0..<rows { try queue.inDatabase { try $0.execute(sql: "INSERT INTO t VALUES (?)", arguments: [row]) } }
+    }
+    let batched = try bench.measure("CipherStore: \(rows) inserts in one transaction", setup: reset) {
+        let queue = try DatabaseQueue(path: path, key: key)
+        try queue.inTransaction { db in
+            for row in 0..<rows { try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [row]) }
+            return .commit
+        }
+    }
+    return [String(format: "| 9. %d inserts, one transaction each vs one for all | %.1f ms | %.1f ms | **%.0f× faster batched** | (the seed article: 30 s vs 0.256 s, 117×) |",
+                   rows, oneByOne.median * 1000, batched.median * 1000, oneByOne.median / batched.median)]
+}

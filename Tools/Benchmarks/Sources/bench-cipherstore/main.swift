@@ -1,0 +1,35 @@
+import BenchSupport
+import CipherStore
+import Foundation
+
+// CipherStore against the raw SQLCipher C API, in one process, on one machine, in one run.
+let bench = Benchmark()
+let directory = benchmarkDirectory("cipherstore")
+let rawKeyHex = String(repeating: "3a", count: 32)
+let rawKey = Array("x'\(rawKeyHex)'".utf8)
+let key = try DatabaseKey.rawKey(hex: rawKeyHex)
+let rows = bench.quick ? 50_000 : 200_000
+let insertRows = bench.quick ? 10_000 : 50_000
+
+var output: [String] = []
+output.append("## CipherStore vs the raw SQLCipher C API")
+output.append("")
+output.append("SQLCipher \(SQLCipherLibrary.sqlcipherVersion ?? "?") on SQLite \(SQLCipherLibrary.sqliteVersion); encrypted with a raw key (no KDF in the loop), 1024-byte pages, default cache (2,000 pages), rollback journal (DELETE), synchronous FULL; median of \(bench.iterations) runs after one warm-up.")
+output.append("")
+output.append("| workload | raw C | CipherStore | ratio | target |")
+output.append("| --- | --- | --- | --- | --- |")
+output += try fetchingWorkloads(bench, directory: directory, rows: rows, key: key, rawKey: rawKey)
+output += try insertingWorkloads(bench, directory: directory, rows: insertRows, key: key, rawKey: rawKey)
+output += try openingWorkloads(bench, directory: directory)
+output += try fileToolWorkloads(bench, directory: directory, megabytes: bench.quick ? 10 : 100)
+output += try await contentionWorkloads(directory: directory, operations: bench.quick ? 4_000 : 32_000, key: key)
+output += try batchClaim(bench, directory: directory, rows: bench.quick ? 1_000 : 10_000, key: key)
+output += try feedWorkload(bench, directory: directory, statuses: 10_000, key: key, rawKey: rawKey)
+output.append("")
+output.append("### What encryption costs (raw C API, SQLCipher vs plaintext on the same library)")
+output.append("")
+output.append("| configuration | plaintext fetch / insert | encrypted fetch / insert | encrypted ÷ plaintext |")
+output.append("| --- | --- | --- | --- |")
+output += try encryptionCost(bench, directory: directory, rows: rows, rawKey: rawKey)
+print(output.joined(separator: "\n"))
+try? FileManager.default.removeItem(atPath: directory)

@@ -1,0 +1,160 @@
+import BenchSupport
+import Foundation
+import GRDB
+import GRDBSQLite
+
+// GRDB against the raw C API of the system SQLite it links, in one process, in one run: the
+// same shapes as bench-cipherstore, so each library is compared with its own baseline. The raw
+// helpers mirror bench-cipherstore's on purpose: each must be compiled against its own library.
+
+struct Item: Codable, FetchableRecord, PersistableRecord {
+    var i0, i1, i2, i3, i4, i5, i6, i7, i8, i9: Int64
+    var sum: Int64 { i0 &+ i1 &+ i2 &+ i3 &+ i4 &+ i5 &+ i6 &+ i7 &+ i8 &+ i9 }
+}
+
+struct HandWrittenItem: FetchableRecord {
+    var sum: Int64
+    init(row: GRDB.Row) {
+        var total: Int64 = 0
+        for column in 0..<10 { total &+= row[column] as Int64 }
+        sum = total
+    }
+}
+
+func rawOpen(_ path: String) -> OpaquePointer {
+    var db: OpaquePointer?
+    precondition(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK)
+    return db!
+}
+
+func rawFetch(_ db: OpaquePointer) -> Int64 {
+    var statement: OpaquePointer?
+    precondition(sqlite3_prepare_v2(db, "SELECT i0, i1, i2, i3, i4, i5, i6, i7, i8, i9 FROM item", -1, &statement, nil) == SQLITE_OK)
+    var sum: Int64 = 0
+    while sqlite3_step(statement) == SQLITE_ROW {
+        for column in 0..<Int32(10) { sum &+= sqlite3_column_int64(statement, column) }
+    }
+    sqlite3_finalize(statement)
+    return sum
+}
+
+func rawInsert(_ db: OpaquePointer, count: Int) {
+    sqlite3_exec(db, "BEGIN", nil, nil, nil)
+    var statement: OpaquePointer?
+    sqlite3_prepare_v2(db, "INSERT INTO item VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &statement, nil)
+    for row in 0..<count {
+        for column in 0..<Int32(10) { sqlite3_bind_int64(statement, column + 1, Int64(row) &* Int64(column + 1)) }
+        precondition(sqlite3_step(statement) == SQLITE_DONE)
+        sqlite3_reset(statement)
+    }
+    sqlite3_finalize(statement)
+    precondition(sqlite3_exec(db, "COMMIT", nil, nil, nil) == SQLITE_OK)
+}
+
+let bench = Benchmark()
+let directory = benchmarkDirectory("grdb")
+let rows = bench.quick ? 50_000 : 200_000
+let insertRows = bench.quick ? 10_000 : 50_000
+let schema = "CREATE TABLE item(i0 INT, i1 INT, i2 INT, i3 INT, i4 INT, i5 INT, i6 INT, i7 INT, i8 INT, i9 INT)"
+
+let fetchPath = directory + "/fetch.db"
+let setup = rawOpen(fetchPath)
+sqlite3_exec(setup, schema, nil, nil, nil)
+rawInsert(setup, count: rows)
+sqlite3_close(setup)
+
+let raw = rawOpen(fetchPath)
+var check: Int64 = 0
+let dbQueue = try DatabaseQueue(path: fetchPath)
+let baseline = try bench.measure("raw C (system SQLite): fetch \(rows) rows by index") { check = rawFetch(raw) }
+let byIndex = try bench.measure("GRDB: fetch by index") {
+    try dbQueue.read { db in
+        var sum: Int64 = 0
+        let cursor = try GRDB.Row.fetchCursor(db, sql: "SELECT i0, i1, i2, i3, i4, i5, i6, i7, i8, i9 FROM item")
+        while let row = try cursor.next() { for column in 0..<10 { sum &+= row[column] as Int64 } }
+        precondition(sum == check)
+    }
+}
+let names = (0..<10).map { "i\($0)" }
+let byName = try bench.measure("GRDB: fetch by name") {
+    try dbQueue.read { db in
+        var sum: Int64 = 0
+        let cursor = try GRDB.Row.fetchCursor(db, sql: "SELECT i0, i1, i2, i3, i4, i5, i6, i7, i8, i9 FROM item")
+        while let row = try cursor.next() { for name in names { sum &+= row[name] as Int64 } }
+        precondition(sum == check)
+    }
+}
+let decodable = try bench.measure("GRDB: fetch Decodable records") {
+    try dbQueue.read { db in
+        var sum: Int64 = 0
+        let cursor = try Item.fetchCursor(db, sql: "SELECT * FROM item")
+        while let item = try cursor.next() { sum &+= item.sum }
+        precondition(sum == check)
+    }
+}
+let handWritten = try bench.measure("GRDB: fetch with hand-written initialiser") {
+    try dbQueue.read { db in
+        var sum: Int64 = 0
+        let cursor = try HandWrittenItem.fetchCursor(db, sql: "SELECT * FROM item")
+        while let item = try cursor.next() { sum &+= item.sum }
+        precondition(sum == check)
+    }
+}
+sqlite3_close(raw)
+
+let insertPath = directory + "/insert.db"
+func resetInsert() {
+    for suffix in ["", "-journal"] { try? FileManager.default.removeItem(atPath: insertPath + suffix) }
+    let db = rawOpen(insertPath)
+    sqlite3_exec(db, schema, nil, nil, nil)
+    sqlite3_close(db)
+}
+let insertBaseline = try bench.measure("raw C (system SQLite): insert \(insertRows) rows", setup: resetInsert) {
+    let db = rawOpen(insertPath)
+    rawInsert(db, count: insertRows)
+    sqlite3_close(db)
+}
+let positional = try bench.measure("GRDB: insert, positional arguments", setup: resetInsert) {
+    try DatabaseQueue(path: insertPath).write { db in
+        let statement = try db.makeStatement(sql: "INSERT INTO item VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        for row in 0..<insertRows {
+            let r = Int64(row)
+            try statement.execute(arguments: [r, r &* 2, r &* 3, r &* 4, r &* 5, r &* 6, r &* 7, r &* 8, r &* 9, r &* 10])
+        }
+    }
+}
+let named = try bench.measure("GRDB: insert, named arguments", setup: resetInsert) {
+    try DatabaseQueue(path: insertPath).write { db in
+        let statement = try db.makeStatement(sql: "INSERT INTO item VALUES (:i0, :i1, :i2, :i3, :i4, :i5, :i6, :i7, :i8, :i9)")
+        for row in 0..<insertRows {
+            let r = Int64(row)
+            try statement.execute(arguments: ["i0": r, "i1": r &* 2, "i2": r &* 3, "i3": r &* 4, "i4": r &* 5,
+                                              "i5": r &* 6, "i6": r &* 7, "i7": r &* 8, "i8": r &* 9, "i9": r &* 10])
+        }
+    }
+}
+let encodable = try bench.measure("GRDB: insert Encodable records", setup: resetInsert) {
+    try DatabaseQueue(path: insertPath).write { db in
+        for row in 0..<insertRows {
+            let r = Int64(row)
+            try Item(i0: r, i1: r &* 2, i2: r &* 3, i3: r &* 4, i4: r &* 5, i5: r &* 6, i6: r &* 7, i7: r &* 8, i8: r &* 9, i9: r &* 10).insert(db)
+        }
+    }
+}
+
+print("""
+## GRDB 7.10.0 vs the raw C API of the system SQLite (\(String(cString: sqlite3_libversion())))
+
+Plaintext, GRDB's defaults; median of \(bench.iterations) runs after one warm-up. Compare each ratio with CipherStore's above: each library is divided by a raw C baseline on its own SQLite.
+
+| workload | raw C | GRDB | ratio | CipherStore's target |
+| --- | --- | --- | --- | --- |
+\(Benchmark.row("1. fetch by index (Row cursor)", baseline: baseline, library: byIndex, target: "≤ 1.10×"))
+\(Benchmark.row("2. fetch by name (Row cursor)", baseline: baseline, library: byName, target: "≤ 1.5×"))
+\(Benchmark.row("3. Decodable fetch", baseline: baseline, library: decodable, target: "≤ 2.0×"))
+\(Benchmark.row("3. hand-written initialiser", baseline: baseline, library: handWritten, target: "—"))
+\(Benchmark.row("4. insert, positional", baseline: insertBaseline, library: positional, target: "≤ 1.3×"))
+\(Benchmark.row("4. insert, named", baseline: insertBaseline, library: named, target: "—"))
+\(Benchmark.row("5. Encodable insert", baseline: insertBaseline, library: encodable, target: "≤ 3.0×"))
+""")
+try? FileManager.default.removeItem(atPath: directory)
