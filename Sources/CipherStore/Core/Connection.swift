@@ -32,6 +32,8 @@ public final class Connection {
     private var statementCache: [String: Statement] = [:]
     private var savepointCount = 0
     var traceHandler: TraceHandler?
+    /// The INSERT of the last record inserted into each table, reused while its columns match.
+    var insertStatementSQL: [String: (columns: [String], sql: String)] = [:]
 
     /// Opens a database.
     ///

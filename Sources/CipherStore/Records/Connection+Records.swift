@@ -6,20 +6,20 @@ extension Connection {
     /// let notes = try db.fetchAll(Note.self, sql: "SELECT id, body FROM note")
     /// ```
     public func fetchAll<Record: Decodable>(_ type: Record.Type, sql: String, arguments: StatementArguments = .none) throws -> [Record] {
-        let cursor = try fetchCursor(sql: sql, arguments: arguments)
+        let cursor = try fetchCursor(Record.self, sql: sql, arguments: arguments)
         var records: [Record] = []
-        while let row = try cursor.next() { records.append(try Record(from: RowDecoder(row: row))) }
+        while let record = try cursor.next() { records.append(record) }
         return records
     }
 
     /// A cursor that decodes rows as `Record` one at a time.
     public func fetchCursor<Record: Decodable>(_ type: Record.Type, sql: String, arguments: StatementArguments = .none) throws -> RecordCursor<Record> {
-        RecordCursor(rows: try fetchCursor(sql: sql, arguments: arguments))
+        try RecordCursor(statement: cachedStatement(sql: sql), arguments: arguments)
     }
 
     /// The first row of a query decoded as `Record`, or `nil`.
     public func fetchOne<Record: Decodable>(_ type: Record.Type, sql: String, arguments: StatementArguments = .none) throws -> Record? {
-        try fetchOne(sql: sql, arguments: arguments).map { try Record(from: RowDecoder(row: $0)) }
+        try fetchCursor(Record.self, sql: sql, arguments: arguments).next()
     }
 
     /// Decodes one row as `Record`.
@@ -36,10 +36,17 @@ extension Connection {
     /// ```
     public func insert(_ record: some Encodable, into table: String) throws {
         let columns = try RecordEncoder.columns(of: record)
-        let names = columns.map { Self.quoteIdentifier($0.name) }.joined(separator: ", ")
-        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-        try execute(sql: "INSERT INTO \(Self.quoteIdentifier(table)) (\(names)) VALUES (\(placeholders))",
-                    arguments: .positional(columns.map(\.value)))
+        let names = columns.map(\.name)
+        let sql: String
+        if let cached = insertStatementSQL[table], cached.columns == names {
+            sql = cached.sql
+        } else {
+            let list = names.map(Self.quoteIdentifier).joined(separator: ", ")
+            let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
+            sql = "INSERT INTO \(Self.quoteIdentifier(table)) (\(list)) VALUES (\(placeholders))"
+            insertStatementSQL[table] = (names, sql)
+        }
+        try execute(sql: sql, arguments: .positional(columns.map(\.value)))
     }
 
     /// Updates the row of `table` whose `primaryKey` column equals the record's value for it.

@@ -4,15 +4,34 @@
 /// let cursor = try db.fetchCursor(Note.self, sql: "SELECT id, body FROM note")
 /// while let note = try cursor.next() { print(note.body) }
 /// ```
+///
+/// Rows are decoded straight from the statement, with columns matched to coding keys once per
+/// statement. Not `Sendable`: use it inside the block it was made in.
 public final class RecordCursor<Record: Decodable> {
-    private let rows: RowCursor
+    private let statement: Statement
+    private let decoder: StatementDecoder
+    private var isDone = false
 
-    init(rows: RowCursor) { self.rows = rows }
+    init(statement: Statement, arguments: StatementArguments) throws {
+        self.statement = statement
+        self.decoder = StatementDecoder(statement: statement)
+        try statement.bind(arguments)
+    }
 
     /// The next record, or `nil` when there are no more.
+    /// - Throws: ``DatabaseError``, or `DecodingError` when a row does not fit `Record`.
     public func next() throws -> Record? {
-        guard let row = try rows.next() else { return nil }
-        return try Record(from: RowDecoder(row: row))
+        guard !isDone else { return nil }
+        guard try statement.step() else {
+            isDone = true
+            statement.reset()
+            return nil
+        }
+        return try decoder.decode(Record.self)
+    }
+
+    deinit {
+        if !isDone { statement.reset() }
     }
 }
 

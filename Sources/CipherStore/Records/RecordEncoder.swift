@@ -18,12 +18,10 @@ final class RecordEncoder: Encoder {
         return encoder.columns
     }
 
+    /// Adds a column. Synthesized `encode(to:)` names each key once; a key encoded twice
+    /// makes the INSERT fail with SQLite's "specified more than once".
     func set(_ name: String, _ value: DatabaseValue) {
-        if let index = columns.firstIndex(where: { $0.name == name }) {
-            columns[index].value = value
-        } else {
-            columns.append((name, value))
-        }
+        columns.append((name, value))
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
@@ -46,6 +44,11 @@ private struct RecordKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProto
     var codingPath: [any CodingKey] { [] }
 
     mutating func encodeNil(forKey key: Key) throws { encoder.set(key.stringValue, .null) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { encoder.set(key.stringValue, .integer(value)) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { encoder.set(key.stringValue, .integer(Int64(value))) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { encoder.set(key.stringValue, .real(value)) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { encoder.set(key.stringValue, .integer(value ? 1 : 0)) }
+    mutating func encode(_ value: String, forKey key: Key) throws { encoder.set(key.stringValue, .text(value)) }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         if let convertible = value as? any DatabaseValueConvertible {

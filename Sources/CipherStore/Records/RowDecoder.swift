@@ -11,6 +11,11 @@ struct RowDecoder: Decoder {
         KeyedDecodingContainer(RowKeyedContainer<Key>(row: row))
     }
 
+    /// Decodes one column value as a single-value type, such as an enum with a raw value.
+    static func decodeSingleValue<T: Decodable>(_ type: T.Type, from value: DatabaseValue, key: any CodingKey) throws -> T {
+        try T(from: ValueDecoder(value: value, codingPath: [key]))
+    }
+
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         throw DecodingError.typeMismatch([Any].self, .init(codingPath: codingPath, debugDescription: "rows decode as keyed containers only"))
     }

@@ -11,7 +11,7 @@
 /// }
 /// ```
 public struct Row: Sendable, CustomStringConvertible {
-    let layout: RowLayout
+    @usableFromInline let layout: RowLayout
     /// The values, in column order.
     public let values: [DatabaseValue]
 
@@ -22,10 +22,10 @@ public struct Row: Sendable, CustomStringConvertible {
 
     /// Copies the current row of a statement.
     init(statement: Statement) {
-        var values: [DatabaseValue] = []
-        values.reserveCapacity(statement.columnCount)
-        for index in 0..<statement.columnCount {
-            values.append(statement.databaseValue(at: index))
+        let count = statement.columnCount
+        let values = [DatabaseValue](unsafeUninitializedCapacity: count) { buffer, initialized in
+            for index in 0..<count { (buffer.baseAddress! + index).initialize(to: statement.databaseValue(at: index)) }
+            initialized = count
         }
         self.init(layout: statement.rowLayout, values: values)
     }
@@ -51,6 +51,7 @@ public struct Row: Sendable, CustomStringConvertible {
     ///
     /// - Throws: ``CipherStoreError/valueConversion(column:reason:)`` when the index is out of
     ///   range or the value does not convert (a NULL converts only to an `Optional`).
+    @inlinable
     public func value<T: DatabaseValueConvertible>(_ type: T.Type = T.self, at index: Int) throws -> T {
         guard values.indices.contains(index) else {
             throw CipherStoreError.valueConversion(column: "#\(index)", reason: "the row has \(values.count) column(s)")
@@ -62,6 +63,7 @@ public struct Row: Sendable, CustomStringConvertible {
     ///
     /// - Throws: ``CipherStoreError/valueConversion(column:reason:)`` when there is no such
     ///   column or the value does not convert.
+    @inlinable
     public func value<T: DatabaseValueConvertible>(_ type: T.Type = T.self, named name: String) throws -> T {
         guard let index = layout.index(of: name) else {
             throw CipherStoreError.valueConversion(
@@ -70,12 +72,18 @@ public struct Row: Sendable, CustomStringConvertible {
         return try convert(values[index], column: name)
     }
 
-    private func convert<T: DatabaseValueConvertible>(_ value: DatabaseValue, column: String) throws -> T {
+    @inlinable
+    func convert<T: DatabaseValueConvertible>(_ value: DatabaseValue, column: String) throws -> T {
         if let converted = T.fromDatabaseValue(value) { return converted }
+        throw conversionError(value, column: column, type: T.self)
+    }
+
+    @usableFromInline
+    func conversionError(_ value: DatabaseValue, column: String, type: Any.Type) -> CipherStoreError {
         let reason = value.isNull
-            ? "it is NULL; read it as \(T.self)? instead"
-            : "a \(value.storageClass) value does not convert to \(T.self)"
-        throw CipherStoreError.valueConversion(column: column, reason: reason)
+            ? "it is NULL; read it as \(type)? instead"
+            : "a \(value.storageClass) value does not convert to \(type)"
+        return CipherStoreError.valueConversion(column: column, reason: reason)
     }
 
     public var description: String {

@@ -1,7 +1,8 @@
 /// The column names of a result, shared by all its rows, with a case-insensitive index
 /// built once per statement rather than once per row.
+@usableFromInline
 final class RowLayout: Sendable {
-    let columnNames: [String]
+    @usableFromInline let columnNames: [String]
     private let indexByName: [String: Int]
 
     init(columnNames: [String]) {
@@ -14,7 +15,12 @@ final class RowLayout: Sendable {
         self.indexByName = index
     }
 
+    @usableFromInline
     func index(of name: String) -> Int? {
-        indexByName[name] ?? indexByName[name.lowercased()]
+        // For the usual handful of columns, comparing short names beats hashing them.
+        if columnNames.count <= 16 {
+            for (offset, column) in columnNames.enumerated() where column == name { return offset }
+        }
+        return indexByName[name] ?? indexByName[name.lowercased()]
     }
 }

@@ -14,7 +14,7 @@ import Foundation
 /// Not `Sendable`: a statement belongs to its connection's thread or queue.
 public final class Statement {
     let handle: ConnectionHandle
-    let pointer: OpaquePointer
+    @usableFromInline let pointer: OpaquePointer
     /// The statement's SQL, as written (bound values are never part of it).
     public let sql: String
     /// The number of result columns.
@@ -58,33 +58,49 @@ public final class Statement {
     /// - Throws: ``CipherStoreError/invalidArguments(reason:sql:)`` when they do not fit.
     public func bind(_ arguments: StatementArguments) throws {
         sqlite3_reset(pointer)
-        sqlite3_clear_bindings(pointer)
         switch arguments {
         case .positional(let values):
+            // Every parameter gets a value, so old bindings need no clearing.
             guard values.count == parameterCount else {
                 throw CipherStoreError.invalidArguments(
                     reason: "the statement has \(parameterCount) parameter(s) but \(values.count) value(s) were given", sql: sql)
             }
-            for (offset, value) in values.enumerated() {
-                try bind(value, at: Int32(offset + 1))
+            for index in 0..<values.count {
+                try bind(values[index], at: Int32(index + 1))
             }
         case .named(let values):
-            var bound = Set<Int32>()
+            let indexes = parameterIndexes
+            guard values.count == indexes.count else {
+                let missing = indexes.keys.filter { values[$0] == nil }.sorted()
+                if !missing.isEmpty {
+                    throw CipherStoreError.invalidArguments(reason: "no value for parameter(s) \(missing.joined(separator: ", "))", sql: sql)
+                }
+                let unknown = values.keys.filter { Self.unprefixed($0).map { indexes[$0] == nil } ?? true }.sorted()
+                throw CipherStoreError.invalidArguments(reason: "the statement has no parameter named \(unknown.joined(separator: ", "))", sql: sql)
+            }
             for (name, value) in values {
-                let index = parameterIndex(named: name)
-                guard index > 0 else {
+                guard let index = indexes[name] ?? Self.unprefixed(name).flatMap({ indexes[$0] }) else {
                     throw CipherStoreError.invalidArguments(reason: "the statement has no parameter named '\(name)'", sql: sql)
                 }
                 try bind(value, at: index)
-                bound.insert(index)
-            }
-            if bound.count != parameterCount {
-                let missing = (1...Int32(max(parameterCount, 1))).filter { !bound.contains($0) }
-                    .compactMap { sqlite3_bind_parameter_name(pointer, $0).map { String(cString: $0) } ?? "?\($0)" }
-                throw CipherStoreError.invalidArguments(
-                    reason: "no value for parameter(s) \(missing.joined(separator: ", "))", sql: sql)
             }
         }
+    }
+
+    /// Parameter names without their `:`, `@` or `$`, and their indexes; built once.
+    /// Anonymous (`?`) parameters have no name, so a statement with them cannot be bound by name.
+    private lazy var parameterIndexes: [String: Int32] = {
+        var indexes: [String: Int32] = [:]
+        for index in 0..<Int32(parameterCount) {
+            let name = sqlite3_bind_parameter_name(pointer, index + 1).map { String(cString: $0) } ?? "?\(index + 1)"
+            indexes[Self.unprefixed(name) ?? name] = index + 1
+        }
+        return indexes
+    }()
+
+    private static func unprefixed(_ name: String) -> String? {
+        guard let first = name.first, ":@$".contains(first) else { return nil }
+        return String(name.dropFirst())
     }
 
     /// Binds one value at a 1-based parameter index.
@@ -107,17 +123,6 @@ public final class Statement {
             }
         }
         try handle.check(code, sql: sql)
-    }
-
-    private func parameterIndex(named name: String) -> Int32 {
-        if let first = name.first, ":@$".contains(first) {
-            return sqlite3_bind_parameter_index(pointer, name)
-        }
-        for prefix in [":", "@", "$"] {
-            let index = sqlite3_bind_parameter_index(pointer, prefix + name)
-            if index > 0 { return index }
-        }
-        return 0
     }
 
     /// Advances to the next row: `true` when a row is ready, `false` when done.
@@ -143,25 +148,25 @@ public final class Statement {
     // MARK: Column access on the current row (valid after `step()` returned true)
 
     /// Whether the column is NULL in the current row.
-    @inline(__always)
+    @inlinable
     public func isNull(at index: Int) -> Bool {
         sqlite3_column_type(pointer, Int32(index)) == SQLITE_NULL
     }
 
     /// The column as a 64-bit integer (SQLite's conversion rules apply; NULL is 0).
-    @inline(__always)
+    @inlinable
     public func int64(at index: Int) -> Int64 {
         sqlite3_column_int64(pointer, Int32(index))
     }
 
     /// The column as an integer (SQLite's conversion rules apply; NULL is 0).
-    @inline(__always)
+    @inlinable
     public func int(at index: Int) -> Int {
         Int(sqlite3_column_int64(pointer, Int32(index)))
     }
 
     /// The column as a double (SQLite's conversion rules apply; NULL is 0).
-    @inline(__always)
+    @inlinable
     public func double(at index: Int) -> Double {
         sqlite3_column_double(pointer, Int32(index))
     }

@@ -18,6 +18,7 @@ extension DatabaseValue: DatabaseValueConvertible {
 
 extension Int64: DatabaseValueConvertible {
     public var databaseValue: DatabaseValue { .integer(self) }
+    @inlinable
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Int64? {
         switch value {
         case .integer(let int): return int
@@ -29,6 +30,7 @@ extension Int64: DatabaseValueConvertible {
 
 extension Int: DatabaseValueConvertible {
     public var databaseValue: DatabaseValue { .integer(Int64(self)) }
+    @inlinable
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Int? {
         Int64.fromDatabaseValue(value).flatMap { Int(exactly: $0) }
     }
