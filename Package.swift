@@ -43,7 +43,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CipherStoreTests",
-            dependencies: ["CipherStore"]
+            dependencies: ["CipherStore", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "StatusFeedTests",

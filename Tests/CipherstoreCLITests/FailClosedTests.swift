@@ -9,10 +9,7 @@ import Testing
         let plainSQLite = "/usr/lib/x86_64-linux-gnu/libsqlite3.so.0"
         try #require(FileManager.default.fileExists(atPath: plainSQLite), "plain SQLite is installed on this machine kind")
         let workspace = try Workspace()
-        let source = workspace.path("plain.db")
-        let db = try Connection(path: source, key: nil)
-        try db.execute(sql: "CREATE TABLE t(x)")
-        try db.close()
+        let source = try Self.makePlainDatabase(in: workspace)
         let keyFile = try workspace.keyFile("key", "k")
         let output = workspace.path("out.db")
         let result = try CLI.run(["encrypt", source, "-o", output, "--key-file", keyFile],
@@ -27,10 +24,7 @@ import Testing
 
     @Test func rawKeyFromTheCommandLineTools() throws {
         let workspace = try Workspace()
-        let source = workspace.path("plain.db")
-        let db = try Connection(path: source, key: nil)
-        try db.execute(sql: "CREATE TABLE t(x)")
-        try db.close()
+        let source = try Self.makePlainDatabase(in: workspace)
         let hex = String(repeating: "a1", count: 32)
         let encrypted = workspace.path("raw.db")
         let result = try CLI.run(["encrypt", source, "-o", encrypted, "--raw-key", "--key-stdin"], input: hex + "\n")
@@ -43,10 +37,7 @@ import Testing
 
     @Test func readOnlyOutputDirectoryIsRefused() throws {
         let workspace = try Workspace()
-        let source = workspace.path("plain.db")
-        let db = try Connection(path: source, key: nil)
-        try db.execute(sql: "CREATE TABLE t(x)")
-        try db.close()
+        let source = try Self.makePlainDatabase(in: workspace)
         let keyFile = try workspace.keyFile("key", "k")
         let readOnly = workspace.path("ro")
         try FileManager.default.createDirectory(atPath: readOnly, withIntermediateDirectories: true)
@@ -78,6 +69,14 @@ import Testing
         #expect(result.errorOutput.contains("full") || result.errorOutput.contains("space"), "\(result.errorOutput)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: small).isEmpty)
         #expect(DatabaseFileInfo.inspect(path: source).kind == .plaintext)
+    }
+
+    static func makePlainDatabase(in workspace: Workspace) throws -> String {
+        let source = workspace.path("plain.db")
+        let db = try Connection(path: source, key: nil)
+        try db.execute(sql: "CREATE TABLE t(x)")
+        try db.close()
+        return source
     }
 
     static func shell(_ command: String) -> Bool {

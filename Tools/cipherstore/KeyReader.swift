@@ -35,8 +35,11 @@ enum KeyReader {
             guard let value = getenv(name) else {
                 throw CLIError(exitCode: 64, message: "The environment variable \(name) for the \(source.role) is not set. Export it, or use \(source.optionPrefix)-file.")
             }
-            bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self), count: strlen(value)))
-            // Child processes must not inherit the key.
+            let count = strlen(value)
+            bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self), count: count))
+            // Wipe the value where the kernel keeps the initial environment (it shows in
+            // /proc/PID/environ), then drop the variable so child processes do not inherit it.
+            explicit_bzero(value, count)
             unsetenv(name)
         } else if source.standardInput {
             bytes = readLineFromStandardInput()

@@ -30,7 +30,7 @@ public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatabl
     public var description: String {
         switch self {
         case .wrongKey(let path):
-            return "Cannot decrypt '\(path)': the key is wrong, or the file was encrypted with other cipher settings (page size, KDF iterations, HMAC). The file was not changed. Retry with the right key and settings."
+            return "Cannot decrypt '\(path)': the key is wrong, or the file was encrypted with other cipher settings (page size, KDF iterations, HMAC), or its first page is damaged. The file was not changed. Retry with the right key and settings; if they are right, restore the file from a backup."
         case .notEncrypted(let path):
             return "'\(path)' is a plaintext SQLite database, not encrypted, but a key was given. The file was not changed. Encrypt it first with `cipherstore encrypt`, or open it without a key."
         case .encryptedWithoutKey(let path):

@@ -151,6 +151,10 @@ struct DatabaseConverter {
             try exporter.applyCipherSettings(target.cipher, database: schema)
         }
         try exporter.execute(sql: "PRAGMA \(schema).auto_vacuum = \(sourceSnapshot.autoVacuum)")
+        // The output is a temporary file, discarded on any failure and synced once before the
+        // rename: it needs neither a rollback journal nor a sync after each statement.
+        try exporter.execute(sql: "PRAGMA \(schema).journal_mode = OFF")
+        try exporter.execute(sql: "PRAGMA \(schema).synchronous = OFF")
 
         let progress = ExportProgressMonitor(temporaryPath: temporaryPath, totalBytes: sourceBytes(), options: options)
         do {

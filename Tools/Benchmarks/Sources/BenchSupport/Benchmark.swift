@@ -17,24 +17,33 @@ public final class Benchmark {
         iterations = quick ? 3 : 10
     }
 
-    /// Times `body` after one warm-up run; `setup` runs before each run, untimed.
-    @discardableResult
-    public func measure(_ name: String, iterations: Int? = nil, setup: () throws -> Void = {}, _ body: () throws -> Void) throws -> Result {
-        try setup()
-        try body()
-        var seconds: [Double] = []
-        for _ in 0..<(iterations ?? self.iterations) {
-            try setup()
-            let start = DispatchTime.now().uptimeNanoseconds
-            try body()
-            seconds.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+    /// Times a baseline and a contender in alternation — baseline, contender, baseline… —
+    /// so that the machine's drift during the run touches both alike.
+    public func compare(_ baselineName: String, _ contenderName: String, setup: () throws -> Void = {},
+                        baseline: () throws -> Void, contender: () throws -> Void) throws -> (baseline: Result, contender: Result) {
+        var times: [[Double]] = [[], []]
+        for round in 0...iterations {
+            for index in 0..<2 {
+                try setup()
+                let start = DispatchTime.now().uptimeNanoseconds
+                if index == 0 { try baseline() } else { try contender() }
+                // Round 0 is the warm-up.
+                if round > 0 { times[index].append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9) }
+            }
         }
-        seconds.sort()
-        let result = Result(name: name, median: seconds[seconds.count / 2],
-                            p90: seconds[min(seconds.count - 1, Int((Double(seconds.count) * 0.9).rounded(.up)) - 1)])
-        results.append(result)
-        FileHandle.standardError.write(Data(String(format: "  %-58@ median %9.3f ms  p90 %9.3f ms\n", name as NSString, result.median * 1000, result.p90 * 1000).utf8))
-        return result
+        let results = zip([baselineName, contenderName], times).map { name, seconds in
+            let sorted = seconds.sorted()
+            let result = Result(name: name, median: sorted[sorted.count / 2],
+                                p90: sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.9).rounded(.up)) - 1)])
+            report(result)
+            return result
+        }
+        self.results += results
+        return (results[0], results[1])
+    }
+
+    private func report(_ result: Result) {
+        FileHandle.standardError.write(Data(String(format: "  %-58@ median %9.3f ms  p90 %9.3f ms\n", result.name as NSString, result.median * 1000, result.p90 * 1000).utf8))
     }
 
     /// A table row comparing a library to its raw C baseline measured in this run.

@@ -10,26 +10,36 @@ func encryptionCost(_ bench: Benchmark, directory: String, rows: Int, rawKey: [U
     for pageSize in [1024, 4096] {
         for (cacheName, cachePragma) in [("cache 1 MB (smaller than the database)", "PRAGMA cache_size = -1000"),
                                          ("cache 256 MB (larger)", "PRAGMA cache_size = -262144")] {
-            var medians: [Bool: (fetch: Double, insert: Double)] = [:]
-            for encrypted in [false, true] {
+            func paths(_ encrypted: Bool) -> (String, [String], [UInt8]?) {
                 let path = directory + "/cost-\(pageSize)-\(encrypted).db"
-                let pragmas = encrypted ? ["PRAGMA cipher_page_size = \(pageSize)", cachePragma] : ["PRAGMA page_size = \(pageSize)", cachePragma]
-                let label = "\(encrypted ? "encrypted" : "plaintext"), \(pageSize) B pages, \(cacheName)"
-                let insert = try bench.measure("raw C insert: \(label)", setup: {
+                return (path, encrypted ? ["PRAGMA cipher_page_size = \(pageSize)", cachePragma] : ["PRAGMA page_size = \(pageSize)", cachePragma],
+                        encrypted ? rawKey : nil)
+            }
+            func insert(_ encrypted: Bool) {
+                let (path, pragmas, key) = paths(encrypted)
+                let db = Raw.open(path, key: key, pragmas: pragmas)
+                Raw.insert(db, count: rows)
+                sqlite3_close(db)
+            }
+            func fetch(_ encrypted: Bool) {
+                let (path, pragmas, key) = paths(encrypted)
+                let db = Raw.open(path, key: key, pragmas: pragmas)
+                _ = Raw.fetchByIndex(db)
+                sqlite3_close(db)
+            }
+            let label = "\(pageSize) B pages, \(cacheName)"
+            let inserts = try bench.compare("raw C insert, plaintext, \(label)", "raw C insert, encrypted, \(label)", setup: {
+                for encrypted in [false, true] {
+                    let (path, pragmas, key) = paths(encrypted)
                     try? FileManager.default.removeItem(atPath: path)
-                    let db = Raw.open(path, key: encrypted ? rawKey : nil, pragmas: pragmas + [itemSchema])
-                    sqlite3_close(db)
-                }) {
-                    let db = Raw.open(path, key: encrypted ? rawKey : nil, pragmas: pragmas)
-                    Raw.insert(db, count: rows)
+                    let db = Raw.open(path, key: key, pragmas: pragmas + [itemSchema])
                     sqlite3_close(db)
                 }
-                let db = Raw.open(path, key: encrypted ? rawKey : nil, pragmas: pragmas)
-                let fetch = try bench.measure("raw C fetch: \(label)") { _ = Raw.fetchByIndex(db) }
-                sqlite3_close(db)
-                medians[encrypted] = (fetch.median, insert.median)
-            }
-            let plain = medians[false]!, encrypted = medians[true]!
+            }, baseline: { insert(false) }, contender: { insert(true) })
+            let fetches = try bench.compare("raw C fetch (new connection), plaintext, \(label)", "raw C fetch (new connection), encrypted, \(label)",
+                                            baseline: { fetch(false) }, contender: { fetch(true) })
+            let plain = (fetch: fetches.baseline.median, insert: inserts.baseline.median)
+            let encrypted = (fetch: fetches.contender.median, insert: inserts.contender.median)
             lines.append(String(format: "| %d B pages, %@ | %.2f ms / %.2f ms | %.2f ms / %.2f ms | **%.2f× / %.2f×** |",
                                 pageSize, cacheName, plain.fetch * 1000, plain.insert * 1000, encrypted.fetch * 1000, encrypted.insert * 1000,
                                 encrypted.fetch / plain.fetch, encrypted.insert / plain.insert))
@@ -49,14 +59,13 @@ func openingWorkloads(_ bench: Benchmark, directory: String) throws -> [String] 
         let path = directory + "/open-\(name.prefix(3)).db"
         let setup = Raw.open(path, key: rawKey, pragmas: ["CREATE TABLE IF NOT EXISTS t(x)"])
         sqlite3_close(setup)
-        let baseline = try bench.measure("raw C: open + first query, \(name)") {
+        let (baseline, library) = try bench.compare("raw C: open + first query, \(name)", "CipherStore: open + first query, \(name)", baseline: {
             let db = Raw.open(path, key: rawKey)
             let statement = Raw.prepare(db, "SELECT count(*) FROM sqlite_master")
             precondition(sqlite3_step(statement) == SQLITE_ROW)
             sqlite3_finalize(statement)
             sqlite3_close(db)
-        }
-        let library = try bench.measure("CipherStore: open + first query, \(name)") {
+        }) {
             let db = try Connection(path: path, key: key)
             _ = try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM sqlite_master")
             try db.close()

@@ -21,7 +21,7 @@ func feedWorkload(_ bench: Benchmark, directory: String, statuses count: Int, ke
 
     let raw = Raw.open(path, key: rawKey)
     defer { sqlite3_close(raw) }
-    let baseline = try bench.measure("raw C: timeline of \(count) statuses with users") {
+    let (baseline, library) = try bench.compare("raw C: timeline of \(count) statuses with users", "StatusFeed: timeline of \(count) statuses with users", baseline: {
         let statement = Raw.prepare(raw, """
             SELECT s.Id, s.source, s.createdAt, s."text", s.user, s.clientMessageId, u.name, u.screenName, u.profileImageUrl, u.mbtype, u.city
             FROM Status s JOIN User u ON u.Id = s.user ORDER BY s.createdAt DESC, s.Id DESC
@@ -34,8 +34,7 @@ func feedWorkload(_ bench: Benchmark, directory: String, statuses count: Int, ke
         }
         sqlite3_finalize(statement)
         precondition(rows.count == count)
-    }
-    let library = try bench.measure("StatusFeed: timeline of \(count) statuses with users") {
+    }) {
         let timeline = try service.timeline()
         precondition(timeline.count == count)
     }

@@ -17,10 +17,10 @@ func fileToolWorkloads(_ bench: Benchmark, directory: String, megabytes: Int) th
     let key = try DatabaseKey.passphrase(passphrase)
     let removeOutput = { for suffix in ["", "-journal"] { try? FileManager.default.removeItem(atPath: output + suffix) } }
 
-    let shellEncrypt = try bench.measure("sqlcipher shell: sqlcipher_export of \(Int(size)) MB", setup: removeOutput) {
+    let (shellEncrypt, ourEncrypt) = try bench.compare("sqlcipher shell: sqlcipher_export of \(Int(size)) MB", "CipherStore: encrypt \(Int(size)) MB, verified",
+                                                       setup: removeOutput, baseline: {
         try shell(database: plain, script: "ATTACH DATABASE '\(output)' AS e KEY '\(passphrase)';\nSELECT sqlcipher_export('e');\n")
-    }
-    let ourEncrypt = try bench.measure("CipherStore: encrypt \(Int(size)) MB, verified", setup: removeOutput) {
+    }) {
         try DatabaseMaintenance.encrypt(path: plain, to: .file(output), key: key)
     }
     // Rotation alternates between two keys, in place.
@@ -28,11 +28,10 @@ func fileToolWorkloads(_ bench: Benchmark, directory: String, megabytes: Int) th
     var current = 0
     removeOutput()
     try DatabaseMaintenance.encrypt(path: plain, to: .file(output), key: keys[0].1)
-    let shellRekey = try bench.measure("sqlcipher shell: PRAGMA rekey of \(Int(size)) MB") {
+    let (shellRekey, ourRekey) = try bench.compare("sqlcipher shell: PRAGMA rekey of \(Int(size)) MB", "CipherStore: change key of \(Int(size)) MB, verified", baseline: {
         try shell(database: output, script: "PRAGMA key = '\(keys[current].0)';\nPRAGMA rekey = '\(keys[1 - current].0)';\n")
         current = 1 - current
-    }
-    let ourRekey = try bench.measure("CipherStore: change key of \(Int(size)) MB, verified") {
+    }) {
         try DatabaseMaintenance.changeKey(path: output, oldKey: keys[current].1, newKey: keys[1 - current].1)
         current = 1 - current
     }

@@ -11,12 +11,13 @@ func insertingWorkloads(_ bench: Benchmark, directory: String, rows: Int, key: D
         let db = Raw.open(path, key: rawKey, pragmas: [itemSchema])
         sqlite3_close(db)
     }
-    let baseline = try bench.measure("raw C: insert \(rows) rows, one transaction", setup: reset) {
+    let rawInsert = {
         let db = Raw.open(path, key: rawKey)
         Raw.insert(db, count: rows)
         sqlite3_close(db)
     }
-    let positional = try bench.measure("CipherStore: insert, positional arguments", setup: reset) {
+    let (baseline, positional) = try bench.compare("raw C: insert \(rows) rows, one transaction", "CipherStore: insert, positional arguments",
+                                                   setup: reset, baseline: rawInsert) {
         let db = try Connection(path: path, key: key)
         try db.inTransaction {
             let statement = try db.makeStatement(sql: "INSERT INTO item VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
@@ -27,7 +28,7 @@ func insertingWorkloads(_ bench: Benchmark, directory: String, rows: Int, key: D
             return .commit
         }
     }
-    let named = try bench.measure("CipherStore: insert, named arguments", setup: reset) {
+    let (baseline2, named) = try bench.compare("raw C: insert", "CipherStore: insert, named arguments", setup: reset, baseline: rawInsert) {
         let db = try Connection(path: path, key: key)
         try db.inTransaction {
             let statement = try db.makeStatement(sql: "INSERT INTO item VALUES (:i0, :i1, :i2, :i3, :i4, :i5, :i6, :i7, :i8, :i9)")
@@ -39,7 +40,7 @@ func insertingWorkloads(_ bench: Benchmark, directory: String, rows: Int, key: D
             return .commit
         }
     }
-    let encodable = try bench.measure("CipherStore: insert Encodable records", setup: reset) {
+    let (baseline3, encodable) = try bench.compare("raw C: insert", "CipherStore: insert Encodable records", setup: reset, baseline: rawInsert) {
         let db = try Connection(path: path, key: key)
         try db.inTransaction {
             for row in 0..<rows {
@@ -51,8 +52,8 @@ func insertingWorkloads(_ bench: Benchmark, directory: String, rows: Int, key: D
     }
     return [
         Benchmark.row("4. insert, positional", baseline: baseline, library: positional, target: "≤ 1.3×"),
-        Benchmark.row("4. insert, named", baseline: baseline, library: named, target: "—"),
-        Benchmark.row("5. Encodable insert", baseline: baseline, library: encodable, target: "≤ 3.0×"),
+        Benchmark.row("4. insert, named", baseline: baseline2, library: named, target: "—"),
+        Benchmark.row("5. Encodable insert", baseline: baseline3, library: encodable, target: "≤ 3.0×"),
     ]
 }
 
@@ -64,11 +65,11 @@ func batchClaim(_ bench: Benchmark, directory: String, rows: Int, key: DatabaseK
         let db = try! Connection(path: path, key: key)
         try! db.execute(sql: "CREATE TABLE t(x)")
     }
-    let oneByOne = try bench.measure("CipherStore: \(rows) inserts, each its own transaction", setup: reset) {
+    let (oneByOne, batched) = try bench.compare("CipherStore: \(rows) inserts, each its own transaction",
+                                                "CipherStore: \(rows) inserts in one transaction", setup: reset, baseline: {
         let queue = try DatabaseQueue(path: path, key: key)
         for row in 0..<rows { try queue.inDatabase { try $0.execute(sql: "INSERT INTO t VALUES (?)", arguments: [row]) } }
-    }
-    let batched = try bench.measure("CipherStore: \(rows) inserts in one transaction", setup: reset) {
+    }) {
         let queue = try DatabaseQueue(path: path, key: key)
         try queue.inTransaction { db in
             for row in 0..<rows { try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [row]) }

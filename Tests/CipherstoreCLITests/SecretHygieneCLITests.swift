@@ -1,0 +1,34 @@
+import CipherStore
+import Foundation
+import Testing
+
+/// The CLI's argv, environment and output never show a key.
+@Suite struct SecretHygieneCLITests {
+    @Test func keyFromTheEnvironmentIsScrubbedAndNeverShown() throws {
+        let workspace = try Workspace()
+        let source = workspace.path("big.db")
+        let db = try Connection(path: source, key: nil)
+        try db.execute(sql: "CREATE TABLE big(body TEXT)")
+        try db.execute(sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 60000) INSERT INTO big SELECT printf('%01000d', i) FROM n")
+        try db.close()
+        let secret = "env-secret-Passphrase-91c2"
+        let (process, output, errors) = try CLI.start(["encrypt", source, "-o", workspace.path("out.db"), "--key-env", "CS_TEST_KEY"],
+                                                      environment: ["CS_TEST_KEY": secret])
+        // While it runs: its argv and its environment.
+        Thread.sleep(forTimeInterval: 0.25)
+        let pid = process.processIdentifier
+        let commandLine = bytes("/proc/\(pid)/cmdline")
+        let environment = bytes("/proc/\(pid)/environ")
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(String(decoding: errorData, as: UTF8.self))")
+        #expect(!commandLine.isEmpty && !environment.isEmpty, "the process ended before it could be inspected")
+        #expect(commandLine.range(of: Data(secret.utf8)) == nil)
+        #expect(environment.range(of: Data(secret.utf8)) == nil, "the key is still in /proc/PID/environ")
+        #expect(environment.range(of: Data("CS_TEST_KEY".utf8)) != nil, "the variable itself stays, emptied")
+        for data in [outputData, errorData] + (try FileManager.default.contentsOfDirectory(atPath: workspace.url.path).map { bytes(workspace.path($0)) }) {
+            #expect(data.range(of: Data(secret.utf8)) == nil)
+        }
+    }
+}
