@@ -51,7 +51,13 @@ let package = Package(
         ),
         .testTarget(
             name: "CipherstoreCLITests",
-            dependencies: ["CipherStore", "cipherstore"]
+            dependencies: ["CipherStore", "cipherstore", "crash-writer"]
+        ),
+        // A child process for the crash tests: writes transactions until it is killed.
+        .executableTarget(
+            name: "crash-writer",
+            dependencies: ["CipherStore"],
+            path: "Tests/CrashWriter"
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -158,3 +158,15 @@ import Testing
         #expect(traced == ["INSERT INTO item(name) VALUES (?)"])
     }
 }
+
+@Suite struct RowCursorValueSemanticsTests {
+    @Test func rowsKeptFromACursorDoNotChange() throws {
+        let db = try Connection(location: .inMemory, key: nil)
+        try db.execute(sql: "CREATE TABLE t(x)")
+        for value in ["a", "b", "c"] { try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [value]) }
+        let cursor = try db.fetchCursor(sql: "SELECT x FROM t ORDER BY x")
+        var kept: [Row] = []
+        while let row = try cursor.next() { kept.append(row) }
+        #expect(try kept.map { try $0.value(String.self, at: 0) } == ["a", "b", "c"])
+    }
+}

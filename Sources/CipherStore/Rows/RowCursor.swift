@@ -11,6 +11,10 @@
 public final class RowCursor {
     private let statement: Statement
     private var isDone = false
+    /// The values of the last row. When the caller has let go of that row, its storage is
+    /// unique again and is refilled in place; a row the caller keeps is copied first (value
+    /// semantics), so rows never change under their holder.
+    private var values: [DatabaseValue] = []
 
     init(statement: Statement, arguments: StatementArguments) throws {
         self.statement = statement
@@ -25,7 +29,12 @@ public final class RowCursor {
     public func next() throws -> Row? {
         guard !isDone else { return nil }
         if try statement.step() {
-            return Row(statement: statement)
+            let count = statement.columnCount
+            if values.count != count { values = Array(repeating: .null, count: count) }
+            values.withUnsafeMutableBufferPointer { buffer in
+                for index in 0..<count { buffer[index] = statement.databaseValue(at: index) }
+            }
+            return Row(layout: statement.rowLayout, values: values)
         }
         finish()
         return nil

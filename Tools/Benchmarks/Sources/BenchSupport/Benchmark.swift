@@ -19,12 +19,15 @@ public final class Benchmark {
 
     /// Times a baseline and a contender in alternation — baseline, contender, baseline… —
     /// so that the machine's drift during the run touches both alike.
+    /// `setup` runs untimed before every run; `setupFor` likewise, told whether the contender runs next.
     public func compare(_ baselineName: String, _ contenderName: String, setup: () throws -> Void = {},
+                        setupFor: (_ contender: Bool) throws -> Void = { _ in },
                         baseline: () throws -> Void, contender: () throws -> Void) throws -> (baseline: Result, contender: Result) {
         var times: [[Double]] = [[], []]
         for round in 0...iterations {
             for index in 0..<2 {
                 try setup()
+                try setupFor(index == 1)
                 let start = DispatchTime.now().uptimeNanoseconds
                 if index == 0 { try baseline() } else { try contender() }
                 // Round 0 is the warm-up.

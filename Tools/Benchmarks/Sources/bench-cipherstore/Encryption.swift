@@ -28,13 +28,11 @@ func encryptionCost(_ bench: Benchmark, directory: String, rows: Int, rawKey: [U
                 sqlite3_close(db)
             }
             let label = "\(pageSize) B pages, \(cacheName)"
-            let inserts = try bench.compare("raw C insert, plaintext, \(label)", "raw C insert, encrypted, \(label)", setup: {
-                for encrypted in [false, true] {
-                    let (path, pragmas, key) = paths(encrypted)
-                    try? FileManager.default.removeItem(atPath: path)
-                    let db = Raw.open(path, key: key, pragmas: pragmas + [itemSchema])
-                    sqlite3_close(db)
-                }
+            let inserts = try bench.compare("raw C insert, plaintext, \(label)", "raw C insert, encrypted, \(label)", setupFor: { encrypted in
+                let (path, pragmas, key) = paths(encrypted)
+                try? FileManager.default.removeItem(atPath: path)
+                let db = Raw.open(path, key: key, pragmas: pragmas + [itemSchema])
+                sqlite3_close(db)
             }, baseline: { insert(false) }, contender: { insert(true) })
             let fetches = try bench.compare("raw C fetch (new connection), plaintext, \(label)", "raw C fetch (new connection), encrypted, \(label)",
                                             baseline: { fetch(false) }, contender: { fetch(true) })
