@@ -184,3 +184,16 @@ final class PhaseRecorder: @unchecked Sendable {
         return reports.map(\.fractionCompleted)
     }
 }
+
+@Suite struct ConversionSettingsTests {
+    @Test func invalidTargetSettingsAreRefusedBeforeAnyFileIsWritten() throws {
+        let directory = try TemporaryDirectory()
+        let source = directory.path("plain.sqlite")
+        try SampleDatabases.makeRichPlaintext(at: source)
+        let output = directory.path("out.sqlite")
+        #expect(throws: CipherStoreError.self) {
+            try DatabaseMaintenance.encrypt(path: source, to: .file(output), key: .passphrase("k"), cipher: CipherSettings(pageSize: 1000))
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["plain.sqlite"])
+    }
+}

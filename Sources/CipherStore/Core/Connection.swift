@@ -124,6 +124,7 @@ public final class Connection {
     /// Applies cipher settings to one attached database and reads each one back: SQLCipher
     /// ignores the pragmas it does not know, so a value that does not read back is refused.
     func applyCipherSettings(_ settings: CipherSettings, database: String) throws {
+        try settings.validate()
         let version = SQLCipherLibrary.sqlcipherVersion ?? "?"
         let major = SQLCipherLibrary.sqlcipherMajorVersion
         let schema = Self.quoteIdentifier(database)

@@ -21,6 +21,10 @@ struct DatabaseConverter {
 
     func run() throws -> ConversionReport {
         let started = Date()
+        // Before any file is touched: SQLCipher 3.4.1 overruns a heap buffer when given a page
+        // size that is not a power of two.
+        try source.cipher.validate()
+        try target.cipher.validate()
         try checkSource()
         let outputPath = try resolveOutput()
         let removedLeftovers = TemporaryFiles.removeLeftovers(for: outputPath)
