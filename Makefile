@@ -4,7 +4,7 @@
 SWIFT ?= swift
 APT_PACKAGES = libsqlcipher-dev sqlcipher
 
-.PHONY: deps demo test build bench check-sanitizers clean
+.PHONY: deps demo test build bench check-sanitizers fuzz clean
 
 deps:
 	@./Tools/scripts/install-dependencies.sh $(APT_PACKAGES)
@@ -27,10 +27,19 @@ check-sanitizers: deps
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --scratch-path .build-asan --sanitize=address \
 		--skip 'KillTests|WriteCrashTests|CursorMemoryTests|SecretHygieneCLITests'
 
+# libFuzzer on database files (Tools/Fuzz), under AddressSanitizer, for FUZZ_SECONDS seconds.
+# The seed corpus is copied first, so the one in the repository stays small.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	cd Tools/Fuzz && $(SWIFT) build --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address
+	rm -rf .build-fuzz-corpus && mkdir -p .build-fuzz-corpus && cp Tools/Fuzz/Corpus/* .build-fuzz-corpus/
+	ASAN_OPTIONS=detect_leaks=0 Tools/Fuzz/.build-fuzz/debug/fuzz-open -max_total_time=$(FUZZ_SECONDS) \
+		-timeout=10 -artifact_prefix=Tools/Fuzz/crash- .build-fuzz-corpus
+
 # Benchmarks: a separate package (Tools/Benchmarks), release builds. QUICK=1 for a smoke run.
 bench: deps
 	@./Tools/scripts/install-dependencies.sh libsqlite3-dev
 	QUICK=$(QUICK) ./Tools/Benchmarks/run.sh
 
 clean:
-	rm -rf .build .build-tsan .build-asan Tools/Benchmarks/.build
+	rm -rf .build .build-tsan .build-asan .build-fuzz-corpus Tools/Benchmarks/.build Tools/Fuzz/.build-fuzz
