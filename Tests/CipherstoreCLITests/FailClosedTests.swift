@@ -71,6 +71,19 @@ import Testing
         #expect(DatabaseFileInfo.inspect(path: source).kind == .plaintext)
     }
 
+    @Test func runningOutOfFileDescriptorsFailsCleanly() throws {
+        let workspace = try Workspace()
+        let source = try Self.makePlainDatabase(in: workspace)
+        let keyFile = try workspace.keyFile("key", "k")
+        let before = bytes(source)
+        let result = try CLI.run(["encrypt", source, "-o", workspace.path("out.db"), "--key-file", keyFile], wrapper: ["ulimit -n 6"])
+        #expect(result.status == 74, "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("Too many open files") || result.errorOutput.contains("file descriptors"), "\(result.errorOutput)")
+        #expect(bytes(source) == before)
+        let created = try FileManager.default.contentsOfDirectory(atPath: workspace.url.path).filter { $0.contains("out") || $0.contains("cipherstore-") }
+        #expect(created.isEmpty, "left behind: \(created)")
+    }
+
     static func makePlainDatabase(in workspace: Workspace) throws -> String {
         let source = workspace.path("plain.db")
         let db = try Connection(path: source, key: nil)

@@ -45,7 +45,49 @@ public final class Connection {
     ///   ``CipherStoreError/encryptedWithoutKey(path:)``, ``CipherStoreError/notADatabase(path:detail:)``,
     ///   ``CipherStoreError/unsupportedCipherSetting(setting:sqlcipherVersion:)``,
     ///   ``CipherStoreError/sqlcipherUnavailable(sqliteVersion:)``, or ``DatabaseError``.
-    public init(location: DatabaseLocation, key: DatabaseKey?, configuration: Configuration = Configuration()) throws {
+    public convenience init(location: DatabaseLocation, key: DatabaseKey?, configuration: Configuration = Configuration()) throws {
+        if case .file(let path) = location, key != nil, !configuration.readOnly, FileSystem.size(path) == 0 {
+            try Self.writeFirstPage(path: path, key: key, configuration: configuration)
+        }
+        try self.init(opening: location, key: key, configuration: configuration)
+    }
+
+    /// Gives a new encrypted file its first page — and with it the salt every connection must
+    /// derive its key from — before the connection that will be used is keyed.
+    ///
+    /// SQLCipher reads the salt from the file when a connection is keyed, and invents a random
+    /// one when the file is still empty. Two connections (or processes) that key the same new
+    /// file before either has written to it would each invent their own, and whichever writes
+    /// second then fails with "file is encrypted or is not a database". So the first page is
+    /// written under a write lock, by whoever gets there first, and the connection proper is
+    /// keyed afterwards, when the salt is on disk.
+    private static func writeFirstPage(path: String, key: DatabaseKey?, configuration: Configuration) throws {
+        // The journal mode is set by the connection proper, once the first page exists.
+        var creatorConfiguration = configuration
+        creatorConfiguration.journalMode = nil
+        let creator: Connection
+        do {
+            creator = try Connection(opening: .file(path), key: key, configuration: creatorConfiguration)
+        } catch CipherStoreError.wrongKey {
+            // Another connection wrote the first page, with its salt, while this one was being
+            // keyed: the connection proper reads that salt (and reports a key that is really wrong).
+            return
+        }
+        defer { try? creator.close() }
+        do {
+            try creator.beginTransaction(.immediate)
+            defer { if creator.isInTransaction { try? creator.rollback() } }
+            if try creator.fetchScalar(Int.self, sql: "PRAGMA page_count") == 0 {
+                try creator.execute(sql: "CREATE TABLE cipherstore_first_page(x)")
+                try creator.execute(sql: "DROP TABLE cipherstore_first_page")
+                try creator.commit()
+            }
+        } catch ResultCode.SQLITE_NOTADB {
+            // The same race, noticed once the write lock was ours.
+        }
+    }
+
+    init(opening location: DatabaseLocation, key: DatabaseKey?, configuration: Configuration) throws {
         try configuration.cipher.validate()
         if key == nil && configuration.cipher != .libraryDefaults {
             throw CipherStoreError.invalidConfiguration(reason: "cipher settings were given without a key. Pass the database's key, or drop the settings for a plaintext database.")

@@ -34,7 +34,7 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
         case .SQLITE_READONLY:
             return "The database was opened read-only or its file is not writable: check the open mode and file permissions."
         case .SQLITE_CANTOPEN:
-            return "Check that the path exists, its directory is writable, and the process may open it."
+            return "Check that the path exists, its directory is writable, and the process may open it (and has file descriptors left: see `ulimit -n`)."
         case .SQLITE_CORRUPT:
             return "The file is damaged: restore it from a backup."
         case .SQLITE_CONSTRAINT:

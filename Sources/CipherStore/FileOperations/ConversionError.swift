@@ -56,7 +56,7 @@ public enum ConversionError: Error, Sendable, CustomStringConvertible, Equatable
         case .cancelled:
             return "Cancelled. The source was not changed and the partial output was removed."
         case .io(let operation, let path, let reason):
-            return "\(operation) failed for '\(path)': \(reason). The source was not changed. Check free space and permissions, then retry."
+            return "\(operation) failed for '\(path)': \(reason). The source was not changed. Check free space, permissions and the open-file limit (`ulimit -n`), then retry."
         }
     }
 }
