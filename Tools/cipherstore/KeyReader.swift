@@ -101,9 +101,9 @@ enum KeyReader {
         tcgetattr(descriptor, &saved)
         var silent = saved
         silent.c_lflag &= ~tcflag_t(ECHO)
-        tcsetattr(descriptor, TCSAFLUSH, &silent)
+        tcsetattr(descriptor, TCSANOW, &silent)
         defer {
-            tcsetattr(descriptor, TCSAFLUSH, &saved)
+            tcsetattr(descriptor, TCSANOW, &saved)
             fputs("\n", tty)
         }
         fputs(prompt, tty)
