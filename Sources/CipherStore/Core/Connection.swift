@@ -87,6 +87,7 @@ public final class Connection {
         }
     }
 
+    /// Opens, checks for SQLCipher, keys, applies the settings and reads the schema.
     init(opening location: DatabaseLocation, key: DatabaseKey?, configuration: Configuration) throws {
         try configuration.cipher.validate()
         if key == nil && configuration.cipher != .libraryDefaults {

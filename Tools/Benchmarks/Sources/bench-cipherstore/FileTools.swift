@@ -13,6 +13,9 @@ func fileToolWorkloads(_ bench: Benchmark, directory: String, megabytes: Int) th
     Raw.exec(setup, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(rows)) INSERT INTO big SELECT i, printf('%01000d', i) FROM n")
     sqlite3_close(setup)
     let size = Double((try FileManager.default.attributesOfItem(atPath: plain)[.size] as? Int) ?? 0) / 1_048_576
+    // Fixed benchmark-only keys. The shell baseline can take a key only in SQL (`ATTACH … KEY`,
+    // `PRAGMA key`), so these constants go into its script, on standard input; CipherStore's
+    // side gets the same keys through DatabaseKey.
     let passphrase = "file tool benchmark"
     let key = try DatabaseKey.passphrase(passphrase)
     let removeOutput = { for suffix in ["", "-journal"] { try? FileManager.default.removeItem(atPath: output + suffix) } }
