@@ -25,8 +25,8 @@ import Testing
             get { metadata[key] }
             set { metadata[key] = newValue }
         }
-        func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
-            capture.append("\(level) \(message) \(metadata ?? [:]) \(self.metadata)")
+        func log(event: LogEvent) {
+            capture.append("\(event.level) \(event.message) \(event.metadata ?? [:]) \(metadata)")
         }
     }
 

@@ -56,10 +56,8 @@ import Testing
     }
 
     /// Several processes writing to one file at once: each waits for the others within the
-    /// busy timeout instead of failing, and the file stays whole. WAL mode only: in
-    /// rollback-journal mode a process that opens the file while others commit can, rarely,
-    /// fail its open with "Cannot decrypt" (a known issue, see README).
-    @Test(arguments: ["wal"])
+    /// busy timeout instead of failing, and the file stays whole.
+    @Test(arguments: ["delete", "wal"])
     func severalWriterProcessesShareOneFile(mode: String) throws {
         let workspace = try Workspace()
         let path = workspace.path("shared.db")

@@ -1,5 +1,10 @@
 import CSQLCipher
 import Logging
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// One connection to a database, encrypted with SQLCipher when opened with a key.
 ///
@@ -21,7 +26,8 @@ import Logging
 ///
 /// Not `Sendable`: use it on one thread at a time, or through a ``DatabaseQueue``.
 public final class Connection {
-    let handle: ConnectionHandle
+    /// Replaced only while the connection opens (see the retry in `init(opening:)`).
+    private(set) var handle: ConnectionHandle
     /// Where the database lives.
     public let location: DatabaseLocation
     /// Whether the connection was opened with a key.
@@ -102,25 +108,26 @@ public final class Connection {
         if case .file(let path) = location, !configuration.readOnly {
             createdPath = FileSystem.createOwnerOnlyFileIfMissing(path)
         }
-        var pointer: OpaquePointer?
         let flags = (configuration.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
-        let openCode = sqlite3_open_v2(location.sqlitePath, &pointer, flags, nil)
-        guard let pointer else {
-            throw DatabaseError(resultCode: .SQLITE_NOMEM, message: "out of memory opening \(location.displayName)")
-        }
-        handle = ConnectionHandle(pointer)
         do {
-            try handle.check(openCode)
-            sqlite3_extended_result_codes(pointer, 1)
-            try Self.requireSQLCipher(pointer)
-            if let key {
-                try key.withKeyBytes { bytes in
-                    try handle.check(sqlite3_key_v2(pointer, "main", bytes.baseAddress, Int32(bytes.count)))
-                }
-                try applyCipherSettings(configuration.cipher, database: "main")
+            handle = try Self.openHandle(location, flags: flags)
+        } catch {
+            if let createdPath { FileSystem.removeIfPresent(createdPath) }
+            throw error
+        }
+        do {
+            do {
+                try keyAndReadSchema(key: key, configuration: configuration)
+            } catch CipherStoreError.wrongKey where key != nil {
+                // SQLCipher reads the salt without a lock when a connection is keyed; a process
+                // committing at that instant can make a right key look wrong, rarely. One fresh
+                // connection tells the two apart: a really wrong key fails again.
+                statementCache.removeAll()
+                try? handle.close()
+                usleep(50_000)
+                handle = try Self.openHandle(location, flags: flags)
+                try keyAndReadSchema(key: key, configuration: configuration)
             }
-            sqlite3_busy_timeout(pointer, Int32(max(0, configuration.busyTimeout) * 1000))
-            try readSchema(keyed: key != nil)
             if configuration.foreignKeys, !configuration.readOnly {
                 try execute(sql: "PRAGMA foreign_keys = ON")
             }
@@ -157,6 +164,37 @@ public final class Connection {
     }
 
     // MARK: Opening
+
+    /// Opens the file and checks that the library is SQLCipher; closes the handle on failure.
+    private static func openHandle(_ location: DatabaseLocation, flags: Int32) throws -> ConnectionHandle {
+        var pointer: OpaquePointer?
+        let openCode = sqlite3_open_v2(location.sqlitePath, &pointer, flags, nil)
+        guard let pointer else {
+            throw DatabaseError(resultCode: .SQLITE_NOMEM, message: "out of memory opening \(location.displayName)")
+        }
+        let handle = ConnectionHandle(pointer)
+        do {
+            try handle.check(openCode)
+            sqlite3_extended_result_codes(pointer, 1)
+            try requireSQLCipher(pointer)
+        } catch {
+            try? handle.close()
+            throw error
+        }
+        return handle
+    }
+
+    /// Keys the connection, applies the cipher settings and busy timeout, and reads the schema.
+    private func keyAndReadSchema(key: DatabaseKey?, configuration: Configuration) throws {
+        if let key {
+            try key.withKeyBytes { bytes in
+                try handle.check(sqlite3_key_v2(handle.pointer, "main", bytes.baseAddress, Int32(bytes.count)))
+            }
+            try applyCipherSettings(configuration.cipher, database: "main")
+        }
+        sqlite3_busy_timeout(handle.pointer, Int32(max(0, configuration.busyTimeout) * 1000))
+        try readSchema(keyed: key != nil)
+    }
 
     private static func requireSQLCipher(_ pointer: OpaquePointer) throws {
         guard SQLCipherLibrary.cipherVersion(of: pointer) != nil else {
