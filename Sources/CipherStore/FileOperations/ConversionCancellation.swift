@@ -10,6 +10,7 @@ import Synchronization
 public final class ConversionCancellation: Sendable {
     private let flag = Atomic<Bool>(false)
 
+    /// A flag not yet set.
     public init() {}
 
     /// Asks the conversion to stop at its next check (within milliseconds).

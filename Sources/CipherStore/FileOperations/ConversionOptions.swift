@@ -7,6 +7,7 @@ public struct ConversionOptions: Sendable {
     /// Seconds to wait for other connections' locks on the source before failing.
     public var busyTimeout: Double
 
+    /// Creates options; by default no progress, no cancellation and a 2-second busy timeout.
     public init(progress: (@Sendable (ConversionProgress) -> Void)? = nil,
                 cancellation: ConversionCancellation? = nil, busyTimeout: Double = 2) {
         self.progress = progress

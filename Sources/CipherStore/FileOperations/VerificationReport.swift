@@ -3,7 +3,9 @@
 public struct VerificationReport: Sendable, Hashable {
     /// One table and its row count.
     public struct Table: Sendable, Hashable {
+        /// The table name.
         public let name: String
+        /// Its number of rows.
         public let rowCount: Int
     }
 

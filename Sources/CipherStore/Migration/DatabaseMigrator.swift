@@ -17,6 +17,7 @@
 public struct DatabaseMigrator: Sendable {
     private var migrations: [(name: String, body: @Sendable (Connection) throws -> Void)] = []
 
+    /// A migrator with no migrations yet.
     public init() {}
 
     /// Adds a migration after the ones registered before. Names must be unique.

@@ -18,6 +18,7 @@ public struct Status: Codable, Sendable, Hashable {
     /// The longest text accepted.
     public static let maximumTextLength = 2000
 
+    /// Creates a status; leave `id` nil for one not yet added.
     public init(id: Int64? = nil, source: String, createdAt: Date, text: String, user: Int64, clientMessageId: String? = nil) {
         self.id = id
         self.source = source
@@ -34,6 +35,8 @@ public struct Status: Codable, Sendable, Hashable {
 
 /// A status with the user who posted it: one row of the timeline.
 public struct TimelineEntry: Sendable, Hashable {
+    /// The status.
     public let status: Status
+    /// The user who posted it.
     public let user: User
 }

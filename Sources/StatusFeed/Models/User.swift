@@ -6,10 +6,14 @@ public struct User: Codable, Sendable, Hashable {
     public var name: String
     /// The display name, e.g. "冰儿".
     public var screenName: String
+    /// The avatar image name or URL.
     public var profileImageUrl: String
+    /// The member-type badge image.
     public var mbtype: String
+    /// The city the user lives in, e.g. "北京".
     public var city: String
 
+    /// Creates a user; leave `id` nil for one not yet added.
     public init(id: Int64? = nil, name: String, screenName: String, profileImageUrl: String, mbtype: String, city: String) {
         self.id = id
         self.name = name

@@ -11,8 +11,11 @@ import CipherStore
 ///   must not be empty: a constraint change SQLite 3.15.2 cannot make in place, done with
 ///   ``CipherStore/Connection/rebuildTable(_:as:copying:)``.
 public enum FeedSchema {
+    /// The name of migration v1.
     public static let v1 = "v1 users and statuses"
+    /// The name of migration v2.
     public static let v2 = "v2 status client message id"
+    /// The name of migration v3.
     public static let v3 = "v3 status constraints"
 
     /// The seed app's tables, as it created them, plus the unique name index it assumed.

@@ -17,6 +17,7 @@ public struct StatusService: Sendable {
     let queue: DatabaseQueue
     let logger: Logger?
 
+    /// A service on a queue whose database has the feed schema (see ``FeedSchema/migrate(_:)``).
     public init(queue: DatabaseQueue, logger: Logger? = nil) {
         self.queue = queue
         self.logger = logger
