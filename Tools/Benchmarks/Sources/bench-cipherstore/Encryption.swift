@@ -68,7 +68,7 @@ func openingWorkloads(_ bench: Benchmark, directory: String) throws -> [String] 
             _ = try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM sqlite_master")
             try db.close()
         }
-        lines.append(String(format: "| 7. open + first query, %@ | %.3f ms | %.3f ms | **+%.3f ms** | ≤ raw + 0.2 ms%@ |",
+        lines.append(String(format: "| 7. open + first query, %@ | %.3f ms | %.3f ms | **%+.3f ms** | ≤ raw + 0.2 ms%@ |",
                             name, baseline.median * 1000, library.median * 1000, (library.median - baseline.median) * 1000,
                             name.hasPrefix("passphrase") ? String(format: "; %.1f KDF runs", library.median / baseline.median) : ""))
     }
