@@ -18,10 +18,16 @@ let package = Package(
             pkgConfig: "sqlcipher",
             providers: [.apt(["libsqlcipher-dev"]), .brew(["sqlcipher"])]
         ),
+        // The VFS layer of whole-file conversions, in C: batched writes, counted reads.
+        .target(
+            name: "CConversionIO",
+            dependencies: ["CSQLCipher"]
+        ),
         .target(
             name: "CipherStore",
             dependencies: [
                 "CSQLCipher",
+                "CConversionIO",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -22,6 +22,9 @@ public struct Configuration: Sendable {
     public var journalMode: JournalMode?
     /// Where CipherStore logs opens, closes and failures (never keys or bound values).
     public var logger: Logger?
+    /// The SQLite VFS to open the file with; `nil` is the default one. Internal: conversions
+    /// use a write-batching layer for the files they write.
+    var vfsName: String?
 
     /// Creates a configuration; the defaults suit most apps.
     public init(cipher: CipherSettings = .libraryDefaults, readOnly: Bool = false, busyTimeout: Double = 5,

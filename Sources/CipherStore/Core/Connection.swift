@@ -110,7 +110,7 @@ public final class Connection {
         }
         let flags = (configuration.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         do {
-            handle = try Self.openHandle(location, flags: flags)
+            handle = try Self.openHandle(location, flags: flags, vfs: configuration.vfsName)
         } catch {
             if let createdPath { FileSystem.removeIfPresent(createdPath) }
             throw error
@@ -125,7 +125,7 @@ public final class Connection {
                 statementCache.removeAll()
                 try? handle.close()
                 usleep(50_000)
-                handle = try Self.openHandle(location, flags: flags)
+                handle = try Self.openHandle(location, flags: flags, vfs: configuration.vfsName)
                 try keyAndReadSchema(key: key, configuration: configuration)
             }
             if configuration.foreignKeys, !configuration.readOnly {
@@ -166,9 +166,9 @@ public final class Connection {
     // MARK: Opening
 
     /// Opens the file and checks that the library is SQLCipher; closes the handle on failure.
-    private static func openHandle(_ location: DatabaseLocation, flags: Int32) throws -> ConnectionHandle {
+    private static func openHandle(_ location: DatabaseLocation, flags: Int32, vfs: String?) throws -> ConnectionHandle {
         var pointer: OpaquePointer?
-        let openCode = sqlite3_open_v2(location.sqlitePath, &pointer, flags, nil)
+        let openCode = sqlite3_open_v2(location.sqlitePath, &pointer, flags, vfs)
         guard let pointer else {
             throw DatabaseError(resultCode: .SQLITE_NOMEM, message: "out of memory opening \(location.displayName)")
         }

@@ -6,12 +6,21 @@ public struct ConversionOptions: Sendable {
     public var cancellation: ConversionCancellation?
     /// Seconds to wait for other connections' locks on the source before failing.
     public var busyTimeout: Double
+    /// Memory for the pages of the result while it is written (SQLite page cache), 256 MiB by
+    /// default. A result that fits is written in one sorted pass at the end and its integrity
+    /// check runs on those pages in memory; a larger one spills pages to the file as it goes,
+    /// and the integrity check reads the spilled pages back. Memory is taken as pages are
+    /// written, so a small database uses little of it.
+    public var pageCacheBytes: Int
 
-    /// Creates options; by default no progress, no cancellation and a 2-second busy timeout.
+    /// Creates options; by default no progress, no cancellation, a 2-second busy timeout and a
+    /// 256 MiB page cache.
     public init(progress: (@Sendable (ConversionProgress) -> Void)? = nil,
-                cancellation: ConversionCancellation? = nil, busyTimeout: Double = 2) {
+                cancellation: ConversionCancellation? = nil, busyTimeout: Double = 2,
+                pageCacheBytes: Int = 256 << 20) {
         self.progress = progress
         self.cancellation = cancellation
         self.busyTimeout = busyTimeout
+        self.pageCacheBytes = pageCacheBytes
     }
 }

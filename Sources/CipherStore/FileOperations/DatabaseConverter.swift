@@ -1,11 +1,12 @@
+import CConversionIO
 import CSQLCipher
 import Foundation
 
 /// One encrypt, decrypt or key change: copy with `sqlcipher_export` into a temporary file,
 /// verify, sync, and move into place. See ``DatabaseMaintenance`` for the guarantees.
-struct DatabaseConverter {
+struct DatabaseConverter: Sendable {
     /// A key and the cipher settings that go with it; no key means plaintext.
-    struct Side {
+    struct Side: Sendable {
         let key: DatabaseKey?
         let cipher: CipherSettings
     }
@@ -58,7 +59,6 @@ struct DatabaseConverter {
             let verification = try copyAndVerify(into: temporaryPath, journalMode: isWAL ? "wal" : nil)
             try checkCancelled()
             report(.replacing, written: FileSystem.size(temporaryPath))
-            try FileSystem.sync(temporaryPath)
             let backupPath = try replace(outputPath, with: temporaryPath)
             try? lock.rollback()
             try lock.close()
@@ -127,10 +127,20 @@ struct DatabaseConverter {
         }
     }
 
-    private func openSource() throws -> Connection {
+    /// - Parameter conversionIO: opens through the conversion VFS (batched writes to files
+    ///   attached later, counted reads of the source).
+    private func openSource(conversionIO: Bool = false) throws -> Connection {
+        var configuration = Configuration(cipher: source.cipher, busyTimeout: options.busyTimeout, foreignKeys: false)
+        if conversionIO {
+            let registered = cipherstore_conversion_io_register()
+            guard registered == SQLITE_OK else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: registered),
+                                    message: "the conversion VFS could not be registered over SQLite's default VFS")
+            }
+            configuration.vfsName = CIPHERSTORE_CONVERSION_IO_VFS
+        }
         do {
-            return try Connection(path: sourcePath, key: source.key,
-                                  configuration: Configuration(cipher: source.cipher, busyTimeout: options.busyTimeout, foreignKeys: false))
+            return try Connection(path: sourcePath, key: source.key, configuration: configuration)
         } catch ResultCode.SQLITE_CORRUPT {
             throw ConversionError.unreadableSchema(path: sourcePath, detail: "malformed database schema")
         } catch ResultCode.SQLITE_BUSY {
@@ -138,11 +148,29 @@ struct DatabaseConverter {
         }
     }
 
-    /// Exports the source into `temporaryPath`, then checks the result against the source.
+    /// What the result must match, read on a connection of its own.
+    private func captureSource() throws -> DatabaseSnapshot {
+        let db = try openSource()
+        defer { try? db.close() }
+        return try DatabaseSnapshot.capture(db)
+    }
+
+    /// Exports the source into `temporaryPath`, checks the result against the source and
+    /// syncs it.
+    ///
+    /// The integrity check runs on the exporting connection, before it lets go of the result:
+    /// the pages it wrote are still in its cache (up to ``ConversionOptions/pageCacheBytes``),
+    /// so they are checked without being decrypted again; spilled pages are read back. A fresh
+    /// connection then opens the file with the target key and compares it with the source.
+    /// Independent steps overlap on a second core: the source's row counts with the export,
+    /// the sync with the fresh connection's reads.
     private func copyAndVerify(into temporaryPath: String, journalMode: String?) throws -> VerificationReport {
-        let exporter = try openSource()
+        let exporter = try openSource(conversionIO: true)
         defer { try? exporter.close() }
-        let sourceSnapshot = try DatabaseSnapshot.capture(exporter)
+        let converter = self
+        let sourceCapture = BackgroundWork { try converter.captureSource() }
+        defer { sourceCapture.wait() }
+        let autoVacuum = try exporter.fetchScalar(Int.self, sql: "PRAGMA main.auto_vacuum") ?? 0
         let schema = Self.targetSchema
         // With a keyed main database, ATTACH without KEY would reuse the main key: an empty
         // KEY makes the target plaintext. The target's own key goes through sqlite3_key_v2.
@@ -154,13 +182,16 @@ struct DatabaseConverter {
             }
             try exporter.applyCipherSettings(target.cipher, database: schema)
         }
-        try exporter.execute(sql: "PRAGMA \(schema).auto_vacuum = \(sourceSnapshot.autoVacuum)")
+        try exporter.execute(sql: "PRAGMA \(schema).auto_vacuum = \(autoVacuum)")
         // The output is a temporary file, discarded on any failure and synced once before the
         // rename: it needs neither a rollback journal nor a sync after each statement.
         try exporter.execute(sql: "PRAGMA \(schema).journal_mode = OFF")
         try exporter.execute(sql: "PRAGMA \(schema).synchronous = OFF")
+        // Negative: KiB, not pages. Pages that fit are written once, in order, at the commit.
+        try exporter.execute(sql: "PRAGMA \(schema).cache_size = -\(max(options.pageCacheBytes / 1024, 1))")
 
-        let progress = ExportProgressMonitor(temporaryPath: temporaryPath, totalBytes: sourceBytes(), options: options)
+        let progress = ExportProgressMonitor(temporaryPath: temporaryPath, sourceBytes: FileSystem.size(sourcePath),
+                                             totalBytes: sourceBytes(), options: options)
         do {
             try progress.observe(exporter) {
                 try exporter.execute(sql: "SELECT sqlcipher_export('\(schema)')")
@@ -171,25 +202,32 @@ struct DatabaseConverter {
                                      reason: error.message ?? error.description)
         }
         try checkCancelled()
+        let sourceSnapshot = try sourceCapture.value()
         // sqlcipher_export leaves these at their defaults.
         try exporter.execute(sql: "PRAGMA \(schema).user_version = \(sourceSnapshot.userVersion)")
         try exporter.execute(sql: "PRAGMA \(schema).application_id = \(sourceSnapshot.applicationID)")
+        report(.verifying, written: FileSystem.size(temporaryPath))
+        // Before the journal mode changes: entering WAL mode could drop the cached pages.
+        try DatabaseMaintenance.checkIntegrity(exporter, schema: schema)
         if let journalMode { try exporter.execute(sql: "PRAGMA \(schema).journal_mode = \(journalMode)") }
         try exporter.execute(sql: "DETACH DATABASE \(schema)")
 
-        report(.verifying, written: FileSystem.size(temporaryPath))
         let expectedKind: DatabaseFileInfo.Kind = target.key == nil ? .plaintext : .encrypted
         let writtenKind = DatabaseFileInfo.inspect(path: temporaryPath).kind
         guard writtenKind == expectedKind else {
             throw ConversionError.verificationFailed(detail: "the result is \(writtenKind.rawValue), expected \(expectedKind.rawValue)")
         }
+        let syncing = BackgroundWork { try FileSystem.sync(temporaryPath) }
+        defer { syncing.wait() }
         let check = try Connection(path: temporaryPath, key: target.key,
                                    configuration: Configuration(cipher: target.cipher, foreignKeys: false))
         defer { try? check.close() }
-        let verification = try DatabaseMaintenance.verificationReport(check, path: temporaryPath)
-        if let difference = sourceSnapshot.difference(from: try DatabaseSnapshot.capture(check)) {
+        let resultSnapshot = try DatabaseSnapshot.capture(check)
+        if let difference = sourceSnapshot.difference(from: resultSnapshot) {
             throw ConversionError.verificationFailed(detail: difference)
         }
+        let verification = try DatabaseMaintenance.verificationReport(check, path: temporaryPath, snapshot: resultSnapshot)
+        try syncing.value()
         return verification
     }
 

@@ -79,7 +79,8 @@ public enum DatabaseMaintenance {
         }
         let db = try Connection(path: path, key: key, configuration: Configuration(cipher: cipher, readOnly: true, foreignKeys: false))
         defer { try? db.close() }
-        return try verificationReport(db, path: path)
+        try checkIntegrity(db)
+        return try verificationReport(db, path: path, snapshot: DatabaseSnapshot.capture(db))
     }
 
     /// What a file is, from its first bytes, without a key. See ``DatabaseFileInfo``.
@@ -87,13 +88,18 @@ public enum DatabaseMaintenance {
         DatabaseFileInfo.inspect(path: path)
     }
 
-    static func verificationReport(_ db: Connection, path: String) throws -> VerificationReport {
-        let problems = try db.fetchAll(sql: "PRAGMA integrity_check").map { try $0.value(String.self, at: 0) }
+    /// Runs `PRAGMA integrity_check` on one schema of `db`.
+    ///
+    /// - Throws: ``ConversionError/verificationFailed(detail:)`` with the first problems found.
+    static func checkIntegrity(_ db: Connection, schema: String = "main") throws {
+        let problems = try db.fetchAll(sql: "PRAGMA \(schema).integrity_check").map { try $0.value(String.self, at: 0) }
         guard problems == ["ok"] else {
             throw ConversionError.verificationFailed(detail: "integrity_check: " + problems.prefix(3).joined(separator: "; "))
         }
-        let snapshot = try DatabaseSnapshot.capture(db)
-        return VerificationReport(
+    }
+
+    static func verificationReport(_ db: Connection, path: String, snapshot: DatabaseSnapshot) throws -> VerificationReport {
+        VerificationReport(
             path: path, isEncrypted: db.isEncrypted,
             tables: snapshot.rowCounts.sorted { $0.key < $1.key }.map { .init(name: $0.key, rowCount: $0.value) },
             userVersion: snapshot.userVersion, applicationID: snapshot.applicationID,

@@ -1,6 +1,6 @@
 /// What must be equal between a source and its converted copy: schema, row counts,
 /// `sqlite_sequence` and the header values `sqlcipher_export` does not copy.
-struct DatabaseSnapshot: Equatable {
+struct DatabaseSnapshot: Equatable, Sendable {
     var schema: [String]
     var rowCounts: [String: Int]
     var sequence: [String]

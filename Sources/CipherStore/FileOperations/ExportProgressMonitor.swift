@@ -1,19 +1,26 @@
+import CConversionIO
 import CSQLCipher
 
 /// Reports the progress of `sqlcipher_export` and lets it be cancelled, through SQLite's
-/// progress handler: the export is one SQL call, so the size of the file it writes is the
-/// only measure of how far it has come.
+/// progress handler. The export is one SQL call that writes most pages when it commits, so
+/// how far it has come is how much of the source it has read (counted by the conversion VFS).
 final class ExportProgressMonitor {
     private let temporaryPath: String
+    private let sourceBytes: Int64
     private let totalBytes: Int64
     private let options: ConversionOptions
     private var cancelled = false
+    private var handle: OpaquePointer?
 
     /// Virtual machine steps between two callbacks: often enough to cancel within milliseconds.
     private static let stepsPerCallback: Int32 = 20_000
 
-    init(temporaryPath: String, totalBytes: Int64, options: ConversionOptions) {
+    /// - Parameters:
+    ///   - sourceBytes: the size of the source's main file, which the export reads about once.
+    ///   - totalBytes: the size reported as the total (with the write-ahead log).
+    init(temporaryPath: String, sourceBytes: Int64, totalBytes: Int64, options: ConversionOptions) {
         self.temporaryPath = temporaryPath
+        self.sourceBytes = max(sourceBytes, 1)
         self.totalBytes = max(totalBytes, 1)
         self.options = options
     }
@@ -24,6 +31,8 @@ final class ExportProgressMonitor {
             try body()
             return
         }
+        handle = db.handle.pointer
+        defer { handle = nil }
         let context = Unmanaged.passUnretained(self).toOpaque()
         sqlite3_progress_handler(db.handle.pointer, Self.stepsPerCallback, { context in
             guard let context else { return 0 }
@@ -43,11 +52,12 @@ final class ExportProgressMonitor {
             cancelled = true
             return 1
         }
-        if let progress = options.progress {
-            let written = FileSystem.size(temporaryPath)
+        if let progress = options.progress, let handle {
+            let read = max(cipherstore_conversion_io_bytes_read(handle, "main"), 0)
             // Copying is most of the work: 80% of the whole.
-            let fraction = min(Double(written) / Double(totalBytes), 1) * 0.8
-            progress(ConversionProgress(phase: .copying, bytesWritten: written, bytesTotal: totalBytes, fractionCompleted: fraction))
+            let fraction = min(Double(read) / Double(sourceBytes), 1) * 0.8
+            progress(ConversionProgress(phase: .copying, bytesWritten: FileSystem.size(temporaryPath),
+                                        bytesTotal: totalBytes, fractionCompleted: fraction))
         }
         return 0
     }
