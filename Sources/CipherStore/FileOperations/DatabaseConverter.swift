@@ -1,4 +1,3 @@
-import CConversionIO
 import CSQLCipher
 import Foundation
 
@@ -131,14 +130,7 @@ struct DatabaseConverter: Sendable {
     ///   attached later, counted reads of the source).
     private func openSource(conversionIO: Bool = false) throws -> Connection {
         var configuration = Configuration(cipher: source.cipher, busyTimeout: options.busyTimeout, foreignKeys: false)
-        if conversionIO {
-            let registered = cipherstore_conversion_io_register()
-            guard registered == SQLITE_OK else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: registered),
-                                    message: "the conversion VFS could not be registered over SQLite's default VFS")
-            }
-            configuration.vfsName = CIPHERSTORE_CONVERSION_IO_VFS
-        }
+        if conversionIO { configuration.vfsName = try ConversionIO.vfsName() }
         do {
             return try Connection(path: sourcePath, key: source.key, configuration: configuration)
         } catch ResultCode.SQLITE_CORRUPT {

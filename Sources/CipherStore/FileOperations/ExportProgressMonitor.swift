@@ -1,4 +1,3 @@
-import CConversionIO
 import CSQLCipher
 
 /// Reports the progress of `sqlcipher_export` and lets it be cancelled, through SQLite's
@@ -53,7 +52,7 @@ final class ExportProgressMonitor {
             return 1
         }
         if let progress = options.progress, let handle {
-            let read = max(cipherstore_conversion_io_bytes_read(handle, "main"), 0)
+            let read = ConversionIO.bytesRead(handle) ?? 0
             // Copying is most of the work: 80% of the whole.
             let fraction = min(Double(read) / Double(sourceBytes), 1) * 0.8
             progress(ConversionProgress(phase: .copying, bytesWritten: FileSystem.size(temporaryPath),
