@@ -183,6 +183,35 @@ import Testing
         #expect(leftovers.isEmpty)
     }
 
+    /// Damage to the written file after the export (here: bytes overwritten in the middle of
+    /// the temporary file when verification starts) is found by the full read-back; nothing
+    /// replaces anything.
+    @Test func fullReadBackFindsAPageDamagedOnDisk() throws {
+        let large = directory.path("large.sqlite")
+        try SampleDatabases.makeLarge(at: large, rows: 3_000)
+        let before = fileBytes(large)
+        let folder = directory.url.path
+        let damage: @Sendable (ConversionProgress) -> Void = { progress in
+            guard progress.phase == .verifying,
+                  let name = try? FileManager.default.contentsOfDirectory(atPath: folder).first(where: { $0.hasSuffix(".tmp") }),
+                  let file = FileHandle(forUpdatingAtPath: folder + "/" + name) else { return }
+            let size = (try? file.seekToEnd()) ?? 0
+            try? file.seek(toOffset: size / 2)
+            file.write(Data(repeating: 0x5A, count: 4096))
+            try? file.close()
+        }
+        let output = directory.path("out.sqlite")
+        #expect {
+            try DatabaseMaintenance.encrypt(path: large, to: .file(output), key: key,
+                                            options: ConversionOptions(progress: damage, fullReadBack: true))
+        } throws: { error in
+            guard case ConversionError.verificationFailed = error else { return false }
+            return true
+        }
+        #expect(!FileManager.default.fileExists(atPath: output))
+        #expect(fileBytes(large) == before)
+    }
+
     @Test func leftoverOfACrashedRunIsRemovedByTheNextRun() throws {
         let output = directory.path("out.sqlite")
         // pid 2^22 + 1 is above Linux's default pid_max: no such process.

@@ -34,9 +34,10 @@ import Testing
         #expect(json?["encrypted"] as? Bool == true)
         #expect(json?["userVersion"] as? Int == 3)
 
-        let rekey = try CLI.run(["rotate-key", encrypted, "--in-place", "--old-key-stdin", "--new-key-stdin", "--kdf-iterations", "10000"],
+        let rekey = try CLI.run(["rotate-key", encrypted, "--in-place", "--old-key-stdin", "--new-key-stdin", "--kdf-iterations", "10000", "--full-check"],
                                 input: "correct horse ☂\nnew key\n")
         #expect(rekey.status == 0, "\(rekey.errorOutput)")
+        #expect(rekey.output.contains("every page read back"))
         #expect(try CLI.run(["verify", encrypted, "--key-file", keyFile]).status == 65)
         let newKey = try DatabaseKey.passphrase("new key")
         let reopened = try Connection(path: encrypted, key: newKey, configuration: Configuration(cipher: CipherSettings(kdfIterations: 10_000)))

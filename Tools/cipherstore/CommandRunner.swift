@@ -52,18 +52,18 @@ enum CommandRunner {
     }
 
     /// Conversion options wired to a progress bar (when standard error is a terminal and not
-    /// quiet) and to Ctrl-C.
-    static func conversionOptions(quiet: Bool, verb: String) -> (ConversionOptions, ProgressBar?) {
+    /// quiet) and to Ctrl-C, with `--full-check`.
+    static func conversionOptions(_ output: OutputOptions, verb: String) -> (ConversionOptions, ProgressBar?) {
         let cancellation = ConversionCancellation()
         signal(SIGINT, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         source.setEventHandler { cancellation.cancel() }
         source.resume()
         interruptSource = source
-        let bar = (!quiet && isatty(STDERR_FILENO) == 1) ? ProgressBar(verb: verb) : nil
+        let bar = (!output.quiet && isatty(STDERR_FILENO) == 1) ? ProgressBar(verb: verb) : nil
         var progress: (@Sendable (ConversionProgress) -> Void)?
         if let bar { progress = { bar.update($0) } }
-        let options = ConversionOptions(progress: progress, cancellation: cancellation)
+        let options = ConversionOptions(progress: progress, cancellation: cancellation, fullReadBack: output.fullCheck)
         return (options, bar)
     }
 

@@ -28,11 +28,11 @@ extension CipherStoreCommand {
         func run() throws {
             try CommandRunner.run {
                 let databaseKey = try KeyReader.read(key.source(confirm: false))
-                let (options, _) = CommandRunner.conversionOptions(quiet: output.quiet, verb: "decrypting")
+                let (options, _) = CommandRunner.conversionOptions(output, verb: "decrypting")
                 let report = try DatabaseMaintenance.decrypt(
                     path: source, key: databaseKey, cipher: cipher.settings,
                     to: output.destination(backup: nil), options: options)
-                CommandRunner.say(Summary.conversion(report, verb: "Decrypted"), quiet: output.quiet)
+                CommandRunner.say(Summary.conversion(report, verb: "Decrypted", fullCheck: output.fullCheck), quiet: output.quiet)
                 warn("\(report.outputPath) is PLAINTEXT. Keep it only as long as you need it.")
             }
         }

@@ -9,9 +9,10 @@ extension CipherStoreCommand {
             discussion: """
                 Copies every table, index, view, trigger and sqlite_sequence, plus user_version, \
                 application_id and auto_vacuum, into a new encrypted file; verifies it against the \
-                source (integrity check, schema, row counts); syncs it; then moves it into place \
-                with one atomic rename. If anything fails, the source is unchanged and no partial \
-                output remains. Writers are kept out of the source while it is read.
+                source (integrity check, schema, row counts; with --full-check also every page \
+                read back from the file); syncs it; then moves it into place with one atomic \
+                rename. If anything fails, the source is unchanged and no partial output remains. \
+                Writers are kept out of the source while it is read.
 
                 The key is never taken on the command line: give it with --key-file, --key-env or \
                 --key-stdin, or type it at the prompt (asked twice).
@@ -43,11 +44,11 @@ extension CipherStoreCommand {
             try CommandRunner.run {
                 let databaseKey = try KeyReader.read(key.source(confirm: true))
                 let backup = keepBackup ? source + ".plaintext-backup" : nil
-                let (options, _) = CommandRunner.conversionOptions(quiet: output.quiet, verb: "encrypting")
+                let (options, _) = CommandRunner.conversionOptions(output, verb: "encrypting")
                 let report = try DatabaseMaintenance.encrypt(
                     path: source, to: output.destination(backup: backup), key: databaseKey,
                     cipher: cipher.settings, options: options)
-                CommandRunner.say(Summary.conversion(report, verb: "Encrypted"), quiet: output.quiet)
+                CommandRunner.say(Summary.conversion(report, verb: "Encrypted", fullCheck: output.fullCheck), quiet: output.quiet)
                 for leftover in report.removedLeftovers { warn("removed \(leftover), left by an interrupted earlier run.") }
                 if let backup = report.backupPath {
                     warn("the backup \(backup) is PLAINTEXT: anyone who can read it reads your data. Delete it once you no longer need it.")

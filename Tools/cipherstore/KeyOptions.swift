@@ -86,6 +86,9 @@ struct OutputOptions: ParsableArguments {
     @Flag(help: "Print nothing but errors and warnings; no progress bar.")
     var quiet = false
 
+    @Flag(help: "Before replacing anything, also read back and decrypt every page of the result (a full integrity check on a fresh connection). Takes about as long again.")
+    var fullCheck = false
+
     func validate() throws {
         if output == nil && !inPlace { throw ValidationError("Choose where the result goes: --output PATH or --in-place.") }
         if output != nil && inPlace { throw ValidationError("--output and --in-place exclude each other.") }

@@ -36,13 +36,13 @@ extension CipherStoreCommand {
             try CommandRunner.run {
                 let old = try KeyReader.read(oldKey.source)
                 let new = try KeyReader.read(newKey.source)
-                let (options, _) = CommandRunner.conversionOptions(quiet: output.quiet, verb: "rekeying")
+                let (options, _) = CommandRunner.conversionOptions(output, verb: "rekeying")
                 let report = try DatabaseMaintenance.changeKey(
                     path: database, oldKey: old,
                     oldCipher: CipherSettings(pageSize: oldKey.pageSize, kdfIterations: oldKey.kdfIterations),
                     newKey: new, newCipher: cipher.settings,
                     to: output.destination(backup: nil), options: options)
-                CommandRunner.say(Summary.conversion(report, verb: "Re-keyed"), quiet: output.quiet)
+                CommandRunner.say(Summary.conversion(report, verb: "Re-keyed", fullCheck: output.fullCheck), quiet: output.quiet)
                 for leftover in report.removedLeftovers { warn("removed \(leftover), left by an interrupted earlier run.") }
             }
         }

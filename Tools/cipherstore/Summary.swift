@@ -3,11 +3,12 @@ import Foundation
 
 /// Texts the commands print about their results.
 enum Summary {
-    static func conversion(_ report: ConversionReport, verb: String) -> String {
+    static func conversion(_ report: ConversionReport, verb: String, fullCheck: Bool) -> String {
         let rows = report.verification.tables.reduce(0) { $0 + $1.rowCount }
         let megabytes = Double(report.outputBytes) / 1_048_576
-        return String(format: "%@ %@: %d tables, %d rows, %.1f MB in %.2f s, verified (integrity check, schema, row counts).",
-                      verb, report.outputPath, report.verification.tables.count, rows, megabytes, report.seconds)
+        let checks = fullCheck ? "integrity check, schema, row counts, every page read back" : "integrity check, schema, row counts"
+        return String(format: "%@ %@: %d tables, %d rows, %.1f MB in %.2f s, verified (%@).",
+                      verb, report.outputPath, report.verification.tables.count, rows, megabytes, report.seconds, checks)
     }
 
     static func text(_ report: VerificationReport) -> String {

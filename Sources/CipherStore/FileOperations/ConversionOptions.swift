@@ -12,15 +12,22 @@ public struct ConversionOptions: Sendable {
     /// and the integrity check reads the spilled pages back. Memory is taken as pages are
     /// written, so a small database uses little of it.
     public var pageCacheBytes: Int
+    /// Also reads back and decrypts every page of the written file, with a full
+    /// `PRAGMA integrity_check` on a fresh connection, before anything is replaced. Without it
+    /// the fresh connection reads the schema and every table's b-tree, but not the pages of
+    /// long values (overflow pages) or of indexes, which are checked as written. Takes about
+    /// as long again as the conversion.
+    public var fullReadBack: Bool
 
-    /// Creates options; by default no progress, no cancellation, a 2-second busy timeout and a
-    /// 256 MiB page cache.
+    /// Creates options; by default no progress, no cancellation, a 2-second busy timeout, a
+    /// 256 MiB page cache and no full read-back.
     public init(progress: (@Sendable (ConversionProgress) -> Void)? = nil,
                 cancellation: ConversionCancellation? = nil, busyTimeout: Double = 2,
-                pageCacheBytes: Int = 256 << 20) {
+                pageCacheBytes: Int = 256 << 20, fullReadBack: Bool = false) {
         self.progress = progress
         self.cancellation = cancellation
         self.busyTimeout = busyTimeout
         self.pageCacheBytes = pageCacheBytes
+        self.fullReadBack = fullReadBack
     }
 }

@@ -153,7 +153,8 @@ struct DatabaseConverter: Sendable {
     /// The integrity check runs on the exporting connection, before it lets go of the result:
     /// the pages it wrote are still in its cache (up to ``ConversionOptions/pageCacheBytes``),
     /// so they are checked without being decrypted again; spilled pages are read back. A fresh
-    /// connection then opens the file with the target key and compares it with the source.
+    /// connection then opens the file with the target key and compares it with the source,
+    /// and with ``ConversionOptions/fullReadBack`` runs the integrity check again on the file.
     /// Independent steps overlap on a second core: the source's row counts with the export,
     /// the sync with the fresh connection's reads.
     private func copyAndVerify(into temporaryPath: String, journalMode: String?) throws -> VerificationReport {
@@ -211,14 +212,20 @@ struct DatabaseConverter: Sendable {
         }
         let syncing = BackgroundWork { try FileSystem.sync(temporaryPath) }
         defer { syncing.wait() }
-        let check = try Connection(path: temporaryPath, key: target.key,
-                                   configuration: Configuration(cipher: target.cipher, foreignKeys: false))
-        defer { try? check.close() }
-        let resultSnapshot = try DatabaseSnapshot.capture(check)
-        if let difference = sourceSnapshot.difference(from: resultSnapshot) {
-            throw ConversionError.verificationFailed(detail: difference)
+        let verification: VerificationReport
+        do {
+            let check = try Connection(path: temporaryPath, key: target.key,
+                                       configuration: Configuration(cipher: target.cipher, foreignKeys: false))
+            defer { try? check.close() }
+            let resultSnapshot = try DatabaseSnapshot.capture(check)
+            if let difference = sourceSnapshot.difference(from: resultSnapshot) {
+                throw ConversionError.verificationFailed(detail: difference)
+            }
+            if options.fullReadBack { try DatabaseMaintenance.checkIntegrity(check) }
+            verification = try DatabaseMaintenance.verificationReport(check, path: temporaryPath, snapshot: resultSnapshot)
+        } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode.primaryResultCode) {
+            throw ConversionError.verificationFailed(detail: "reading the written file back: \(error.message ?? error.description)")
         }
-        let verification = try DatabaseMaintenance.verificationReport(check, path: temporaryPath, snapshot: resultSnapshot)
         try syncing.value()
         return verification
     }
