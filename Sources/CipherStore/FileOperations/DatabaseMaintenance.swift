@@ -4,7 +4,9 @@
 /// Every conversion writes a new file beside its output, checks it against the source
 /// (`integrity_check`, schema, row counts, `sqlite_sequence`, `user_version`,
 /// `application_id`, `auto_vacuum`), syncs it, and only then moves it into place with one
-/// atomic rename, followed by a sync of the directory. A crash at any moment leaves either the
+/// atomic rename, followed by a sync of the directory. The integrity check runs on the pages
+/// the conversion wrote, in memory; ``ConversionOptions/fullReadBack`` adds one that reads
+/// every page back from the file. A crash at any moment leaves either the
 /// complete original or the complete, verified result; a leftover temporary file from a
 /// crashed run is removed by the next run. While it reads, the source is locked against
 /// writers (`BEGIN IMMEDIATE` on a second connection), so the copy is one consistent snapshot;
