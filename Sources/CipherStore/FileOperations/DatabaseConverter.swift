@@ -163,6 +163,15 @@ struct DatabaseConverter: Sendable {
         let converter = self
         let sourceCapture = BackgroundWork { try converter.captureSource() }
         defer { sourceCapture.wait() }
+        try export(exporter, into: temporaryPath)
+        let sourceSnapshot = try sourceCapture.value()
+        try finishAndCheck(exporter, like: sourceSnapshot, journalMode: journalMode)
+        return try verifyWrittenFile(temporaryPath, against: sourceSnapshot)
+    }
+
+    /// Attaches `temporaryPath` to `exporter` with the target key and settings and copies the
+    /// source into it with `sqlcipher_export`, reporting progress.
+    private func export(_ exporter: Connection, into temporaryPath: String) throws {
         let autoVacuum = try exporter.fetchScalar(Int.self, sql: "PRAGMA main.auto_vacuum") ?? 0
         let schema = Self.targetSchema
         // With a keyed main database, ATTACH without KEY would reuse the main key: an empty
@@ -195,16 +204,24 @@ struct DatabaseConverter: Sendable {
                                      reason: error.message ?? error.description)
         }
         try checkCancelled()
-        let sourceSnapshot = try sourceCapture.value()
-        // sqlcipher_export leaves these at their defaults.
+        report(.verifying, written: FileSystem.size(temporaryPath))
+    }
+
+    /// Sets what `sqlcipher_export` leaves at its defaults, runs the integrity check on the
+    /// pages the exporter still holds, sets the journal mode and detaches the result.
+    private func finishAndCheck(_ exporter: Connection, like sourceSnapshot: DatabaseSnapshot, journalMode: String?) throws {
+        let schema = Self.targetSchema
         try exporter.execute(sql: "PRAGMA \(schema).user_version = \(sourceSnapshot.userVersion)")
         try exporter.execute(sql: "PRAGMA \(schema).application_id = \(sourceSnapshot.applicationID)")
-        report(.verifying, written: FileSystem.size(temporaryPath))
         // Before the journal mode changes: entering WAL mode could drop the cached pages.
         try DatabaseMaintenance.checkIntegrity(exporter, schema: schema)
         if let journalMode { try exporter.execute(sql: "PRAGMA \(schema).journal_mode = \(journalMode)") }
         try exporter.execute(sql: "DETACH DATABASE \(schema)")
+    }
 
+    /// Opens the written file on a fresh connection with the target key and compares it with
+    /// the source, while another thread syncs it.
+    private func verifyWrittenFile(_ temporaryPath: String, against sourceSnapshot: DatabaseSnapshot) throws -> VerificationReport {
         let expectedKind: DatabaseFileInfo.Kind = target.key == nil ? .plaintext : .encrypted
         let writtenKind = DatabaseFileInfo.inspect(path: temporaryPath).kind
         guard writtenKind == expectedKind else {
