@@ -9,8 +9,10 @@
 // Ordering: buffered bytes are passed down before any read that overlaps them, any fetch
 // (memory map) or size query, truncation, sync, unlock and close, and on SQLITE_FCNTL_SYNC,
 // which the pager sends at every commit, also with synchronous=OFF, and whose error it
-// reports. A failed write is sticky: every later call on the file returns it, so a lost batch
-// can never pass for a written one.
+// reports. (A WAL checkpoint writes the database file, then truncates it before readers may
+// rely on it: the truncation passes the batch down first.) A failed write is sticky: every
+// later read, write, size query, sync and truncation returns it, so a lost batch can never
+// pass for a written one.
 #include "conversion_io.h"
 
 #include <sqlcipher/sqlite3.h>
