@@ -7,7 +7,9 @@ public struct ConversionProgress: Sendable, Hashable {
 
     /// The current step.
     public let phase: Phase
-    /// Bytes written so far (while copying) or the total.
+    /// Bytes of the result on disk so far. While copying this stays small: the result's pages
+    /// are held in memory and written when the copy commits (see
+    /// ``ConversionOptions/pageCacheBytes``); ``fractionCompleted`` follows the source read.
     public let bytesWritten: Int64
     /// The size of the source, the estimate of the total.
     public let bytesTotal: Int64
