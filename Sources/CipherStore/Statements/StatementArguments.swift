@@ -18,23 +18,32 @@ public enum StatementArguments: Sendable, ExpressibleByArrayLiteral, Expressible
     public static let none = StatementArguments.positional([])
 
     public init(arrayLiteral elements: (any DatabaseValueConvertible)?...) {
-        self = .positional(elements.map { $0?.databaseValue ?? .null })
+        self = .positional(Self.databaseValues(elements))
     }
 
     public init(dictionaryLiteral elements: (String, (any DatabaseValueConvertible)?)...) {
-        var values: [String: DatabaseValue] = [:]
-        for (name, value) in elements { values[name] = value?.databaseValue ?? .null }
+        var values = [String: DatabaseValue](minimumCapacity: elements.count)
+        for index in elements.indices { values[elements[index].0] = elements[index].1?.databaseValue ?? .null }
         self = .named(values)
     }
 
     /// Positional arguments from an array of values.
     public init(_ values: [(any DatabaseValueConvertible)?]) {
-        self = .positional(values.map { $0?.databaseValue ?? .null })
+        self = .positional(Self.databaseValues(values))
     }
 
     /// Named arguments from a dictionary; names are given without their `:`, `@` or `$` prefix.
     public init(_ values: [String: (any DatabaseValueConvertible)?]) {
         self = .named(values.mapValues { $0?.databaseValue ?? .null })
+    }
+
+    /// Reads each value through its index: `map` would copy every existential twice, which
+    /// costs more than binding the value.
+    private static func databaseValues(_ elements: [(any DatabaseValueConvertible)?]) -> [DatabaseValue] {
+        var values: [DatabaseValue] = []
+        values.reserveCapacity(elements.count)
+        for index in elements.indices { values.append(elements[index]?.databaseValue ?? .null) }
+        return values
     }
 
     var isEmpty: Bool {
