@@ -47,9 +47,14 @@ let package = Package(
             ],
             path: "Tools/cipherstore"
         ),
+        // Helpers shared by the test targets: running child processes and shell commands.
+        .target(
+            name: "TestSupport",
+            path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "CipherStoreTests",
-            dependencies: ["CipherStore", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CipherStore", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "StatusFeedTests",
@@ -57,7 +62,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CipherstoreCLITests",
-            dependencies: ["CipherStore", "cipherstore", "crash-writer"]
+            dependencies: ["CipherStore", "TestSupport", "cipherstore", "crash-writer"]
         ),
         // A child process for the crash tests: writes transactions until it is killed.
         .executableTarget(

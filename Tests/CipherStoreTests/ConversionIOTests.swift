@@ -1,5 +1,6 @@
 @testable import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// The conversion VFS (batched writes, counted reads) against SQLite's default VFS, on real
@@ -98,8 +99,8 @@ import Testing
         try #require(getuid() == 0, "mounting a small file system needs root")
         let small = directory.path("small")
         try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: true)
-        try #require(Self.shell("mount -t tmpfs -o size=256k tmpfs '\(small)'"))
-        defer { _ = Self.shell("umount '\(small)'") }
+        try #require(Shell.succeeds("mount -t tmpfs -o size=256k tmpfs '\(small)'"))
+        defer { _ = Shell.succeeds("umount '\(small)'") }
 
         var configuration = Configuration(foreignKeys: false)
         configuration.vfsName = try ConversionIO.vfsName()
@@ -123,15 +124,6 @@ import Testing
         #expect(throws: DatabaseError.self) {
             try db.execute(sql: "INSERT INTO t VALUES (x'00')")
         }
-    }
-
-    static func shell(_ command: String) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command + " 2>/dev/null"]
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
     }
 }
 

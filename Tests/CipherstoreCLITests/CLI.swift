@@ -1,13 +1,8 @@
 import Foundation
+import TestSupport
 
 /// Runs the built `cipherstore` executable, as a user would.
 enum CLI {
-    struct Result {
-        let status: Int32
-        let output: String
-        let errorOutput: String
-    }
-
     /// The executable, next to the test bundle in the build folder.
     static let executable: URL = {
         let testBinary = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
@@ -41,14 +36,9 @@ enum CLI {
 
     @discardableResult
     static func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil,
-                    wrapper: [String] = []) throws -> Result {
+                    wrapper: [String] = []) throws -> ProcessResult {
         let (process, output, errors) = try start(arguments, environment: environment, input: input, wrapper: wrapper)
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus,
-                      output: String(decoding: outputData, as: UTF8.self),
-                      errorOutput: String(decoding: errorData, as: UTF8.self))
+        return ProcessResult.collect(process, output: output, errors: errors)
     }
 }
 

@@ -1,5 +1,6 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct FailClosedTests {
@@ -42,9 +43,9 @@ import Testing
         let readOnly = workspace.path("ro")
         try FileManager.default.createDirectory(atPath: readOnly, withIntermediateDirectories: true)
         // Root ignores directory permissions; a read-only mount stops it too.
-        let mounted = getuid() == 0 && Self.shell("mount -t tmpfs -o ro,size=64k tmpfs '\(readOnly)'")
+        let mounted = getuid() == 0 && Shell.succeeds("mount -t tmpfs -o ro,size=64k tmpfs '\(readOnly)'")
         if getuid() != 0 { try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: readOnly) }
-        defer { if mounted { _ = Self.shell("umount '\(readOnly)'") } }
+        defer { if mounted { _ = Shell.succeeds("umount '\(readOnly)'") } }
         try #require(getuid() != 0 || mounted, "as root, the test needs a read-only tmpfs mount")
         let result = try CLI.run(["encrypt", source, "-o", readOnly + "/out.db", "--key-file", keyFile])
         #expect(result.status == 74, "\(result.errorOutput)")
@@ -62,8 +63,8 @@ import Testing
         let keyFile = try workspace.keyFile("key", "k")
         let small = workspace.path("small")
         try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: true)
-        try #require(Self.shell("mount -t tmpfs -o size=1m tmpfs '\(small)'"))
-        defer { _ = Self.shell("umount '\(small)'") }
+        try #require(Shell.succeeds("mount -t tmpfs -o size=1m tmpfs '\(small)'"))
+        defer { _ = Shell.succeeds("umount '\(small)'") }
         let result = try CLI.run(["encrypt", source, "-o", small + "/out.db", "--key-file", keyFile])
         #expect(result.status == 74, "\(result.errorOutput)")
         #expect(result.errorOutput.contains("full") || result.errorOutput.contains("space"), "\(result.errorOutput)")
@@ -90,14 +91,5 @@ import Testing
         try db.execute(sql: "CREATE TABLE t(x)")
         try db.close()
         return source
-    }
-
-    static func shell(_ command: String) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command + " 2>/dev/null"]
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
     }
 }
