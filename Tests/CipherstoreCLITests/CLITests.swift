@@ -76,6 +76,21 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: workspace.path("x.db")))
     }
 
+    @Test func aKeyFileOthersCanReadIsWarnedAbout() throws {
+        let quiet = try CLI.run(["encrypt", source, "-o", workspace.path("a.db"), "--key-file", keyFile])
+        #expect(quiet.status == 0, "\(quiet.errorOutput)")
+        #expect(!quiet.errorOutput.contains("readable by group or others"))
+
+        let open = workspace.path("open.key")
+        try Data("correct horse ☂\n".utf8).write(to: URL(fileURLWithPath: open))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: open)
+        let warned = try CLI.run(["encrypt", source, "-o", workspace.path("b.db"), "--key-file", open])
+        #expect(warned.status == 0, "\(warned.errorOutput)")
+        #expect(warned.errorOutput.contains("readable by group or others"), "\(warned.errorOutput)")
+        #expect(warned.errorOutput.contains("chmod 600"))
+        #expect(!warned.errorOutput.contains("correct horse"))
+    }
+
     @Test func badSourcesGetClearErrorsAndDistinctCodes() throws {
         let empty = workspace.path("empty.db")
         try Data().write(to: URL(fileURLWithPath: empty))

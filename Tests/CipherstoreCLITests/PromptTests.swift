@@ -7,7 +7,7 @@ import Testing
     /// Runs the CLI on a terminal, typing each line after a pause, and returns what the terminal showed.
     static func runOnTerminal(_ arguments: [String], typing lines: [String]) throws -> (status: Int32, screen: String) {
         let command = ([CLI.executable.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
-        let typing = lines.map { "sleep 0.7; printf '%s\\n' '\($0)'" }.joined(separator: "; ")
+        let typing = lines.isEmpty ? "true" : lines.map { "sleep 0.7; printf '%s\\n' '\($0)'" }.joined(separator: "; ")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", "(\(typing)) | script -qec \"\(command)\" /dev/null"]
@@ -34,5 +34,31 @@ import Testing
         let mismatch = try Self.runOnTerminal(["encrypt", source, "-o", workspace.path("other.db")], typing: ["one", "two"])
         #expect(mismatch.screen.contains("differ"))
         #expect(!FileManager.default.fileExists(atPath: workspace.path("other.db")))
+    }
+
+    /// A progress bar with percentage and time left on a terminal; nothing of it when standard
+    /// error is not a terminal, or with --quiet.
+    @Test func progressBarShowsOnATerminalOnly() throws {
+        let workspace = try Workspace()
+        let source = workspace.path("large.db")
+        let db = try Connection(path: source, key: nil)
+        try db.execute(sql: "CREATE TABLE big(body TEXT)")
+        try db.execute(sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) INSERT INTO big SELECT printf('%01000d', i) FROM n")
+        try db.close()
+        let keyFile = try workspace.keyFile("key", "progress key")
+
+        let onTerminal = try Self.runOnTerminal(["encrypt", source, "-o", workspace.path("a.db"), "--key-file", keyFile], typing: [])
+        #expect(onTerminal.status == 0, "\(onTerminal.screen)")
+        #expect(onTerminal.screen.contains("encrypting ["), "\(onTerminal.screen)")
+        #expect(onTerminal.screen.contains("100%"), "\(onTerminal.screen)")
+        #expect(onTerminal.screen.contains("copying"), "\(onTerminal.screen)")
+
+        let quiet = try Self.runOnTerminal(["encrypt", source, "-o", workspace.path("b.db"), "--key-file", keyFile, "--quiet"], typing: [])
+        #expect(quiet.status == 0)
+        #expect(!quiet.screen.contains("encrypting ["), "\(quiet.screen)")
+
+        let piped = try CLI.run(["encrypt", source, "-o", workspace.path("c.db"), "--key-file", keyFile])
+        #expect(piped.status == 0)
+        #expect(!piped.errorOutput.contains("encrypting ["), "\(piped.errorOutput)")
     }
 }
