@@ -214,8 +214,9 @@ import Testing
 
     @Test func leftoverOfACrashedRunIsRemovedByTheNextRun() throws {
         let output = directory.path("out.sqlite")
-        // pid 2^22 + 1 is above Linux's default pid_max: no such process.
-        let leftover = directory.path(".out.sqlite.cipherstore-4194305-abc.tmp")
+        // The name a run writes: output name, FNV-1a hash of it, pid, random part. pid 2^22 + 1
+        // is above Linux's default pid_max: no such process.
+        let leftover = directory.path(".out.sqlite.28559e77.cipherstore-4194305-abc.tmp")
         try Data("partial".utf8).write(to: URL(fileURLWithPath: leftover))
         let report = try DatabaseMaintenance.encrypt(path: plainPath, to: .file(output), key: key)
         #expect(report.removedLeftovers == [leftover])

@@ -37,8 +37,8 @@ enum CommandRunner {
         case let error as ConversionError:
             switch error {
             case .alreadyEncrypted, .sourceEmpty, .unreadableSchema: return ExitCodes.wrongFileKind
-            case .verificationFailed: return ExitCodes.verificationFailed
-            case .outputExists, .outputIsSource, .backupExists: return 64
+            case .verificationFailed, .damaged: return ExitCodes.verificationFailed
+            case .outputExists, .outputIsSource, .backupExists, .sourceHasOtherNames: return 64
             case .cancelled: return 130
             case .sourceMissing, .sourceIsDirectory, .outputDirectoryUnusable, .databaseInUse, .io: return ExitCodes.ioFailure
             }

@@ -6,10 +6,10 @@ enum ExitCodes {
     static let wrongKey: Int32 = 65
     /// The file is not a database, or not in the expected state (plaintext vs encrypted).
     static let wrongFileKind: Int32 = 66
-    /// The result failed verification; the original was left as it was.
+    /// The result failed verification, or the database is damaged; the original was left as it was.
     static let verificationFailed: Int32 = 67
     /// Reading or writing a file failed (missing, permissions, disk full, busy).
     static let ioFailure: Int32 = 74
 
-    static let summary = "\(wrongKey) wrong key, \(wrongFileKind) not a database / not encrypted / already encrypted, \(verificationFailed) verification failed, \(ioFailure) I/O failure"
+    static let summary = "\(wrongKey) wrong key, \(wrongFileKind) not a database / not encrypted / already encrypted, \(verificationFailed) damaged or verification failed, \(ioFailure) I/O failure"
 }

@@ -80,7 +80,7 @@ struct OutputOptions: ParsableArguments {
     @Flag(help: "Replace the source with the result (written beside it, verified, then renamed over it).")
     var inPlace = false
 
-    @Flag(help: "Replace an existing output file.")
+    @Flag(help: "With --output: replace an existing output file. With --in-place: replace a source that has other names (hard links), which keep the old contents.")
     var force = false
 
     @Flag(help: "Print nothing but errors and warnings; no progress bar.")
@@ -92,11 +92,10 @@ struct OutputOptions: ParsableArguments {
     func validate() throws {
         if output == nil && !inPlace { throw ValidationError("Choose where the result goes: --output PATH or --in-place.") }
         if output != nil && inPlace { throw ValidationError("--output and --in-place exclude each other.") }
-        if force && inPlace { throw ValidationError("--force applies to --output only.") }
     }
 
     func destination(backup: String?) -> OutputDestination {
         if let output { return .file(output, overwrite: force) }
-        return .inPlace(backup: backup)
+        return .inPlace(backup: backup, replacingOtherLinks: force)
     }
 }

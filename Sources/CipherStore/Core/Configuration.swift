@@ -25,6 +25,10 @@ public struct Configuration: Sendable {
     /// The SQLite VFS to open the file with; `nil` is the default one. Internal: conversions
     /// use a write-batching layer for the files they write.
     var vfsName: String?
+    /// Opens the main database read-only (through a `mode=ro` URI) while databases attached
+    /// later stay writable. Internal: a conversion's exporter reads its source this way, so a
+    /// read-only source converts and the source is never written through it.
+    var readOnlyMainDatabase = false
 
     /// Creates a configuration; the defaults suit most apps.
     public init(cipher: CipherSettings = .libraryDefaults, readOnly: Bool = false, busyTimeout: Double = 5,

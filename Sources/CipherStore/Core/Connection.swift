@@ -105,12 +105,18 @@ public final class Connection {
         self.logger = configuration.logger
 
         var createdPath: String?
-        if case .file(let path) = location, !configuration.readOnly {
+        if case .file(let path) = location, !configuration.readOnly, !configuration.readOnlyMainDatabase {
             createdPath = FileSystem.createOwnerOnlyFileIfMissing(path)
         }
-        let flags = (configuration.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
+        var flags = (configuration.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
+        var sqlitePath = location.sqlitePath
+        if configuration.readOnlyMainDatabase, case .file(let path) = location {
+            // Attached databases take the connection's flags; only the URI makes main read-only.
+            flags |= SQLITE_OPEN_URI
+            sqlitePath = Self.readOnlyURI(path: path)
+        }
         do {
-            handle = try Self.openHandle(location, flags: flags, vfs: configuration.vfsName)
+            handle = try Self.openHandle(sqlitePath, of: location, flags: flags, vfs: configuration.vfsName)
         } catch {
             if let createdPath { FileSystem.removeIfPresent(createdPath) }
             throw error
@@ -125,7 +131,7 @@ public final class Connection {
                 statementCache.removeAll()
                 try? handle.close()
                 usleep(50_000)
-                handle = try Self.openHandle(location, flags: flags, vfs: configuration.vfsName)
+                handle = try Self.openHandle(sqlitePath, of: location, flags: flags, vfs: configuration.vfsName)
                 try keyAndReadSchema(key: key, configuration: configuration)
             }
             if configuration.foreignKeys, !configuration.readOnly {
@@ -166,9 +172,9 @@ public final class Connection {
     // MARK: Opening
 
     /// Opens the file and checks that the library is SQLCipher; closes the handle on failure.
-    private static func openHandle(_ location: DatabaseLocation, flags: Int32, vfs: String?) throws -> ConnectionHandle {
+    private static func openHandle(_ sqlitePath: String, of location: DatabaseLocation, flags: Int32, vfs: String?) throws -> ConnectionHandle {
         var pointer: OpaquePointer?
-        let openCode = sqlite3_open_v2(location.sqlitePath, &pointer, flags, vfs)
+        let openCode = sqlite3_open_v2(sqlitePath, &pointer, flags, vfs)
         guard let pointer else {
             throw DatabaseError(resultCode: .SQLITE_NOMEM, message: "out of memory opening \(location.displayName)")
         }
@@ -194,6 +200,22 @@ public final class Connection {
         }
         sqlite3_busy_timeout(handle.pointer, Int32(max(0, configuration.busyTimeout) * 1000))
         try readSchema(keyed: key != nil)
+    }
+
+    /// A `file:` URI that opens `path` read-only; every byte outside the unreserved set is
+    /// percent-encoded, so no part of the path is read as a URI parameter.
+    static func readOnlyURI(path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileSystem.currentDirectory() + "/" + path
+        var encoded = ""
+        for byte in absolute.utf8 {
+            let character = Character(Unicode.Scalar(byte))
+            if byte < 0x80, character.isLetter || character.isNumber || "/-._~".contains(character) {
+                encoded.append(character)
+            } else {
+                encoded += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return "file:" + encoded + "?mode=ro"
     }
 
     private static func requireSQLCipher(_ pointer: OpaquePointer) throws {
@@ -368,6 +390,10 @@ public final class Connection {
 extension Connection: Sendable {}
 
 extension String {
+    func leftPadded(to length: Int) -> String {
+        String(repeating: "0", count: max(0, length - count)) + self
+    }
+
     func trimmingSQLWhitespace() -> String {
         var text = Substring(self)
         while let last = text.last, last.isWhitespace || last == ";" { text.removeLast() }

@@ -11,6 +11,10 @@ public enum ConversionError: Error, Sendable, CustomStringConvertible, Equatable
     case alreadyEncrypted(path: String)
     /// The source's schema cannot be read by the linked SQLite (too new, or corrupt).
     case unreadableSchema(path: String, detail: String)
+    /// In place: the source has other names (hard links), which would keep the old contents.
+    case sourceHasOtherNames(path: String, nameCount: Int, namesFound: [String])
+    /// The file is damaged: its size is not a whole number of pages, or a check of its pages failed.
+    case damaged(path: String, detail: String)
     /// The output exists and overwriting was not asked for.
     case outputExists(path: String)
     /// The output is the source itself (maybe through a link).
@@ -41,6 +45,11 @@ public enum ConversionError: Error, Sendable, CustomStringConvertible, Equatable
             return "'\(path)' is already encrypted. \(unchanged) To change its key use `cipherstore rekey`; to check it use `cipherstore verify`."
         case .unreadableSchema(let path, let detail):
             return "Cannot read the schema of '\(path)' (\(detail)). It may use SQLite features newer than the linked SQLite \(SQLCipherLibrary.sqliteVersion) (STRICT tables, generated columns…) or be damaged. \(unchanged) Convert those tables with the SQLite that made them first."
+        case .sourceHasOtherNames(let path, let count, let names):
+            let others = names.isEmpty ? "" : " (" + names.joined(separator: ", ") + ")"
+            return "'\(path)' has \(count) names (hard links)\(others). Replacing it in place would leave the old contents — plaintext, or readable with the old key — under the other names. \(unchanged) Remove the other names first, write to a new file with --output, or pass --force to replace this name only."
+        case .damaged(let path, let detail):
+            return "'\(path)' is damaged: \(detail). \(unchanged) Restore it from a backup; `cipherstore verify` tells whether a copy is sound."
         case .outputExists(let path):
             return "'\(path)' already exists. \(unchanged) Choose another output, or pass --force (overwrite: true) to replace it."
         case .outputIsSource(let path):

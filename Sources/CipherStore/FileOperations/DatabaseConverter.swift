@@ -19,6 +19,21 @@ struct DatabaseConverter: Sendable {
     /// The attached name of the output inside the exporting connection.
     static let targetSchema = "cipherstore_target"
 
+    /// - Parameter sourcePath: replaced in place, a symbolic link is followed to the file it
+    ///   names: that file is what holds the data.
+    init(sourcePath: String, source: Side, target: Side, destination: OutputDestination, options: ConversionOptions) throws {
+        if case .inPlace = destination, FileSystem.isSymbolicLink(sourcePath) {
+            guard let resolved = FileSystem.resolvingLinks(sourcePath) else { throw ConversionError.sourceMissing(path: sourcePath) }
+            self.sourcePath = resolved
+        } else {
+            self.sourcePath = sourcePath
+        }
+        self.source = source
+        self.target = target
+        self.destination = destination
+        self.options = options
+    }
+
     func run() throws -> ConversionReport {
         let started = Date()
         // Before any file is touched: SQLCipher 3.4.1 overruns a heap buffer when given a page
@@ -30,42 +45,28 @@ struct DatabaseConverter: Sendable {
         let removedLeftovers = TemporaryFiles.removeLeftovers(for: outputPath)
         try checkCancelled()
 
-        // Keeps writers out from the first read to the final rename.
-        let lock = try openSource()
-        defer { try? lock.close() }
-        let journalMode = try lock.fetchScalar(String.self, sql: "PRAGMA journal_mode") ?? "delete"
-        let isWAL = journalMode.lowercased() == "wal"
-        if case .inPlace = destination {
-            let holders = FileSystem.otherProcessesHavingOpen(sourcePath)
-            guard holders.isEmpty else {
-                throw ConversionError.databaseInUse(path: sourcePath, detail: "open in process(es) \(holders.map(String.init).joined(separator: ", "))")
-            }
-            // Empties the WAL, so no frame of the old file can be replayed onto the new one.
-            if isWAL { _ = try lock.fetchOne(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        // Keeps writers out from the first read to the final rename (see SourceLock).
+        let lock = try SourceLock(path: sourcePath, forReplacement: isInPlace) { readOnly in
+            try openSource(readOnly: readOnly)
         }
-        do {
-            try lock.beginTransaction(.immediate)
-        } catch ResultCode.SQLITE_BUSY {
-            throw ConversionError.databaseInUse(path: sourcePath, detail: "another connection is writing to it, or another conversion is running")
-        }
-        if case .inPlace = destination, isWAL, FileSystem.size(sourcePath + "-wal") > 0 {
-            throw ConversionError.databaseInUse(path: sourcePath, detail: "another connection keeps its write-ahead log from being checkpointed")
-        }
+        var replaced = false
+        defer { lock.release(restoring: !replaced) }
+        try DatabaseMaintenance.checkWholePages(lock.connection, path: sourcePath)
 
         let temporaryPath = TemporaryFiles.path(for: outputPath)
         do {
             try FileSystem.createOwnerOnlyFile(temporaryPath)
-            let verification = try copyAndVerify(into: temporaryPath, journalMode: isWAL ? "wal" : nil)
+            let verification = try copyAndVerify(into: temporaryPath, journalMode: lock.wasWAL ? "wal" : nil)
             try checkCancelled()
             report(.replacing, written: FileSystem.size(temporaryPath))
-            let backupPath = try replace(outputPath, with: temporaryPath)
-            try? lock.rollback()
-            try lock.close()
-            if case .inPlace = destination, isWAL {
-                // The old file's WAL is empty (checked above); its index must not outlive it.
-                FileSystem.removeIfPresent(sourcePath + "-wal")
-                FileSystem.removeIfPresent(sourcePath + "-shm")
+            if isInPlace {
+                // A journal kept by PERSIST or TRUNCATE mode holds old pages — plaintext, for an
+                // encryption. It is not hot (the lock's first read would have rolled it back) and
+                // nobody else can write to it while the lock is held.
+                FileSystem.removeIfPresent(sourcePath + "-journal")
             }
+            let backupPath = try replace(outputPath, with: temporaryPath)
+            replaced = true
             let bytes = FileSystem.size(outputPath)
             report(.done, written: bytes)
             return ConversionReport(
@@ -79,6 +80,11 @@ struct DatabaseConverter: Sendable {
             FileSystem.removeDatabaseFiles(temporaryPath)
             throw error
         }
+    }
+
+    private var isInPlace: Bool {
+        if case .inPlace = destination { return true }
+        return false
     }
 
     // MARK: Steps
@@ -116,10 +122,15 @@ struct DatabaseConverter: Sendable {
                 guard !FileSystem.isDirectory(path) else { throw ConversionError.outputExists(path: path) }
             }
             return path
-        case .inPlace(let backup):
+        case .inPlace(let backup, let replacingOtherLinks):
             let directory = FileSystem.directory(of: sourcePath)
             guard FileSystem.isWritableDirectory(directory) else {
                 throw ConversionError.outputDirectoryUnusable(path: directory)
+            }
+            let links = FileSystem.linkCount(sourcePath)
+            if links > 1 && !replacingOtherLinks {
+                throw ConversionError.sourceHasOtherNames(path: sourcePath, nameCount: links,
+                                                          namesFound: FileSystem.otherNamesInDirectory(of: sourcePath))
             }
             if let backup, FileSystem.exists(backup) { throw ConversionError.backupExists(path: backup) }
             return sourcePath
@@ -128,9 +139,14 @@ struct DatabaseConverter: Sendable {
 
     /// - Parameter conversionIO: opens through the conversion VFS (batched writes to files
     ///   attached later, counted reads of the source).
-    private func openSource(conversionIO: Bool = false) throws -> Connection {
-        var configuration = Configuration(cipher: source.cipher, busyTimeout: options.busyTimeout, foreignKeys: false)
-        if conversionIO { configuration.vfsName = try ConversionIO.vfsName() }
+    /// - Parameter readOnly: opens the source read-only.
+    private func openSource(conversionIO: Bool = false, readOnly: Bool = false) throws -> Connection {
+        var configuration = Configuration(cipher: source.cipher, readOnly: readOnly, busyTimeout: options.busyTimeout, foreignKeys: false)
+        if conversionIO {
+            configuration.vfsName = try ConversionIO.vfsName()
+            // The exporter writes only to the file it attaches; its source stays read-only.
+            configuration.readOnlyMainDatabase = true
+        }
         do {
             return try Connection(path: sourcePath, key: source.key, configuration: configuration)
         } catch ResultCode.SQLITE_CORRUPT {
@@ -142,7 +158,7 @@ struct DatabaseConverter: Sendable {
 
     /// What the result must match, read on a connection of its own.
     private func captureSource() throws -> DatabaseSnapshot {
-        let db = try openSource()
+        let db = try openSource(readOnly: true)
         defer { try? db.close() }
         return try DatabaseSnapshot.capture(db)
     }
@@ -262,7 +278,7 @@ struct DatabaseConverter: Sendable {
             }
             try FileSystem.syncDirectory(of: outputPath)
             return nil
-        case .inPlace(let backup):
+        case .inPlace(let backup, _):
             if let backup {
                 guard try FileSystem.link(sourcePath, to: backup) else { throw ConversionError.backupExists(path: backup) }
             }

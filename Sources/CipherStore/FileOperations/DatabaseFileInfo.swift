@@ -13,8 +13,9 @@ import Darwin
 ///
 /// An encrypted SQLCipher file has no plaintext header: its first 16 bytes are a random salt
 /// and the rest is ciphertext. "Looks encrypted" therefore means: not SQLite, not mostly text,
-/// and a size that is a whole number of 512-byte units (every SQLCipher page size is). Random
-/// bytes of such a size look encrypted too; only the right key can tell for sure.
+/// and at least 512 bytes (the smallest SQLCipher page). Random bytes look encrypted too; only
+/// the right key can tell for sure. A file whose size is not a whole number of pages is
+/// reported as damaged by every command once its key has been checked.
 public struct DatabaseFileInfo: Sendable, Hashable {
     /// The kinds of file.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
@@ -76,7 +77,9 @@ public struct DatabaseFileInfo: Sendable, Hashable {
         }
         let printable = header.filter { (0x20...0x7E).contains($0) || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }.count
         let mostlyText = printable * 10 >= header.count * 9
-        let looksEncrypted = size >= 512 && size % 512 == 0 && !mostlyText
+        // Not required to be a whole number of pages: a damaged file (bytes appended, cut
+        // short) is still told from a wrong key once it is opened (see checkWholePages).
+        let looksEncrypted = size >= 512 && !mostlyText
         return DatabaseFileInfo(path: path, kind: looksEncrypted ? .encrypted : .notADatabase, size: size, plaintextPageSize: nil)
     }
 

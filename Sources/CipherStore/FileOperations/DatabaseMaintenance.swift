@@ -67,10 +67,11 @@ public enum DatabaseMaintenance {
     }
 
     /// Opens a database with its key (or none, for plaintext), runs `PRAGMA integrity_check`
-    /// and reports its tables and row counts. Never writes.
+    /// and reports its tables and row counts. Never writes, and leaves no file behind.
     ///
-    /// - Throws: ``CipherStoreError`` (wrong key…), ``ConversionError/verificationFailed(detail:)``
-    ///   when the integrity check finds damage, ``ConversionError/sourceMissing(path:)``.
+    /// - Throws: ``CipherStoreError`` (wrong key…), ``ConversionError/damaged(path:detail:)``
+    ///   when the integrity check finds damage or the file is not a whole number of pages,
+    ///   ``ConversionError/sourceMissing(path:)``.
     public static func verify(path: String, key: DatabaseKey?, cipher: CipherSettings = .libraryDefaults) throws -> VerificationReport {
         let info = DatabaseFileInfo.inspect(path: path)
         switch info.kind {
@@ -79,10 +80,27 @@ public enum DatabaseMaintenance {
         case .empty: throw ConversionError.sourceEmpty(path: path)
         default: break
         }
-        let db = try Connection(path: path, key: key, configuration: Configuration(cipher: cipher, readOnly: true, foreignKeys: false))
+        let db = try openForVerification(path: path, key: key, cipher: cipher)
         defer { try? db.close() }
-        try checkIntegrity(db)
+        try checkWholePages(db, path: path)
+        do {
+            try checkIntegrity(db)
+        } catch ConversionError.verificationFailed(let detail) {
+            throw ConversionError.damaged(path: path, detail: detail)
+        }
         return try verificationReport(db, path: path, snapshot: DatabaseSnapshot.capture(db))
+    }
+
+    /// Opens a database for ``verify(path:key:cipher:)`` so that it leaves no file behind.
+    ///
+    /// A read-only connection to a WAL database creates `-wal` and `-shm` files and, being
+    /// read-only, never removes them. So while no log exists, the check reads through a
+    /// writable connection, which writes nothing (it only reads) and, as the last connection
+    /// to close, removes the log files it made. When a log already exists (another connection,
+    /// or a crashed one, owns it), or the file is not writable, the check is read-only.
+    private static func openForVerification(path: String, key: DatabaseKey?, cipher: CipherSettings) throws -> Connection {
+        let readOnly = FileSystem.exists(path + "-wal") || !FileSystem.isWritableDatabase(path)
+        return try Connection(path: path, key: key, configuration: Configuration(cipher: cipher, readOnly: readOnly, foreignKeys: false))
     }
 
     /// What a file is, from its first bytes, without a key. See ``DatabaseFileInfo``.
@@ -98,6 +116,19 @@ public enum DatabaseMaintenance {
         guard problems == ["ok"] else {
             throw ConversionError.verificationFailed(detail: "integrity_check: " + problems.prefix(3).joined(separator: "; "))
         }
+    }
+
+    /// Refuses a file whose size is not a whole number of pages: bytes were appended to it or
+    /// it was cut short, and neither SQLite nor SQLCipher notices (the page count in the header
+    /// wins). Run after the key was checked, so a wrong key is reported as such first.
+    ///
+    /// - Throws: ``ConversionError/damaged(path:detail:)``.
+    static func checkWholePages(_ db: Connection, path: String) throws {
+        let pageSize = Int64(try db.fetchScalar(Int.self, sql: "PRAGMA main.page_size") ?? 0)
+        let size = FileSystem.size(path)
+        guard pageSize > 0, size % pageSize != 0 else { return }
+        throw ConversionError.damaged(
+            path: path, detail: "its size, \(size) bytes, is not a whole number of \(pageSize)-byte pages: \(size % pageSize) bytes were appended to it or it was cut short")
     }
 
     static func verificationReport(_ db: Connection, path: String, snapshot: DatabaseSnapshot) throws -> VerificationReport {

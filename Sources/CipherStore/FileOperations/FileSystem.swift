@@ -41,6 +41,11 @@ enum FileSystem {
         return lstat(path, &status) == 0
     }
 
+    static func isSymbolicLink(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFLNK
+    }
+
     static func isDirectory(_ path: String) -> Bool {
         var status = stat()
         return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
@@ -95,27 +100,41 @@ enum FileSystem {
         access(path, W_OK | X_OK) == 0
     }
 
-    /// Other processes that have the file open, found through /proc (Linux; processes of
-    /// other users are visible only to root). Empty where /proc is unavailable.
-    static func otherProcessesHavingOpen(_ path: String) -> [Int32] {
+    /// Whether this process may write the file and create its journal beside it.
+    static func isWritableDatabase(_ path: String) -> Bool {
+        access(path, W_OK) == 0 && isWritableDirectory(directory(of: path))
+    }
+
+    /// The file a path names, with every symbolic link resolved; `nil` when it does not exist.
+    static func resolvingLinks(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// How many names (hard links) the file has; 0 when it cannot be read.
+    static func linkCount(_ path: String) -> Int {
+        var status = stat()
+        return stat(path, &status) == 0 ? Int(status.st_nlink) : 0
+    }
+
+    /// The other names of a file in its own directory (hard links elsewhere are not searched).
+    static func otherNamesInDirectory(of path: String) -> [String] {
         var target = stat()
+        let directory = directory(of: path)
         guard stat(path, &target) == 0,
-              let processes = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
-        let me = getpid()
-        var holders: [Int32] = []
-        for entry in processes {
-            guard let pid = Int32(entry), pid != me,
-                  let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(entry)/fd") else { continue }
-            for descriptor in descriptors {
-                var status = stat()
-                if stat("/proc/\(entry)/fd/\(descriptor)", &status) == 0,
-                   status.st_dev == target.st_dev, status.st_ino == target.st_ino {
-                    holders.append(pid)
-                    break
-                }
-            }
-        }
-        return holders
+              let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        let name = (path as NSString).lastPathComponent
+        return entries.filter { entry in
+            var status = stat()
+            return entry != name && lstat(directory + "/" + entry, &status) == 0
+                && status.st_dev == target.st_dev && status.st_ino == target.st_ino
+        }.sorted().map { directory + "/" + $0 }
+    }
+
+    /// The current directory, for making a relative path absolute.
+    static func currentDirectory() -> String {
+        FileManager.default.currentDirectoryPath
     }
 
     /// An error naming the failed call, the path and the system's reason.

@@ -1,0 +1,206 @@
+import CipherStore
+import Foundation
+import TestSupport
+import Testing
+
+/// In-place conversions lose no committed write, follow links to the data, and leave no
+/// plaintext beside the result; conversions into a new file read sources they cannot write.
+@Suite struct InPlaceSafetyTests {
+    let directory: TemporaryDirectory
+    let oldKey: DatabaseKey
+    let newKey: DatabaseKey
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        oldKey = try DatabaseKey.rawKey(hex: String(repeating: "5a", count: 32))
+        newKey = try DatabaseKey.rawKey(hex: String(repeating: "a5", count: 32))
+    }
+
+    private func makeEncrypted(_ path: String, journalMode: JournalMode? = nil) throws -> DatabaseQueue {
+        let queue = try DatabaseQueue(path: path, key: oldKey, configuration: Configuration(journalMode: journalMode))
+        try queue.inDatabase { db in
+            try db.execute(sql: "CREATE TABLE t(x TEXT)")
+            try db.execute(sql: "INSERT INTO t VALUES ('first')")
+        }
+        return queue
+    }
+
+    private func rows(_ path: String, key: DatabaseKey?) throws -> [String] {
+        let db = try Connection(path: path, key: key)
+        defer { try? db.close() }
+        return try db.fetchAll(sql: "SELECT x FROM t ORDER BY rowid").map { try $0.value(String.self, at: 0) }
+    }
+
+    @Test func aWALDatabaseOpenInThisProcessIsNotReplacedAndItsLaterWriteIsKept() throws {
+        let path = directory.path("wal.db")
+        let queue = try makeEncrypted(path, journalMode: .wal)
+        #expect {
+            try DatabaseMaintenance.changeKey(path: path, oldKey: oldKey, newKey: newKey, to: .inPlace())
+        } throws: { error in
+            guard case ConversionError.databaseInUse(_, let detail)? = error as? ConversionError else { return false }
+            return detail.contains("WAL mode")
+        }
+        try queue.inDatabase { try $0.execute(sql: "INSERT INTO t VALUES ('second')") }
+        let journalMode = try queue.inDatabase { try $0.fetchScalar(String.self, sql: "PRAGMA journal_mode") }
+        #expect(journalMode == "wal")
+        try queue.close()
+        #expect(try rows(path, key: oldKey) == ["first", "second"])
+    }
+
+    @Test func aRollbackJournalWriterLeftOpenCannotCommitIntoTheReplacedFile() throws {
+        let path = directory.path("delete.db")
+        let queue = try makeEncrypted(path)
+        try DatabaseMaintenance.changeKey(path: path, oldKey: oldKey, newKey: newKey, to: .inPlace())
+        // The queue still has the old file open: its write must fail, not vanish.
+        #expect(throws: DatabaseError.self) {
+            try queue.inDatabase { try $0.execute(sql: "INSERT INTO t VALUES ('late')") }
+        }
+        try queue.close()
+        #expect(try rows(path, key: newKey) == ["first"])
+    }
+
+    @Test func aFailedInPlaceConversionLeavesAWALSourceInWALMode() throws {
+        let path = directory.path("wal.db")
+        try makeEncrypted(path, journalMode: .wal).close()
+        let cancellation = ConversionCancellation()
+        let options = ConversionOptions(progress: { _ in cancellation.cancel() }, cancellation: cancellation)
+        #expect(throws: ConversionError.cancelled) {
+            try DatabaseMaintenance.changeKey(path: path, oldKey: oldKey, newKey: newKey, to: .inPlace(), options: options)
+        }
+        let db = try Connection(path: path, key: oldKey)
+        #expect(try db.fetchScalar(String.self, sql: "PRAGMA journal_mode") == "wal")
+        try db.close()
+    }
+
+    @Test func aSymbolicLinkIsFollowedToTheFileThatHoldsTheData() throws {
+        try FileManager.default.createDirectory(atPath: directory.path("real"), withIntermediateDirectories: true)
+        let real = directory.path("real/app.db")
+        let link = directory.path("link.db")
+        try makeEncrypted(real).close()
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
+
+        let report = try DatabaseMaintenance.changeKey(path: link, oldKey: oldKey, newKey: newKey, to: .inPlace())
+        #expect(report.outputPath.hasSuffix("real/app.db"))
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == real)
+        #expect(throws: CipherStoreError.wrongKey(path: real)) { try rows(real, key: oldKey) }
+        #expect(try rows(link, key: newKey) == ["first"])
+    }
+
+    @Test func aFileWithAnotherHardLinkIsRefusedUnlessReplacingThisNameIsAsked() throws {
+        let path = directory.path("app.db")
+        let other = directory.path("other-name.db")
+        try makeEncrypted(path).close()
+        try FileManager.default.linkItem(atPath: path, toPath: other)
+
+        #expect(throws: ConversionError.sourceHasOtherNames(path: path, nameCount: 2, namesFound: [other])) {
+            try DatabaseMaintenance.changeKey(path: path, oldKey: oldKey, newKey: newKey, to: .inPlace())
+        }
+        #expect(try rows(path, key: oldKey) == ["first"])
+
+        try DatabaseMaintenance.changeKey(path: path, oldKey: oldKey, newKey: newKey,
+                                          to: .inPlace(replacingOtherLinks: true))
+        #expect(try rows(path, key: newKey) == ["first"])
+        #expect(try rows(other, key: oldKey) == ["first"])
+    }
+
+    @Test(arguments: ["PERSIST", "TRUNCATE"])
+    func noSiblingFileHoldsPlaintextAfterInPlaceEncryption(journalMode: String) throws {
+        let path = directory.path("journal.db")
+        let marker = "PLAINTEXT-MARKER-4f1c"
+        let db = try Connection(path: path, key: nil)
+        try db.execute(sql: "PRAGMA journal_mode = \(journalMode)")
+        try db.execute(sql: "CREATE TABLE t(x TEXT)")
+        try db.execute(sql: "INSERT INTO t SELECT ? || hex(randomblob(200))", arguments: [marker])
+        try db.execute(sql: "UPDATE t SET x = 'changed'")
+        try db.close()
+        try #require(FileManager.default.fileExists(atPath: path + "-journal"))
+
+        try DatabaseMaintenance.encrypt(path: path, to: .inPlace(), key: newKey)
+
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.url.path) {
+            let contents = try Data(contentsOf: URL(fileURLWithPath: directory.path(name)))
+            #expect(contents.range(of: Data(marker.utf8)) == nil, "\(name) holds plaintext")
+            #expect(contents.range(of: Data("changed".utf8)) == nil, "\(name) holds plaintext")
+        }
+        #expect(try rows(path, key: newKey) == ["changed"])
+    }
+
+    @Test func aSourceOnAReadOnlyFileSystemConvertsIntoANewFile() throws {
+        let mountPoint = directory.path("ro")
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        let source = mountPoint + "/app.db"
+        let writable: Bool
+        if getuid() == 0 {
+            // Root ignores file modes; a read-only mount stops it too.
+            try #require(Shell.succeeds("mount -t tmpfs -o size=1m tmpfs '\(mountPoint)'"))
+            writable = false
+        } else {
+            writable = true
+        }
+        defer { if !writable { _ = Shell.succeeds("umount '\(mountPoint)'") } }
+        try makeEncrypted(source).close()
+        if !writable {
+            try #require(Shell.succeeds("mount -o remount,ro '\(mountPoint)'"))
+        } else {
+            try #require(chmod(source, 0o444) == 0 && chmod(mountPoint, 0o555) == 0)
+        }
+        defer { if writable { _ = chmod(mountPoint, 0o755) } }
+        let before = try Data(contentsOf: URL(fileURLWithPath: source))
+
+        let output = directory.path("copy.db")
+        try DatabaseMaintenance.changeKey(path: source, oldKey: oldKey, newKey: newKey, to: .file(output))
+        #expect(try rows(output, key: newKey) == ["first"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: source)) == before)
+    }
+
+    @Test func bytesAppendedToAnEncryptedFileAreDamageForEveryOperation() throws {
+        let path = directory.path("appended.db")
+        try makeEncrypted(path).close()
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        handle.seekToEndOfFile()
+        handle.write(Data(repeating: 0x41, count: 100))
+        try handle.close()
+
+        func isDamage(_ error: any Error) -> Bool {
+            if case ConversionError.damaged(_, let detail)? = error as? ConversionError { return detail.contains("100 bytes") }
+            return false
+        }
+        #expect { try DatabaseMaintenance.verify(path: path, key: oldKey) } throws: { isDamage($0) }
+        #expect {
+            try DatabaseMaintenance.changeKey(path: path, oldKey: oldKey, newKey: newKey, to: .file(directory.path("o1.db")))
+        } throws: { isDamage($0) }
+        #expect {
+            try DatabaseMaintenance.decrypt(path: path, key: oldKey, to: .file(directory.path("o2.db")))
+        } throws: { isDamage($0) }
+        // A wrong key is told apart first, the same way for every operation.
+        #expect(throws: CipherStoreError.wrongKey(path: path)) { try DatabaseMaintenance.verify(path: path, key: newKey) }
+        #expect(throws: CipherStoreError.wrongKey(path: path)) {
+            try DatabaseMaintenance.decrypt(path: path, key: newKey, to: .file(directory.path("o3.db")))
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.path("o1.db")))
+    }
+
+    @Test func verifyLeavesNoLogFilesBesideAWALDatabase() throws {
+        let path = directory.path("wal.db")
+        try makeEncrypted(path, journalMode: .wal).close()
+        try #require(!FileManager.default.fileExists(atPath: path + "-wal"))
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+
+        let report = try DatabaseMaintenance.verify(path: path, key: oldKey)
+        #expect(report.journalMode == "wal")
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        #expect(!FileManager.default.fileExists(atPath: path + "-shm"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    @Test func anOutputWithALongNameConverts() throws {
+        let path = directory.path("app.db")
+        try makeEncrypted(path).close()
+        let longName = String(repeating: "n", count: 240) + ".db"
+        let output = directory.path(longName)
+        try DatabaseMaintenance.changeKey(path: path, oldKey: oldKey, newKey: newKey, to: .file(output))
+        #expect(try rows(output, key: newKey) == ["first"])
+        try DatabaseMaintenance.changeKey(path: output, oldKey: newKey, newKey: oldKey, to: .inPlace())
+        #expect(try rows(output, key: oldKey) == ["first"])
+    }
+}
