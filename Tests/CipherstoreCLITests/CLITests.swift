@@ -173,19 +173,6 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: workspace.path("o.db")))
     }
 
-    @Test func inPlaceIsRefusedWhileAnotherProcessHasTheFileOpen() throws {
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/bin/sh")
-        holder.arguments = ["-c", "exec 3<\"$0\"; sleep 30", source]
-        try holder.run()
-        defer { holder.terminate(); holder.waitUntilExit() }
-        Thread.sleep(forTimeInterval: 0.3)
-        let result = try CLI.run(["encrypt", source, "--in-place", "--key-file", keyFile])
-        #expect(result.status == 74, "\(result.errorOutput)")
-        #expect(result.errorOutput.contains("open in process"))
-        #expect(DatabaseFileInfo.inspect(path: source).kind == .plaintext)
-    }
-
     @Test func diskFullDuringTheWriteLeavesNothingBehind() throws {
         let large = workspace.path("large.db")
         let db = try Connection(path: large, key: nil)

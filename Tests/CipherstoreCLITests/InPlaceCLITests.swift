@@ -1,0 +1,145 @@
+import CipherStore
+import Foundation
+import TestSupport
+import Testing
+
+/// In-place commands never lose another process's write, act on the file a link names, and
+/// tell a damaged file from a wrong key the same way in every command.
+@Suite struct InPlaceCLITests {
+    let workspace: Workspace
+    let source: String
+    let keyFile: String
+    let key: DatabaseKey
+
+    init() throws {
+        workspace = try Workspace()
+        source = workspace.path("app.db")
+        keyFile = try workspace.keyFile("app.key", "in place ☂\n")
+        key = try DatabaseKey.passphrase("in place ☂")
+    }
+
+    private func makePlaintext(journalMode: String, rows: Int = 10) throws {
+        let db = try Connection(path: source, key: nil)
+        try db.execute(sql: "PRAGMA journal_mode = \(journalMode)")
+        try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT)")
+        try db.execute(sql: """
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+            INSERT INTO t(body) SELECT printf('%01000d', i) FROM n
+            """, arguments: [rows])
+        try db.close()
+    }
+
+    /// The `sqlcipher` shell on the plaintext source, reading its script from a pipe kept open.
+    private func startShell() throws -> (Process, FileHandle, Pipe) {
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        shell.arguments = ["sqlcipher", "-batch", "-bail", source]
+        let input = Pipe(), errors = Pipe()
+        shell.standardInput = input
+        shell.standardOutput = FileHandle.nullDevice
+        shell.standardError = errors
+        try shell.run()
+        return (shell, input.fileHandleForWriting, errors)
+    }
+
+    private func count(_ path: String, key: DatabaseKey?, where condition: String = "1") throws -> Int {
+        let db = try Connection(path: path, key: key)
+        defer { try? db.close() }
+        return try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM t WHERE \(condition)") ?? -1
+    }
+
+    @Test func aWALDatabaseAnotherProcessHasOpenIsRefusedAndItsWriteKept() throws {
+        try makePlaintext(journalMode: "WAL")
+        let (shell, input, errors) = try startShell()
+        input.write(Data(".timeout 30000\nSELECT count(*) FROM t;\n".utf8))
+        Thread.sleep(forTimeInterval: 0.3)
+
+        let result = try CLI.run(["encrypt", source, "--in-place", "--key-file", keyFile])
+        #expect(result.status == 74, "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("in use"))
+        #expect(result.errorOutput.contains("WAL mode"))
+
+        input.write(Data("INSERT INTO t(body) VALUES ('late');\n".utf8))
+        try input.close()
+        shell.waitUntilExit()
+        let shellErrors = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(shell.terminationStatus == 0, "\(shellErrors)")
+        #expect(DatabaseFileInfo.inspect(path: source).kind == .plaintext)
+        #expect(try count(source, key: nil, where: "body = 'late'") == 1)
+    }
+
+    /// A writer that starts while the conversion runs either lands in the result or fails
+    /// with an error — never reports success for a row that is gone.
+    @Test(arguments: ["WAL", "DELETE"])
+    func aConcurrentWriterIsNeverLostSilently(journalMode: String) throws {
+        try makePlaintext(journalMode: journalMode, rows: 20_000)
+        let (conversion, output, conversionErrors) = try CLI.start(["encrypt", source, "--in-place", "--key-file", keyFile])
+        Thread.sleep(forTimeInterval: 0.3)
+        let (shell, input, errors) = try startShell()
+        input.write(Data(".timeout 30000\nINSERT INTO t(body) VALUES ('late');\n".utf8))
+        try input.close()
+        shell.waitUntilExit()
+        let shellErrors = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let result = ProcessResult.collect(conversion, output: output, errors: conversionErrors)
+
+        let encrypted = result.status == 0
+        if !encrypted { #expect(result.status == 74, "\(result.errorOutput)") }
+        let rows = try count(source, key: encrypted ? key : nil, where: "body = 'late'")
+        if shell.terminationStatus == 0 && shellErrors.isEmpty {
+            #expect(rows == 1, "the shell reported success, the row must be there")
+        } else {
+            #expect(rows == 0)
+            #expect(shellErrors.contains("readonly") || shellErrors.contains("locked") || shellErrors.contains("not a database"), "\(shellErrors)")
+        }
+        #expect(try count(source, key: encrypted ? key : nil) >= 20_000)
+    }
+
+    @Test func aSymbolicLinkIsEncryptedAtItsTarget() throws {
+        try makePlaintext(journalMode: "DELETE")
+        let link = workspace.path("link.db")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: source)
+        let result = try CLI.run(["encrypt", link, "--in-place", "--key-file", keyFile])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(DatabaseFileInfo.inspect(path: source).kind == .encrypted)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == source)
+    }
+
+    @Test func aSecondHardLinkIsNamedAndForceReplacesThisNameOnly() throws {
+        try makePlaintext(journalMode: "DELETE")
+        let other = workspace.path("other.db")
+        try FileManager.default.linkItem(atPath: source, toPath: other)
+        let refused = try CLI.run(["encrypt", source, "--in-place", "--key-file", keyFile])
+        #expect(refused.status == 64, "\(refused.errorOutput)")
+        #expect(refused.errorOutput.contains("2 names"))
+        #expect(refused.errorOutput.contains(other))
+        #expect(DatabaseFileInfo.inspect(path: source).kind == .plaintext)
+
+        let forced = try CLI.run(["encrypt", source, "--in-place", "--force", "--key-file", keyFile])
+        #expect(forced.status == 0, "\(forced.errorOutput)")
+        #expect(DatabaseFileInfo.inspect(path: source).kind == .encrypted)
+        #expect(DatabaseFileInfo.inspect(path: other).kind == .plaintext)
+    }
+
+    @Test func bytesAppendedToAnEncryptedFileGiveTheSameAnswerInEveryCommand() throws {
+        try makePlaintext(journalMode: "DELETE")
+        let encrypted = workspace.path("enc.db")
+        #expect(try CLI.run(["encrypt", source, "-o", encrypted, "--key-file", keyFile]).status == 0)
+        let handle = try #require(FileHandle(forWritingAtPath: encrypted))
+        handle.seekToEndOfFile()
+        handle.write(Data(repeating: 7, count: 33))
+        try handle.close()
+        let wrongKey = try workspace.keyFile("wrong.key", "wrong\n")
+
+        for command in [["verify", encrypted], ["decrypt", encrypted, "-o", workspace.path("d.db")]] {
+            let damaged = try CLI.run(command + ["--key-file", keyFile])
+            #expect(damaged.status == 67, "\(command[0]): \(damaged.errorOutput)")
+            #expect(damaged.errorOutput.contains("damaged"), "\(command[0]): \(damaged.errorOutput)")
+            let wrong = try CLI.run(command + ["--key-file", wrongKey])
+            #expect(wrong.status == 65, "\(command[0]): \(wrong.errorOutput)")
+        }
+        let rekey = try CLI.run(["rekey", encrypted, "-o", workspace.path("r.db"), "--old-key-file", keyFile, "--new-key-file", wrongKey])
+        #expect(rekey.status == 67, "\(rekey.errorOutput)")
+        let rekeyWrong = try CLI.run(["rekey", encrypted, "-o", workspace.path("r.db"), "--old-key-file", wrongKey, "--new-key-file", keyFile])
+        #expect(rekeyWrong.status == 65, "\(rekeyWrong.errorOutput)")
+    }
+}
