@@ -57,8 +57,9 @@ struct DatabaseConverter: Sendable {
         do {
             try FileSystem.createOwnerOnlyFile(temporaryPath)
             let verification = try copyAndVerify(into: temporaryPath, journalMode: lock.wasWAL ? "wal" : nil)
-            try checkCancelled()
             report(.replacing, written: FileSystem.size(temporaryPath))
+            // The last moment to stop: after the rename the result is in place.
+            try checkCancelled()
             if isInPlace {
                 // A journal kept by PERSIST or TRUNCATE mode holds old pages — plaintext, for an
                 // encryption. It is not hot (the lock's first read would have rolled it back) and

@@ -40,7 +40,9 @@ final class ExportProgressMonitor {
         defer { sqlite3_progress_handler(db.handle.pointer, 0, nil, nil) }
         do {
             try withExtendedLifetime(self) { try body() }
-        } catch ResultCode.SQLITE_INTERRUPT where cancelled {
+        } catch where cancelled {
+            // sqlcipher_export reports the interrupt as a generic error ("interrupted"), not
+            // as SQLITE_INTERRUPT: once cancelled, whatever the export failed with is that.
             throw ConversionError.cancelled
         }
     }
