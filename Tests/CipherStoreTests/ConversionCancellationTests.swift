@@ -4,7 +4,7 @@ import Testing
 
 /// Cancelling at any moment of a conversion is reported as cancellation, and leaves the source
 /// as it was and nothing beside it.
-@Suite struct ConversionCancellationTests {
+@Suite(.serialized) struct ConversionCancellationTests {
     let directory: TemporaryDirectory
     let key: DatabaseKey
 
@@ -17,7 +17,7 @@ import Testing
     @Test(arguments: [0.05, 0.3, 0.6, 0.79, 0.8, 0.95])
     func cancellingWhileConvertingIsReportedAsCancellation(at fraction: Double) throws {
         let source = directory.path("large.db")
-        try SampleDatabases.makeLarge(at: source, rows: 20_000)
+        try SampleDatabases.makeLarge(at: source, rows: 8_000)
         let before = try Data(contentsOf: URL(fileURLWithPath: source))
         let cancellation = ConversionCancellation()
         let options = ConversionOptions(progress: { progress in

@@ -87,7 +87,9 @@ import Testing
 
     @Test func walSourceWithUncheckpointedFramesIsCopiedWhole() throws {
         let walPath = directory.path("wal.sqlite")
-        let writer = try Connection(path: walPath, key: nil, configuration: Configuration(journalMode: .wal))
+        let writer = try Connection(path: walPath, key: nil)
+        try writer.execute(sql: "PRAGMA page_size = \(SQLCipherLibrary.defaultPageSize)")
+        try writer.execute(sql: "PRAGMA journal_mode = WAL")
         try writer.execute(sql: "PRAGMA wal_autocheckpoint = 0")
         try writer.execute(sql: "CREATE TABLE t(x)")
         for index in 0..<100 { try writer.execute(sql: "INSERT INTO t VALUES (?)", arguments: [index]) }
@@ -103,7 +105,9 @@ import Testing
     @Test func inPlaceConversionOfAWALSourceLeavesNoStaleLog() throws {
         let walPath = directory.path("wal.sqlite")
         do {
-            let writer = try Connection(path: walPath, key: nil, configuration: Configuration(journalMode: .wal))
+            let writer = try Connection(path: walPath, key: nil)
+            try writer.execute(sql: "PRAGMA page_size = \(SQLCipherLibrary.defaultPageSize)")
+            try writer.execute(sql: "PRAGMA journal_mode = WAL")
             try writer.execute(sql: "CREATE TABLE t(x)")
             try writer.execute(sql: "INSERT INTO t VALUES ('kept')")
             try writer.close()
@@ -271,5 +275,50 @@ final class PhaseRecorder: @unchecked Sendable {
             try DatabaseMaintenance.encrypt(path: source, to: .file(output), key: .passphrase("k"), cipher: CipherSettings(pageSize: 1000))
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["plain.sqlite"])
+    }
+
+    @Test func aKeyChangeKeepsTheSourcesSettingsUnlessNewOnesAreGiven() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("strong.sqlite")
+        let strong = CipherSettings(pageSize: 4096, kdfIterations: 256_000)
+        let oldKey = try DatabaseKey.passphrase("old passphrase")
+        let newKey = try DatabaseKey.passphrase("new passphrase")
+        let db = try Connection(path: path, key: oldKey, configuration: Configuration(cipher: strong))
+        try db.execute(sql: "CREATE TABLE t(x)")
+        try db.close()
+
+        let report = try DatabaseMaintenance.changeKey(path: path, oldKey: oldKey, oldCipher: strong, newKey: newKey)
+        #expect(report.verification.pageSize == 4096)
+        #expect(report.verification.kdfIterations == 256_000)
+        // It opens with the strong settings only: the defaults would be a weaker KDF.
+        #expect(throws: CipherStoreError.self) { try Connection(path: path, key: newKey) }
+        try Connection(path: path, key: newKey, configuration: Configuration(cipher: strong)).close()
+
+        let changed = try DatabaseMaintenance.changeKey(path: path, oldKey: newKey, oldCipher: strong, newKey: oldKey,
+                                                        newCipher: CipherSettings(kdfIterations: 300_000))
+        #expect(changed.verification.pageSize == 4096)
+        #expect(changed.verification.kdfIterations == 300_000)
+    }
+
+    @Test func encryptAndDecryptKeepTheSourcesPageSize() throws {
+        let directory = try TemporaryDirectory()
+        let plain = directory.path("plain.sqlite")
+        let db = try Connection(path: plain, key: nil)
+        try db.execute(sql: "PRAGMA page_size = 4096")
+        try db.execute(sql: "CREATE TABLE t(x)")
+        try db.execute(sql: "INSERT INTO t SELECT randomblob(100) FROM sqlite_master")
+        try db.close()
+        let key = try DatabaseKey.rawKey(hex: String(repeating: "4d", count: 32))
+
+        let encrypted = try DatabaseMaintenance.encrypt(path: plain, to: .file(directory.path("e.sqlite")), key: key)
+        #expect(encrypted.verification.pageSize == 4096)
+        let decrypted = try DatabaseMaintenance.decrypt(path: encrypted.outputPath, key: key, cipher: CipherSettings(pageSize: 4096),
+                                                        to: .file(directory.path("d.sqlite")))
+        #expect(decrypted.verification.pageSize == 4096)
+        #expect(DatabaseFileInfo.inspect(path: decrypted.outputPath).plaintextPageSize == 4096)
+
+        let smaller = try DatabaseMaintenance.encrypt(path: plain, to: .file(directory.path("s.sqlite")), key: key,
+                                                      cipher: CipherSettings(pageSize: 1024))
+        #expect(smaller.verification.pageSize == 1024)
     }
 }

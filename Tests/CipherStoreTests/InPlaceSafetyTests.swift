@@ -108,6 +108,7 @@ import Testing
         let path = directory.path("journal.db")
         let marker = "PLAINTEXT-MARKER-4f1c"
         let db = try Connection(path: path, key: nil)
+        try db.execute(sql: "PRAGMA page_size = \(SQLCipherLibrary.defaultPageSize)")
         try db.execute(sql: "PRAGMA journal_mode = \(journalMode)")
         try db.execute(sql: "CREATE TABLE t(x TEXT)")
         try db.execute(sql: "INSERT INTO t SELECT ? || hex(randomblob(200))", arguments: [marker])

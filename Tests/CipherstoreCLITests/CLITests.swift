@@ -12,6 +12,7 @@ import Testing
         source = workspace.path("legacy.db")
         keyFile = try workspace.keyFile("app.key", "correct horse ☂\n")
         let db = try Connection(path: source, key: nil)
+        try db.execute(sql: "PRAGMA page_size = \(SQLCipherLibrary.defaultPageSize)")
         try db.executeScript("""
             CREATE TABLE user(id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE);
             INSERT INTO user(name) VALUES ('Binger'), ('冰儿');

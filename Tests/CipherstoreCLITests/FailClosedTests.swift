@@ -88,6 +88,8 @@ import Testing
     static func makePlainDatabase(in workspace: Workspace) throws -> String {
         let source = workspace.path("plain.db")
         let db = try Connection(path: source, key: nil)
+        // Conversions keep the source's page size; this one opens with the default settings.
+        try db.execute(sql: "PRAGMA page_size = \(SQLCipherLibrary.defaultPageSize)")
         try db.execute(sql: "CREATE TABLE t(x)")
         try db.close()
         return source

@@ -20,6 +20,7 @@ import Testing
 
     private func makePlaintext(journalMode: String, rows: Int = 10) throws {
         let db = try Connection(path: source, key: nil)
+        try db.execute(sql: "PRAGMA page_size = \(SQLCipherLibrary.defaultPageSize)")
         try db.execute(sql: "PRAGMA journal_mode = \(journalMode)")
         try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT)")
         try db.execute(sql: """
@@ -141,5 +142,38 @@ import Testing
         #expect(rekey.status == 67, "\(rekey.errorOutput)")
         let rekeyWrong = try CLI.run(["rekey", encrypted, "-o", workspace.path("r.db"), "--old-key-file", wrongKey, "--new-key-file", keyFile])
         #expect(rekeyWrong.status == 65, "\(rekeyWrong.errorOutput)")
+    }
+}
+
+@Suite struct ConversionSettingsCLITests {
+    @Test func rekeyKeepsTheSourcesSettingsAndSaysWhichTheResultHas() throws {
+        let workspace = try Workspace()
+        let path = workspace.path("strong.db")
+        let oldKeyFile = try workspace.keyFile("old.key", "old secret\n")
+        let newKeyFile = try workspace.keyFile("new.key", "new secret\n")
+        let strong = CipherSettings(pageSize: 4096, kdfIterations: 256_000)
+        let db = try Connection(path: path, key: .passphrase("old secret"), configuration: Configuration(cipher: strong))
+        try db.execute(sql: "CREATE TABLE t(x)")
+        try db.close()
+
+        let result = try CLI.run(["rekey", path, "--in-place", "--old-key-file", oldKeyFile, "--new-key-file", newKeyFile,
+                                  "--old-page-size", "4096", "--old-kdf-iterations", "256000"])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.output.contains("Page size 4096 bytes, 256000 KDF iterations"), "\(result.output)")
+        try Connection(path: path, key: .passphrase("new secret"), configuration: Configuration(cipher: strong)).close()
+    }
+
+    @Test func encryptKeepsTheSourcesPageSize() throws {
+        let workspace = try Workspace()
+        let source = workspace.path("plain.db")
+        let keyFile = try workspace.keyFile("k.key", "page size\n")
+        let db = try Connection(path: source, key: nil)
+        try db.execute(sql: "PRAGMA page_size = 8192")
+        try db.execute(sql: "CREATE TABLE t(x)")
+        try db.close()
+        let result = try CLI.run(["encrypt", source, "-o", workspace.path("e.db"), "--key-file", keyFile])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.output.contains("Page size 8192 bytes"), "\(result.output)")
+        #expect(result.output.contains("1 table,"), "\(result.output)")
     }
 }

@@ -23,7 +23,10 @@ import Testing
     @Test func newKeyIsAskedTwiceWithoutEcho() throws {
         let workspace = try Workspace()
         let source = workspace.path("plain.db")
-        try Connection(path: source, key: nil).execute(sql: "CREATE TABLE t(x)")
+        let db = try Connection(path: source, key: nil)
+        try db.execute(sql: "PRAGMA page_size = \(SQLCipherLibrary.defaultPageSize)")
+        try db.execute(sql: "CREATE TABLE t(x)")
+        try db.close()
         let output = workspace.path("out.db")
         let run = try Self.runOnTerminal(["encrypt", source, "-o", output, "--quiet"], typing: ["typed secret", "typed secret"])
         #expect(run.screen.contains("Enter the key: "))

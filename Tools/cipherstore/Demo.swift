@@ -59,10 +59,12 @@ extension CipherStoreCommand {
             let key = try randomKey()
             let report = try DatabaseMaintenance.encrypt(path: legacy, to: .file(feed), key: key)
             let rows = report.verification.tables.reduce(0) { $0 + $1.rowCount }
-            step(2, "encrypted it into \(feed) with a random 256-bit key: \(rows) rows verified in \(String(format: "%.2f", report.seconds)) s")
+            step(2, "encrypted it into \(feed) with a random 256-bit key: \(rows) rows verified in \(String(format: "%.2f", report.seconds)) s, \(report.verification.pageSize)-byte pages as in the original")
+            // The encrypted file keeps the original's page size: every open names it.
+            let settings = Configuration(cipher: CipherSettings(pageSize: report.verification.pageSize))
 
             // 3. The app on the encrypted file: migrate, run the seed flows, show the timeline.
-            let queue = try DatabaseQueue(path: feed, key: key)
+            let queue = try DatabaseQueue(path: feed, key: key, configuration: settings)
             try FeedSchema.migrate(queue)
             let users = UserService(queue: queue)
             let statuses = StatusService(queue: queue)
@@ -82,16 +84,16 @@ extension CipherStoreCommand {
             let looksLikeSQLite = header.starts(with: Array("SQLite format 3".utf8))
             step(4, "first 16 bytes of feed.db: \(header.map { String(format: "%02x", $0) }.joined(separator: " ")) — \(looksLikeSQLite ? "PLAINTEXT HEADER" : "random salt, no 'SQLite format 3' header")")
             do {
-                _ = try DatabaseQueue(path: feed, key: randomKey())
+                _ = try DatabaseQueue(path: feed, key: randomKey(), configuration: settings)
                 throw CLIError(exitCode: ExitCodes.verificationFailed, message: "a wrong key opened the database")
             } catch CipherStoreError.wrongKey {
                 step(5, "a wrong key is refused: \"Cannot decrypt …: the key is wrong\"")
             }
             let newKey = try randomKey()
-            try DatabaseMaintenance.changeKey(path: feed, oldKey: key, newKey: newKey)
-            let reopened = try DatabaseQueue(path: feed, key: newKey)
+            try DatabaseMaintenance.changeKey(path: feed, oldKey: key, oldCipher: settings.cipher, newKey: newKey)
+            let reopened = try DatabaseQueue(path: feed, key: newKey, configuration: settings)
             let count = try StatusService(queue: reopened).timeline().count
-            let oldKeyRefused = (try? DatabaseQueue(path: feed, key: key)) == nil
+            let oldKeyRefused = (try? DatabaseQueue(path: feed, key: key, configuration: settings)) == nil
             step(6, "rotated the key: reopened with the new key (\(count) statuses); the old key \(oldKeyRefused ? "is refused" : "STILL OPENS IT")")
             print("Files are in \(folder). The plaintext legacy.db is kept for comparison: delete it when done.")
         }

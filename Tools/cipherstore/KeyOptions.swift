@@ -63,10 +63,10 @@ struct NewKeyOptions: ParsableArguments {
 
 /// `--kdf-iterations`, `--page-size`: cipher settings of the file a command writes (or reads).
 struct CipherOptions: ParsableArguments {
-    @Option(help: "PBKDF2 iterations for the passphrase (default: the library's, 64000 in SQLCipher 3).")
+    @Option(help: "PBKDF2 iterations for the passphrase (default: rekey keeps the source's; encrypt uses the library's, 64000 in SQLCipher 3).")
     var kdfIterations: Int?
 
-    @Option(help: "Page size in bytes, a power of two from 512 to 65536 (default: the library's, 1024 in SQLCipher 3).")
+    @Option(help: "Page size in bytes, a power of two from 512 to 65536 (default: the source's page size).")
     var pageSize: Int?
 
     var settings: CipherSettings { CipherSettings(pageSize: pageSize, kdfIterations: kdfIterations) }

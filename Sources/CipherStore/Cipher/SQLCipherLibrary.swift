@@ -28,6 +28,17 @@ public enum SQLCipherLibrary {
         return firstText(db, "PRAGMA cipher_provider")
     }()
 
+    /// The page size of a new encrypted database with default settings (`cipher_page_size`):
+    /// 1024 bytes in SQLCipher 3, 4096 in SQLCipher 4; 0 when the library is not SQLCipher.
+    public static let defaultPageSize: Int = {
+        var db: OpaquePointer?
+        defer { sqlite3_close(db) }
+        guard sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let db else { return 0 }
+        let key = Array("page-size-probe".utf8)
+        guard sqlite3_key_v2(db, "main", key, Int32(key.count)) == SQLITE_OK else { return 0 }
+        return firstText(db, "PRAGMA cipher_page_size").flatMap { Int($0) } ?? 0
+    }()
+
     /// The major version number of the linked SQLCipher, 0 when there is none.
     static var sqlcipherMajorVersion: Int {
         Int(sqlcipherVersion?.split(separator: ".").first ?? "") ?? 0

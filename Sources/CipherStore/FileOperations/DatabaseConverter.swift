@@ -12,7 +12,7 @@ struct DatabaseConverter: Sendable {
 
     let sourcePath: String
     let source: Side
-    let target: Side
+    private(set) var target: Side
     let destination: OutputDestination
     let options: ConversionOptions
 
@@ -52,11 +52,13 @@ struct DatabaseConverter: Sendable {
         var replaced = false
         defer { lock.release(restoring: !replaced) }
         try DatabaseMaintenance.checkWholePages(lock.connection, path: sourcePath)
+        var converter = self
+        converter.target = Side(key: target.key, cipher: try settledTargetCipher(lock.connection))
 
         let temporaryPath = TemporaryFiles.path(for: outputPath)
         do {
             try FileSystem.createOwnerOnlyFile(temporaryPath)
-            let verification = try copyAndVerify(into: temporaryPath, journalMode: lock.wasWAL ? "wal" : nil)
+            let verification = try converter.copyAndVerify(into: temporaryPath, journalMode: lock.wasWAL ? "wal" : nil)
             report(.replacing, written: FileSystem.size(temporaryPath))
             // The last moment to stop: after the rename the result is in place.
             try checkCancelled()
@@ -72,15 +74,23 @@ struct DatabaseConverter: Sendable {
             report(.done, written: bytes)
             return ConversionReport(
                 outputPath: outputPath, backupPath: backupPath, removedLeftovers: removedLeftovers,
-                verification: VerificationReport(
-                    path: outputPath, isEncrypted: verification.isEncrypted, tables: verification.tables,
-                    userVersion: verification.userVersion, applicationID: verification.applicationID,
-                    journalMode: verification.journalMode, schemaObjectCount: verification.schemaObjectCount),
+                verification: verification.at(path: outputPath),
                 outputBytes: bytes, seconds: Date().timeIntervalSince(started))
         } catch {
             FileSystem.removeDatabaseFiles(temporaryPath)
             throw error
         }
+    }
+
+    /// The result's cipher settings: each one the caller left `nil` is the source's, so a key
+    /// change keeps the page size, KDF iterations and HMAC use, and encrypt and decrypt keep
+    /// the page size. For a plaintext result only the page size counts.
+    private func settledTargetCipher(_ sourceConnection: Connection) throws -> CipherSettings {
+        let inSource = try CipherSettings.inUse(by: sourceConnection, encrypted: source.key != nil)
+        if source.key == nil || target.key == nil {
+            return target.cipher.filling(from: CipherSettings(pageSize: inSource.pageSize))
+        }
+        return target.cipher.filling(from: inSource)
     }
 
     private var isInPlace: Bool {
@@ -200,6 +210,9 @@ struct DatabaseConverter: Sendable {
                 try exporter.handle.check(sqlite3_key_v2(exporter.handle.pointer, schema, bytes.baseAddress, Int32(bytes.count)))
             }
             try exporter.applyCipherSettings(target.cipher, database: schema)
+        } else if let pageSize = target.cipher.pageSize {
+            // Validated as a power of two from 512 to 65536.
+            try exporter.execute(sql: "PRAGMA \(schema).page_size = \(pageSize)")
         }
         try exporter.execute(sql: "PRAGMA \(schema).auto_vacuum = \(autoVacuum)")
         // The output is a temporary file, discarded on any failure and synced once before the
@@ -249,7 +262,7 @@ struct DatabaseConverter: Sendable {
         let verification: VerificationReport
         do {
             let check = try Connection(path: temporaryPath, key: target.key,
-                                       configuration: Configuration(cipher: target.cipher, foreignKeys: false))
+                                       configuration: Configuration(cipher: target.key == nil ? .libraryDefaults : target.cipher, foreignKeys: false))
             defer { try? check.close() }
             let resultSnapshot = try DatabaseSnapshot.capture(check)
             if let difference = sourceSnapshot.difference(from: resultSnapshot) {

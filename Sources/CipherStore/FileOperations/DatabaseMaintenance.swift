@@ -28,7 +28,8 @@ public enum DatabaseMaintenance {
     ///   - path: the plaintext source.
     ///   - destination: a new file, or in place.
     ///   - key: the new key.
-    ///   - cipher: cipher settings of the result.
+    ///   - cipher: cipher settings of the result; a page size left `nil` is the source's, the
+    ///     other settings left `nil` are the library's defaults.
     ///   - options: progress, cancellation, busy timeout.
     /// - Throws: ``ConversionError``, ``CipherStoreError``, ``DatabaseError``; the source is unchanged.
     @discardableResult
@@ -40,7 +41,7 @@ public enum DatabaseMaintenance {
         ).run()
     }
 
-    /// Decrypts an encrypted database into a plaintext one.
+    /// Decrypts an encrypted database into a plaintext one, with the source's page size.
     ///
     /// - Throws: ``ConversionError``, ``CipherStoreError`` (wrong key…), ``DatabaseError``; the source is unchanged.
     @discardableResult
@@ -54,6 +55,10 @@ public enum DatabaseMaintenance {
 
     /// Changes the key of an encrypted database, optionally with new cipher settings (page
     /// size, KDF iterations), by rewriting it.
+    ///
+    /// Each setting of `newCipher` left `nil` is the source's: by default the result keeps the
+    /// source's page size, KDF iterations and HMAC use (``ConversionReport/verification`` says
+    /// which it has), so a key change never weakens the KDF silently.
     ///
     /// - Throws: ``ConversionError``, ``CipherStoreError`` (wrong old key…), ``DatabaseError``; the source is unchanged.
     @discardableResult
@@ -132,11 +137,13 @@ public enum DatabaseMaintenance {
     }
 
     static func verificationReport(_ db: Connection, path: String, snapshot: DatabaseSnapshot) throws -> VerificationReport {
-        VerificationReport(
+        let settings = try CipherSettings.inUse(by: db, encrypted: db.isEncrypted)
+        return VerificationReport(
             path: path, isEncrypted: db.isEncrypted,
             tables: snapshot.rowCounts.sorted { $0.key < $1.key }.map { .init(name: $0.key, rowCount: $0.value) },
             userVersion: snapshot.userVersion, applicationID: snapshot.applicationID,
             journalMode: try db.fetchScalar(String.self, sql: "PRAGMA journal_mode") ?? "",
-            schemaObjectCount: snapshot.schema.count)
+            schemaObjectCount: snapshot.schema.count, pageSize: settings.pageSize ?? 0,
+            kdfIterations: settings.kdfIterations)
     }
 }

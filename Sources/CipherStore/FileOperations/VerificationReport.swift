@@ -23,4 +23,15 @@ public struct VerificationReport: Sendable, Hashable {
     public let journalMode: String
     /// The number of schema objects (tables, indexes, views, triggers).
     public let schemaObjectCount: Int
+    /// The page size in bytes (`cipher_page_size` for an encrypted file).
+    public let pageSize: Int
+    /// PBKDF2 iterations a passphrase goes through (`kdf_iter`); `nil` for a plaintext file.
+    public let kdfIterations: Int?
+
+    /// The same report for the file under another name (a conversion's result, once renamed).
+    func at(path: String) -> VerificationReport {
+        VerificationReport(path: path, isEncrypted: isEncrypted, tables: tables, userVersion: userVersion,
+                           applicationID: applicationID, journalMode: journalMode,
+                           schemaObjectCount: schemaObjectCount, pageSize: pageSize, kdfIterations: kdfIterations)
+    }
 }

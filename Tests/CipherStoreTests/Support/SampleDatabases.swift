@@ -25,9 +25,11 @@ enum SampleDatabases {
         INSERT INTO "odd ""quoted"" table" VALUES ('x');
         """
 
-    /// A plaintext database with every feature of ``richSchema``.
+    /// A plaintext database with every feature of ``richSchema``, with the page size that
+    /// encrypted databases have by default (conversions keep the source's page size).
     static func makeRichPlaintext(at path: String) throws {
         let db = try Connection(path: path, key: nil)
+        try db.execute(sql: "PRAGMA page_size = \(SQLCipherLibrary.defaultPageSize)")
         try db.executeScript(richSchema)
         try db.close()
     }
@@ -35,6 +37,7 @@ enum SampleDatabases {
     /// A plaintext database with `rows` rows of about 1 KB each.
     static func makeLarge(at path: String, rows: Int, key: DatabaseKey? = nil) throws {
         let db = try Connection(path: path, key: key)
+        if key == nil { try db.execute(sql: "PRAGMA page_size = \(SQLCipherLibrary.defaultPageSize)") }
         try db.execute(sql: "CREATE TABLE big(id INTEGER PRIMARY KEY, body TEXT)")
         try db.execute(sql: """
             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)

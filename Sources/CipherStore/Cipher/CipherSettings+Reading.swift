@@ -1,0 +1,41 @@
+extension CipherSettings {
+    /// The settings one database of an open connection actually uses, read back from
+    /// SQLCipher: page size, and for an encrypted database KDF iterations and HMAC use (with
+    /// SQLCipher 4, also the algorithms and the plaintext header size).
+    ///
+    /// - Parameter encrypted: whether that database is keyed; a plaintext one has a page size only.
+    static func inUse(by db: Connection, schema: String = "main", encrypted: Bool) throws -> CipherSettings {
+        let prefix = "PRAGMA " + Connection.quoteIdentifier(schema) + "."
+        // SQLCipher answers its own pragmas with text ("4096"); SQLite's with integers.
+        func integer(_ pragma: String) throws -> Int? {
+            switch try db.fetchOne(sql: prefix + pragma)?[0] {
+            case .integer(let value)?: return Int(value)
+            case .text(let text)?: return Int(text)
+            default: return nil
+            }
+        }
+        guard encrypted else {
+            return CipherSettings(pageSize: try integer("page_size"))
+        }
+        var settings = CipherSettings(
+            pageSize: try integer("cipher_page_size"),
+            kdfIterations: try integer("kdf_iter"),
+            useHMAC: try integer("cipher_use_hmac").map { $0 != 0 })
+        if SQLCipherLibrary.sqlcipherMajorVersion >= 4 {
+            settings.kdfAlgorithm = try db.fetchScalar(String.self, sql: prefix + "cipher_kdf_algorithm")
+                .flatMap { HashAlgorithm(rawValue: $0.hasPrefix("PBKDF2_") ? String($0.dropFirst(7)) : $0) }
+            settings.hmacAlgorithm = try db.fetchScalar(String.self, sql: prefix + "cipher_hmac_algorithm").flatMap(HashAlgorithm.init(rawValue:))
+            settings.plaintextHeaderSize = try integer("cipher_plaintext_header_size")
+        }
+        return settings
+    }
+
+    /// These settings, with each one left `nil` taken from `other`.
+    func filling(from other: CipherSettings) -> CipherSettings {
+        CipherSettings(
+            pageSize: pageSize ?? other.pageSize, kdfIterations: kdfIterations ?? other.kdfIterations,
+            useHMAC: useHMAC ?? other.useHMAC, kdfAlgorithm: kdfAlgorithm ?? other.kdfAlgorithm,
+            hmacAlgorithm: hmacAlgorithm ?? other.hmacAlgorithm,
+            plaintextHeaderSize: plaintextHeaderSize ?? other.plaintextHeaderSize)
+    }
+}
