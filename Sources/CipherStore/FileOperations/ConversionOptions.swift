@@ -1,3 +1,5 @@
+import Foundation
+
 /// Options shared by encrypt, decrypt and key change.
 public struct ConversionOptions: Sendable {
     /// Called with progress from the converting thread; keep it quick.
@@ -6,11 +8,12 @@ public struct ConversionOptions: Sendable {
     public var cancellation: ConversionCancellation?
     /// Seconds to wait for other connections' locks on the source before failing.
     public var busyTimeout: Double
-    /// Memory for the pages of the result while it is written (SQLite page cache), 256 MiB by
-    /// default. A result that fits is written in one sorted pass at the end and its integrity
-    /// check runs on those pages in memory; a larger one spills pages to the file as it goes,
-    /// and the integrity check reads the spilled pages back. Memory is taken as pages are
-    /// written, so a small database uses little of it.
+    /// Memory for the pages of the result while it is written (SQLite page cache); by default
+    /// ``defaultPageCacheBytes``: 256 MiB, or 1/32 of physical memory when that is less. A
+    /// result that fits is written in one sorted pass at the end and its integrity check runs
+    /// on those pages in memory; a larger one spills pages to the file as it goes, and the
+    /// integrity check reads the spilled pages back (slower, see BENCHMARKS.md). Memory is
+    /// taken as pages are written, so a small database uses little of it.
     public var pageCacheBytes: Int
     /// Also reads back and decrypts every page of the written file, with a full
     /// `PRAGMA integrity_check` on a fresh connection, before anything is replaced. Without it
@@ -19,11 +22,18 @@ public struct ConversionOptions: Sendable {
     /// as long again as the conversion.
     public var fullReadBack: Bool
 
+    /// The default page cache of a conversion: 256 MiB, or 1/32 of physical memory when that
+    /// is less (a 4 GiB device gets 128 MiB).
+    public static let defaultPageCacheBytes: Int = {
+        let physical = Int(ProcessInfo.processInfo.physicalMemory)
+        return physical > 0 ? min(256 << 20, physical / 32) : 64 << 20
+    }()
+
     /// Creates options; by default no progress, no cancellation, a 2-second busy timeout, a
-    /// 256 MiB page cache and no full read-back.
+    /// page cache of ``defaultPageCacheBytes`` and no full read-back.
     public init(progress: (@Sendable (ConversionProgress) -> Void)? = nil,
                 cancellation: ConversionCancellation? = nil, busyTimeout: Double = 2,
-                pageCacheBytes: Int = 256 << 20, fullReadBack: Bool = false) {
+                pageCacheBytes: Int = ConversionOptions.defaultPageCacheBytes, fullReadBack: Bool = false) {
         self.progress = progress
         self.cancellation = cancellation
         self.busyTimeout = busyTimeout

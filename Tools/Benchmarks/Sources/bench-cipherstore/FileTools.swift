@@ -19,25 +19,28 @@ func fileToolWorkloads(_ bench: Benchmark, directory: String, megabytes: Int) th
     let passphrase = "file tool benchmark"
     let key = try DatabaseKey.passphrase(passphrase)
     let removeOutput = { for suffix in ["", "-journal"] { try? FileManager.default.removeItem(atPath: output + suffix) } }
+    // The shell's export writes the library's default page size; CipherStore would keep the
+    // source's (4096 bytes): the same page size on both sides.
+    let cipher = CipherSettings(pageSize: SQLCipherLibrary.defaultPageSize)
 
     let (shellEncrypt, ourEncrypt) = try bench.compare("sqlcipher shell: sqlcipher_export of \(Int(size)) MB", "CipherStore: encrypt \(Int(size)) MB, verified",
                                                        setup: removeOutput, baseline: {
         try shell(database: plain, script: "ATTACH DATABASE '\(output)' AS e KEY '\(passphrase)';\nSELECT sqlcipher_export('e');\n")
     }) {
-        try DatabaseMaintenance.encrypt(path: plain, to: .file(output), key: key)
+        try DatabaseMaintenance.encrypt(path: plain, to: .file(output), key: key, cipher: cipher)
     }
     // The same with every page of the result read back and decrypted before the rename.
     let (shellEncryptAgain, ourCheckedEncrypt) = try bench.compare("sqlcipher shell: sqlcipher_export of \(Int(size)) MB", "CipherStore: encrypt \(Int(size)) MB, full read-back",
                                                                   setup: removeOutput, baseline: {
         try shell(database: plain, script: "ATTACH DATABASE '\(output)' AS e KEY '\(passphrase)';\nSELECT sqlcipher_export('e');\n")
     }) {
-        try DatabaseMaintenance.encrypt(path: plain, to: .file(output), key: key, options: ConversionOptions(fullReadBack: true))
+        try DatabaseMaintenance.encrypt(path: plain, to: .file(output), key: key, cipher: cipher, options: ConversionOptions(fullReadBack: true))
     }
     // Rotation alternates between two keys, in place.
     let keys = try ["rotation key A", "rotation key B"].map { ($0, try DatabaseKey.passphrase($0)) }
     var current = 0
     removeOutput()
-    try DatabaseMaintenance.encrypt(path: plain, to: .file(output), key: keys[0].1)
+    try DatabaseMaintenance.encrypt(path: plain, to: .file(output), key: keys[0].1, cipher: cipher)
     let (shellRekey, ourRekey) = try bench.compare("sqlcipher shell: PRAGMA rekey of \(Int(size)) MB", "CipherStore: change key of \(Int(size)) MB, verified", baseline: {
         try shell(database: output, script: "PRAGMA key = '\(keys[current].0)';\nPRAGMA rekey = '\(keys[1 - current].0)';\n")
         current = 1 - current
