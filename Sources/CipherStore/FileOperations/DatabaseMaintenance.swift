@@ -85,7 +85,7 @@ public enum DatabaseMaintenance {
         case .empty: throw ConversionError.sourceEmpty(path: path)
         default: break
         }
-        let db = try openForVerification(path: path, key: key, cipher: cipher)
+        let db = try openForReading(path: path, key: key, cipher: cipher)
         defer { try? db.close() }
         try checkWholePages(db, path: path)
         do {
@@ -96,16 +96,29 @@ public enum DatabaseMaintenance {
         return try verificationReport(db, path: path, snapshot: DatabaseSnapshot.capture(db))
     }
 
-    /// Opens a database for ``verify(path:key:cipher:)`` so that it leaves no file behind.
+    /// Opens a database for reading only, so that it leaves no file behind (as
+    /// ``verify(path:key:cipher:)`` and `cipherstore query` do). Statements that would write
+    /// fail with `SQLITE_READONLY`.
     ///
     /// A read-only connection to a WAL database creates `-wal` and `-shm` files and, being
-    /// read-only, never removes them. So while no log exists, the check reads through a
-    /// writable connection, which writes nothing (it only reads) and, as the last connection
-    /// to close, removes the log files it made. When a log already exists (another connection,
-    /// or a crashed one, owns it), or the file is not writable, the check is read-only.
-    private static func openForVerification(path: String, key: DatabaseKey?, cipher: CipherSettings) throws -> Connection {
+    /// read-only, never removes them. So while no log exists, it reads through a writable
+    /// connection with `PRAGMA query_only`, which writes nothing and, as the last connection to
+    /// close, removes the log files it made. When a log already exists (another connection, or
+    /// a crashed one, owns it), or the file is not writable, the connection is read-only.
+    ///
+    /// - Throws: the errors of ``Connection/init(path:key:configuration:)``.
+    public static func openForReading(path: String, key: DatabaseKey?, cipher: CipherSettings = .libraryDefaults) throws -> Connection {
         let readOnly = FileSystem.exists(path + "-wal") || !FileSystem.isWritableDatabase(path)
-        return try Connection(path: path, key: key, configuration: Configuration(cipher: cipher, readOnly: readOnly, foreignKeys: false))
+        let db = try Connection(path: path, key: key, configuration: Configuration(cipher: cipher, readOnly: readOnly, foreignKeys: false))
+        if !readOnly {
+            do {
+                try db.execute(sql: "PRAGMA query_only = ON")
+            } catch {
+                try? db.close()
+                throw error
+            }
+        }
+        return db
     }
 
     /// What a file is, from its first bytes, without a key. See ``DatabaseFileInfo``.

@@ -1,0 +1,110 @@
+import CipherStore
+import Foundation
+import Testing
+
+/// `cipherstore query`: one statement on an encrypted file, its key kept out of SQL.
+@Suite struct QueryTests {
+    let workspace: Workspace
+    let database: String
+    let keyFile: String
+
+    init() throws {
+        workspace = try Workspace()
+        database = workspace.path("app.db")
+        keyFile = try workspace.keyFile("app.key", "query secret\n")
+        let db = try Connection(path: database, key: .passphrase("query secret"))
+        try db.executeScript("""
+            CREATE TABLE user(id INTEGER PRIMARY KEY, name TEXT, photo BLOB, score REAL);
+            INSERT INTO user VALUES (1, 'Binger', x'00ff', 1.5), (2, '冰儿, "quoted"', NULL, NULL);
+            """)
+        try db.close()
+    }
+
+    @Test func printsAnAlignedTableCSVAndJSON() throws {
+        let table = try CLI.run(["query", database, "SELECT id, name, photo FROM user ORDER BY id", "--key-file", keyFile])
+        #expect(table.status == 0, "\(table.errorOutput)")
+        #expect(table.output == """
+            id  name          photo
+            --  ------------  -------
+            1   Binger        x'00ff'
+            2   冰儿, "quoted"  NULL
+            (2 rows)
+
+            """)
+
+        let csv = try CLI.run(["query", database, "SELECT id, name, photo FROM user ORDER BY id", "--key-file", keyFile, "--format", "csv"])
+        #expect(csv.output == "id,name,photo\n1,Binger,x'00ff'\n2,\"冰儿, \"\"quoted\"\"\",NULL\n")
+
+        let json = try CLI.run(["query", database, "SELECT * FROM user ORDER BY id", "--key-file", keyFile, "--format", "json"])
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]])
+        #expect(rows.count == 2)
+        #expect(rows[0]["photo"] as? String == "AP8=")
+        #expect(rows[1]["name"] as? String == "冰儿, \"quoted\"")
+        #expect(rows[1]["score"] is NSNull)
+    }
+
+    @Test func takesTheSQLFromStandardInput() throws {
+        let result = try CLI.run(["query", database, "--key-file", keyFile, "--format", "csv"], input: "SELECT count(*) AS n FROM user\n")
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.output == "n\n2\n")
+        let both = try CLI.run(["query", database, "--key-stdin"], input: "query secret\nSELECT 1\n")
+        #expect(both.status == 64)
+        #expect(both.errorOutput.contains("cannot both come from standard input"))
+    }
+
+    @Test func isReadOnlyUnlessWriteIsGiven() throws {
+        let before = bytes(database)
+        let refused = try CLI.run(["query", database, "DELETE FROM user", "--key-file", keyFile])
+        #expect(refused.status == 1)
+        #expect(refused.errorOutput.contains("Add --write"))
+        #expect(bytes(database) == before)
+
+        let written = try CLI.run(["query", database, "DELETE FROM user WHERE id = 1", "--key-file", keyFile, "--write"])
+        #expect(written.status == 0, "\(written.errorOutput)")
+        #expect(written.errorOutput.contains("1 row changed"))
+        let count = try CLI.run(["query", database, "SELECT count(*) FROM user", "--key-file", keyFile, "--format", "csv"])
+        #expect(count.output.hasSuffix("\n1\n"))
+    }
+
+    @Test func aFailedWriteIsRolledBackAndBadSQLExplained() throws {
+        let before = bytes(database)
+        let failed = try CLI.run(["query", database, "INSERT INTO user(id, name) VALUES (1, 'duplicate')", "--key-file", keyFile, "--write"])
+        #expect(failed.status == 1)
+        #expect(failed.errorOutput.contains("UNIQUE constraint failed"))
+        #expect(failed.errorOutput.contains("rolled back"))
+        #expect(bytes(database) == before)
+
+        let syntax = try CLI.run(["query", database, "SELEC 1", "--key-file", keyFile])
+        #expect(syntax.status == 1)
+        #expect(syntax.errorOutput.contains("syntax error"))
+        let two = try CLI.run(["query", database, "SELECT 1; SELECT 2", "--key-file", keyFile])
+        #expect(two.status == 1)
+        #expect(two.errorOutput.contains("one statement per query"))
+        let wrongKey = try CLI.run(["query", database, "SELECT 1", "--key-file", try workspace.keyFile("wrong.key", "nope\n")])
+        #expect(wrongKey.status == 65)
+    }
+
+    @Test func leavesNoLogFilesBesideAWALDatabase() throws {
+        let db = try Connection(path: database, key: .passphrase("query secret"), configuration: Configuration(journalMode: .wal))
+        try db.close()
+        let result = try CLI.run(["query", database, "SELECT count(*) FROM user", "--key-file", keyFile])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(!FileManager.default.fileExists(atPath: database + "-wal"))
+        #expect(!FileManager.default.fileExists(atPath: database + "-shm"))
+    }
+
+    /// A million rows print without the process growing with them.
+    @Test func streamsALargeResult() throws {
+        let db = try Connection(path: database, key: .passphrase("query secret"))
+        try db.execute(sql: "CREATE TABLE big(body TEXT)")
+        try db.execute(sql: """
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300000)
+            INSERT INTO big SELECT printf('%0200d', i) FROM n
+            """)
+        try db.close()
+        let result = try CLI.run(["query", database, "SELECT body FROM big", "--key-file", keyFile, "--format", "csv"],
+                                 wrapper: ["ulimit -v 1500000"])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.output.utf8.count > 60_000_000)
+    }
+}

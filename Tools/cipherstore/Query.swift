@@ -1,0 +1,105 @@
+import ArgumentParser
+import CipherStore
+import Foundation
+
+extension CipherStoreCommand {
+    /// `cipherstore query DATABASE [SQL]`: one statement, with the key kept out of SQL and history.
+    struct Query: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run one SQL statement on a database and print its rows.",
+            discussion: """
+                The key is given like every other command's (never in SQL, so it does not land in \
+                a shell's history file). The SQL comes from the argument, or from standard input \
+                when the argument is left out (then the key cannot come from standard input).
+
+                Read-only by default: a statement that would change the database is refused. \
+                With --write it runs in a transaction, committed when it succeeds. Rows are printed \
+                as they are read, so a large table does not load into memory.
+
+                Output: an aligned table (default; widths from the first \(QueryOutput.widthSampleRows) rows), \
+                CSV (RFC 4180, with a header line) or JSON (an array of objects). In a table and \
+                in CSV, NULL prints as NULL and a blob as x'…' hex; in JSON they are null and a \
+                base64 string.
+
+                Examples:
+                  cipherstore query app.db "SELECT name, city FROM user" --key-file app.key
+                  echo "SELECT count(*) FROM status" | cipherstore query app.db --key-env APP_DB_KEY --format json
+                  cipherstore query app.db "DELETE FROM session" --write --key-file app.key
+
+                Exit codes: 0 success, 1 the statement failed (invalid SQL, a constraint, a write \
+                without --write), 64 usage error, \(ExitCodes.summary), 130 cancelled.
+                """
+        )
+
+        @Argument(help: "The database.")
+        var database: String
+
+        @Argument(help: "One SQL statement; read from standard input when left out.")
+        var sql: String?
+
+        @OptionGroup var key: KeyOptions
+        @OptionGroup(title: "Cipher settings the database was made with") var cipher: CipherOptions
+
+        @Option(help: "Output format: table, csv or json.")
+        var format: QueryOutput.Format = .table
+
+        @Flag(help: "Allow a statement that changes the database; it runs in a transaction.")
+        var write = false
+
+        func validate() throws {
+            if sql == nil && key.standardInput {
+                throw ValidationError("The SQL and the key cannot both come from standard input: give the SQL as an argument, or the key with --key-file or --key-env.")
+            }
+        }
+
+        func run() throws {
+            try CommandRunner.run {
+                let text = try sql ?? Self.readStandardInput()
+                guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                    throw CLIError(exitCode: 64, message: "No SQL was given. Pass a statement as the second argument or on standard input.")
+                }
+                let plaintext = !key.isGiven && DatabaseFileInfo.inspect(path: database).kind == .plaintext
+                let databaseKey = plaintext ? nil : try KeyReader.read(key.source(confirm: false))
+                let settings = plaintext ? CipherSettings.libraryDefaults : cipher.settings
+                let db = write
+                    ? try Connection(path: database, key: databaseKey, configuration: Configuration(cipher: settings, foreignKeys: true))
+                    : try DatabaseMaintenance.openForReading(path: database, key: databaseKey, cipher: settings)
+                defer { try? db.close() }
+                try Self.execute(text, on: db, writing: write, output: QueryOutput(format: format))
+            }
+        }
+
+        /// Prepares the one statement, refuses a write without `--write`, and streams its rows.
+        static func execute(_ sql: String, on db: Connection, writing: Bool, output: QueryOutput) throws {
+            let statement: Statement
+            do {
+                statement = try db.makeStatement(sql: sql)
+            } catch let error as DatabaseError {
+                throw CLIError(exitCode: 1, message: "The SQL was refused: \(error.message ?? error.description). Nothing was changed.")
+            } catch CipherStoreError.invalidArguments {
+                throw CLIError(exitCode: 1, message: "The SQL was refused: it holds no statement, or more than one. Run one statement per query. Nothing was changed.")
+            }
+            if !writing && !statement.isReadOnly {
+                throw CLIError(exitCode: 1, message: "This statement would change the database. Nothing was changed. Add --write to run it (in a transaction).")
+            }
+            do {
+                if writing { try db.beginTransaction(.immediate) }
+                output.begin(columns: statement.columnNames)
+                while try statement.step() { output.add((0..<statement.columnCount).map(statement.databaseValue(at:))) }
+                if writing { try db.commit() }
+                output.finish()
+            } catch let error as DatabaseError {
+                if db.isInTransaction { try? db.rollback() }
+                output.finish()
+                throw CLIError(exitCode: 1, message: "The statement failed: \(error.message ?? error.description).\(writing ? " It was rolled back: nothing was changed." : "")")
+            }
+            if writing && statement.columnCount == 0 {
+                FileHandle.standardError.write(Data("\(db.changesCount) row\(db.changesCount == 1 ? "" : "s") changed.\n".utf8))
+            }
+        }
+
+        static func readStandardInput() throws -> String {
+            String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        }
+    }
+}
