@@ -24,6 +24,11 @@ import Darwin
 /// unchanged. Passing `key: nil` opens a plaintext database on purpose (for migrations and
 /// tests); it must be spelled out.
 ///
+/// After ``close()``, every method that reaches the database throws
+/// ``CipherStoreError/connectionClosed``, and the properties that cannot throw
+/// (``lastInsertedRowID``, ``changesCount``, ``totalChangesCount``, ``isInTransaction``) read
+/// 0 or `false`.
+///
 /// Not `Sendable`: use it on one thread at a time, or through a ``DatabaseQueue``.
 public final class Connection {
     /// Replaced only while the connection opens (see the retry in `init(opening:)`).
@@ -153,7 +158,11 @@ public final class Connection {
         statementCache.removeAll()
     }
 
-    /// Closes the connection. Later use throws.
+    /// Closes the connection. Later use throws ``CipherStoreError/connectionClosed``; closing
+    /// again does nothing.
+    ///
+    /// A statement or cursor made from the connection keeps it open: while one is alive,
+    /// `close()` fails and the connection (and the statement) stay usable.
     ///
     /// - Throws: ``DatabaseError`` (`SQLITE_BUSY`) when statements or cursors made from this
     ///   connection are still alive; release them and close again.
@@ -186,13 +195,14 @@ public final class Connection {
 
     /// Keys the connection, applies the cipher settings and busy timeout, and reads the schema.
     private func keyAndReadSchema(key: DatabaseKey?, configuration: Configuration) throws {
+        let db = try handle.pointer
         if let key {
             try key.withKeyBytes { bytes in
-                try handle.check(sqlite3_key_v2(handle.pointer, "main", bytes.baseAddress, Int32(bytes.count)))
+                try handle.check(sqlite3_key_v2(db, "main", bytes.baseAddress, Int32(bytes.count)))
             }
             try applyCipherSettings(configuration.cipher, database: "main")
         }
-        sqlite3_busy_timeout(handle.pointer, Int32(max(0, configuration.busyTimeout) * 1000))
+        sqlite3_busy_timeout(db, Int32(max(0, configuration.busyTimeout) * 1000))
         try readSchema(keyed: key != nil)
     }
 
@@ -205,6 +215,7 @@ public final class Connection {
     /// Applies cipher settings to one attached database and reads each one back: SQLCipher
     /// ignores the pragmas it does not know, so a value that does not read back is refused.
     func applyCipherSettings(_ settings: CipherSettings, database: String) throws {
+        _ = try handle.pointer
         try settings.validate()
         let version = SQLCipherLibrary.sqlcipherVersion ?? "?"
         let major = SQLCipherLibrary.sqlcipherMajorVersion
@@ -247,12 +258,12 @@ public final class Connection {
     /// - Throws: ``DatabaseError`` for invalid SQL, ``CipherStoreError/invalidArguments(reason:sql:)``
     ///   when the SQL holds no statement or more than one.
     public func makeStatement(sql: String) throws -> Statement {
+        let db = try handle.pointer
         var pointer: OpaquePointer?
         var remainderIsEmpty = true
-        let code = try sql.withCString { cString -> Int32 in
-            guard !handle.isClosed else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the connection is closed", sql: sql) }
+        let code = sql.withCString { cString -> Int32 in
             var tail: UnsafePointer<CChar>?
-            let code = sqlite3_prepare_v2(handle.pointer, cString, -1, &pointer, &tail)
+            let code = sqlite3_prepare_v2(db, cString, -1, &pointer, &tail)
             if code == SQLITE_OK, var rest = tail {
                 while rest.pointee != 0 {
                     let byte = UInt8(bitPattern: rest.pointee)
@@ -281,6 +292,7 @@ public final class Connection {
     /// When the cached statement is busy (a cursor over it is still open), a fresh one is
     /// returned instead.
     public func cachedStatement(sql: String) throws -> Statement {
+        // close() empties the cache, so a hit always comes from an open connection.
         if let statement = statementCache[sql] {
             if !statement.isBusy { return statement }
             return try makeStatement(sql: sql)
@@ -300,12 +312,13 @@ public final class Connection {
     /// - Throws: ``DatabaseError`` for the first statement that fails; earlier ones stay done
     ///   unless the script runs inside a transaction.
     public func executeScript(_ sql: String) throws {
+        let db = try handle.pointer
         try sql.withCString { start in
             var next: UnsafePointer<CChar>? = start
             while let current = next, current.pointee != 0 {
                 var pointer: OpaquePointer?
                 var tail: UnsafePointer<CChar>?
-                let code = sqlite3_prepare_v2(handle.pointer, current, -1, &pointer, &tail)
+                let code = sqlite3_prepare_v2(db, current, -1, &pointer, &tail)
                 let text = tail.map { String(decoding: UnsafeRawBufferPointer(start: current, count: $0 - current), as: UTF8.self) } ?? sql
                 try handle.check(code, sql: text)
                 next = tail
@@ -344,17 +357,29 @@ public final class Connection {
         return try row.value(T.self, at: 0)
     }
 
-    /// The rowid of the most recent successful INSERT on this connection.
-    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle.pointer) }
+    /// The rowid of the most recent successful INSERT on this connection; 0 once closed.
+    public var lastInsertedRowID: Int64 {
+        guard let db = try? handle.pointer else { return 0 }
+        return sqlite3_last_insert_rowid(db)
+    }
 
-    /// Rows changed by the most recent INSERT, UPDATE or DELETE.
-    public var changesCount: Int { Int(sqlite3_changes(handle.pointer)) }
+    /// Rows changed by the most recent INSERT, UPDATE or DELETE; 0 once closed.
+    public var changesCount: Int {
+        guard let db = try? handle.pointer else { return 0 }
+        return Int(sqlite3_changes(db))
+    }
 
-    /// Rows changed since the connection opened.
-    public var totalChangesCount: Int { Int(sqlite3_total_changes(handle.pointer)) }
+    /// Rows changed since the connection opened; 0 once closed.
+    public var totalChangesCount: Int {
+        guard let db = try? handle.pointer else { return 0 }
+        return Int(sqlite3_total_changes(db))
+    }
 
-    /// Whether a transaction is open.
-    public var isInTransaction: Bool { sqlite3_get_autocommit(handle.pointer) == 0 }
+    /// Whether a transaction is open; `false` once closed (closing rolls back what was open).
+    public var isInTransaction: Bool {
+        guard let db = try? handle.pointer else { return false }
+        return sqlite3_get_autocommit(db) == 0
+    }
 
     /// A name for the next savepoint; savepoint names never come from user input.
     func nextSavepointName() -> String {
