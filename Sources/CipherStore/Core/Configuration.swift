@@ -20,6 +20,10 @@ public struct Configuration: Sendable {
     public var foreignKeys: Bool
     /// Sets the journal mode after opening; `nil` keeps the file's.
     public var journalMode: JournalMode?
+    /// How many prepared statements ``Connection/cachedStatement(sql:)`` keeps (64 by default).
+    /// When the cache is full, the least recently used statement is dropped; 0 caches none.
+    /// A negative value is refused at open with ``CipherStoreError/invalidConfiguration(reason:)``.
+    public var statementCacheCapacity: Int
     /// Where CipherStore logs opens, closes and failures (never keys or bound values).
     public var logger: Logger?
     /// The SQLite VFS to open the file with; `nil` is the default one. Internal: conversions
@@ -28,12 +32,21 @@ public struct Configuration: Sendable {
 
     /// Creates a configuration; the defaults suit most apps.
     public init(cipher: CipherSettings = .libraryDefaults, readOnly: Bool = false, busyTimeout: Double = 5,
-                foreignKeys: Bool = true, journalMode: JournalMode? = nil, logger: Logger? = nil) {
+                foreignKeys: Bool = true, journalMode: JournalMode? = nil, logger: Logger? = nil,
+                statementCacheCapacity: Int = 64) {
         self.cipher = cipher
         self.readOnly = readOnly
         self.busyTimeout = busyTimeout
         self.foreignKeys = foreignKeys
         self.journalMode = journalMode
         self.logger = logger
+        self.statementCacheCapacity = statementCacheCapacity
+    }
+
+    /// Refuses settings that cannot work, before anything is opened.
+    func validate() throws {
+        guard statementCacheCapacity >= 0 else {
+            throw CipherStoreError.invalidConfiguration(reason: "statementCacheCapacity is \(statementCacheCapacity). Give 0 (no cache) or more.")
+        }
     }
 }

@@ -40,8 +40,10 @@ public final class Connection {
     /// Whether the connection was opened read-only.
     public let isReadOnly: Bool
     let logger: Logger?
-    private var statementCache: [String: Statement] = [:]
-    private var savepointCount = 0
+    /// Statements of ``cachedStatement(sql:)``; emptied by ``close()``.
+    let statementCache: StatementCache
+    /// How many savepoints of ``inSavepoint(_:)`` are open; names the next one.
+    var savepointDepth = 0
     var traceHandler: TraceHandler?
     /// The INSERT of the last record inserted into each table, reused while its columns match.
     var insertStatementSQL: [String: (columns: [String], sql: String)] = [:]
@@ -100,6 +102,7 @@ public final class Connection {
 
     /// Opens, checks for SQLCipher, keys, applies the settings and reads the schema.
     init(opening location: DatabaseLocation, key: DatabaseKey?, configuration: Configuration) throws {
+        try configuration.validate()
         try configuration.cipher.validate()
         if key == nil && configuration.cipher != .libraryDefaults {
             throw CipherStoreError.invalidConfiguration(reason: "cipher settings were given without a key. Pass the database's key, or drop the settings for a plaintext database.")
@@ -108,6 +111,7 @@ public final class Connection {
         self.isEncrypted = key != nil
         self.isReadOnly = configuration.readOnly
         self.logger = configuration.logger
+        self.statementCache = StatementCache(capacity: configuration.statementCacheCapacity)
 
         var createdPath: String?
         if case .file(let path) = location, !configuration.readOnly {
@@ -290,15 +294,17 @@ public final class Connection {
     /// A prepared statement from this connection's cache, prepared on first use.
     ///
     /// When the cached statement is busy (a cursor over it is still open), a fresh one is
-    /// returned instead.
+    /// returned instead. The cache keeps ``Configuration/statementCacheCapacity`` statements
+    /// and drops the least recently used one when full; a dropped statement still in use by a
+    /// cursor stays valid until the cursor is released.
     public func cachedStatement(sql: String) throws -> Statement {
         // close() empties the cache, so a hit always comes from an open connection.
-        if let statement = statementCache[sql] {
+        if let statement = statementCache.statement(for: sql) {
             if !statement.isBusy { return statement }
             return try makeStatement(sql: sql)
         }
         let statement = try makeStatement(sql: sql)
-        statementCache[sql] = statement
+        statementCache.insert(statement, for: sql)
         return statement
     }
 
@@ -381,11 +387,8 @@ public final class Connection {
         return sqlite3_get_autocommit(db) == 0
     }
 
-    /// A name for the next savepoint; savepoint names never come from user input.
-    func nextSavepointName() -> String {
-        savepointCount += 1
-        return "cipherstore_savepoint_\(savepointCount)"
-    }
+    /// How many statements the statement cache holds now (for tests).
+    var cachedStatementCount: Int { statementCache.count }
 }
 
 /// A connection belongs to one thread at a time; share it through a ``DatabaseQueue``.
