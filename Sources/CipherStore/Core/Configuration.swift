@@ -15,6 +15,11 @@ public struct Configuration: Sendable {
     public var readOnly: Bool
     /// Seconds to wait for another connection's lock before failing with `SQLITE_BUSY`.
     /// 0 fails at once.
+    ///
+    /// SQLite counts in milliseconds in a 32-bit integer: a negative value means 0, and
+    /// anything longer than `Int32.max` milliseconds (about 24.8 days), `.infinity` included,
+    /// means that longest wait. NaN is refused at open with
+    /// ``CipherStoreError/invalidConfiguration(reason:)``.
     public var busyTimeout: Double
     /// Enforces foreign keys (`PRAGMA foreign_keys = ON`). On by default.
     public var foreignKeys: Bool
@@ -43,8 +48,21 @@ public struct Configuration: Sendable {
         self.statementCacheCapacity = statementCacheCapacity
     }
 
+    /// ``busyTimeout`` in milliseconds for `sqlite3_busy_timeout`, clamped to `0...Int32.max`.
+    /// - Throws: ``CipherStoreError/invalidConfiguration(reason:)`` when it is NaN.
+    func busyTimeoutMilliseconds() throws -> Int32 {
+        guard !busyTimeout.isNaN else {
+            throw CipherStoreError.invalidConfiguration(reason: "busyTimeout is NaN. Give a number of seconds (0 fails at once when the database is locked).")
+        }
+        let milliseconds = busyTimeout * 1000
+        if milliseconds <= 0 { return 0 }
+        if milliseconds >= Double(Int32.max) { return Int32.max }
+        return Int32(milliseconds)
+    }
+
     /// Refuses settings that cannot work, before anything is opened.
     func validate() throws {
+        _ = try busyTimeoutMilliseconds()
         guard statementCacheCapacity >= 0 else {
             throw CipherStoreError.invalidConfiguration(reason: "statementCacheCapacity is \(statementCacheCapacity). Give 0 (no cache) or more.")
         }

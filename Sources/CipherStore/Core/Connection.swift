@@ -206,7 +206,7 @@ public final class Connection {
             }
             try applyCipherSettings(configuration.cipher, database: "main")
         }
-        sqlite3_busy_timeout(db, Int32(max(0, configuration.busyTimeout) * 1000))
+        sqlite3_busy_timeout(db, try configuration.busyTimeoutMilliseconds())
         try readSchema(keyed: key != nil)
     }
 
