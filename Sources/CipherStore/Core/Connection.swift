@@ -104,6 +104,7 @@ public final class Connection {
     init(opening location: DatabaseLocation, key: DatabaseKey?, configuration: Configuration) throws {
         try configuration.validate()
         try configuration.cipher.validate()
+        let sqlitePath = try location.sqlitePath()
         if key == nil && configuration.cipher != .libraryDefaults {
             throw CipherStoreError.invalidConfiguration(reason: "cipher settings were given without a key. Pass the database's key, or drop the settings for a plaintext database.")
         }
@@ -119,7 +120,7 @@ public final class Connection {
         }
         let flags = (configuration.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         do {
-            handle = try Self.openHandle(location, flags: flags, vfs: configuration.vfsName)
+            handle = try Self.openHandle(sqlitePath, displayName: location.displayName, flags: flags, vfs: configuration.vfsName)
         } catch {
             if let createdPath { FileSystem.removeIfPresent(createdPath) }
             throw error
@@ -134,7 +135,7 @@ public final class Connection {
                 statementCache.removeAll()
                 try? handle.close()
                 usleep(50_000)
-                handle = try Self.openHandle(location, flags: flags, vfs: configuration.vfsName)
+                handle = try Self.openHandle(sqlitePath, displayName: location.displayName, flags: flags, vfs: configuration.vfsName)
                 try keyAndReadSchema(key: key, configuration: configuration)
             }
             if configuration.foreignKeys, !configuration.readOnly {
@@ -179,11 +180,12 @@ public final class Connection {
     // MARK: Opening
 
     /// Opens the file and checks that the library is SQLCipher; closes the handle on failure.
-    private static func openHandle(_ location: DatabaseLocation, flags: Int32, vfs: String?) throws -> ConnectionHandle {
+    /// `flags` never include `SQLITE_OPEN_URI`: a path is a file name, never a URI.
+    private static func openHandle(_ sqlitePath: String, displayName: String, flags: Int32, vfs: String?) throws -> ConnectionHandle {
         var pointer: OpaquePointer?
-        let openCode = sqlite3_open_v2(location.sqlitePath, &pointer, flags, vfs)
+        let openCode = sqlite3_open_v2(sqlitePath, &pointer, flags, vfs)
         guard let pointer else {
-            throw DatabaseError(resultCode: .SQLITE_NOMEM, message: "out of memory opening \(location.displayName)")
+            throw DatabaseError(resultCode: .SQLITE_NOMEM, message: "out of memory opening \(displayName)")
         }
         let handle = ConnectionHandle(pointer)
         do {
