@@ -89,7 +89,7 @@ import Testing
 
         let direct = try Connection(path: path, key: nil)
         defer { try? direct.close() }
-        #expect(ConversionIO.bytesRead(direct.handle.pointer) == nil)
+        #expect(try ConversionIO.bytesRead(direct.handle.pointer) == nil)
     }
 
     /// A commit small enough to stay in one batch is passed down before the pager finishes the

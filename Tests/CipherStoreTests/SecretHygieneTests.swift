@@ -45,7 +45,7 @@ import Testing
         for key in [try DatabaseKey.passphrase(Self.passphrase), try DatabaseKey.rawKey(hex: Self.hex)] {
             let path = directory.path("db-\(key.kind.rawValue).sqlite")
             let db = try Connection(path: path, key: key, configuration: Configuration(journalMode: .wal, logger: logger))
-            db.trace { texts.append($0) }
+            try db.trace { texts.append($0) }
             try db.execute(sql: "CREATE TABLE t(x)")
             try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: ["value"])
             try db.close()

@@ -151,9 +151,9 @@ import Testing
 
     @Test func traceReportsSQLWithoutBoundValues() throws {
         var traced: [String] = []
-        db.trace { traced.append($0) }
+        try db.trace { traced.append($0) }
         try db.execute(sql: "INSERT INTO item(name) VALUES (?)", arguments: ["bound-secret"])
-        db.trace(nil)
+        try db.trace(nil)
         try db.execute(sql: "SELECT 1")
         #expect(traced == ["INSERT INTO item(name) VALUES (?)"])
     }

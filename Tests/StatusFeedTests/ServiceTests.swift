@@ -63,9 +63,9 @@ import Testing
         let feed = try FeedFixture()
         var statements: [String] = []
         let box = StatementLog()
-        try feed.queue.inDatabase { db in db.trace { box.append($0) } }
+        try feed.queue.inDatabase { db in try db.trace { box.append($0) } }
         _ = try feed.statuses.timeline()
-        try feed.queue.inDatabase { db in db.trace(nil) }
+        try feed.queue.inDatabase { db in try db.trace(nil) }
         statements = box.lines
         #expect(statements.count == 1, "\(statements)")
         #expect(statements.first?.contains("JOIN User") == true)

@@ -15,11 +15,20 @@ public struct Configuration: Sendable {
     public var readOnly: Bool
     /// Seconds to wait for another connection's lock before failing with `SQLITE_BUSY`.
     /// 0 fails at once.
+    ///
+    /// SQLite counts in milliseconds in a 32-bit integer: a negative value means 0, and
+    /// anything longer than `Int32.max` milliseconds (about 24.8 days), `.infinity` included,
+    /// means that longest wait. NaN is refused at open with
+    /// ``CipherStoreError/invalidConfiguration(reason:)``.
     public var busyTimeout: Double
     /// Enforces foreign keys (`PRAGMA foreign_keys = ON`). On by default.
     public var foreignKeys: Bool
     /// Sets the journal mode after opening; `nil` keeps the file's.
     public var journalMode: JournalMode?
+    /// How many prepared statements ``Connection/cachedStatement(sql:)`` keeps (64 by default).
+    /// When the cache is full, the least recently used statement is dropped; 0 caches none.
+    /// A negative value is refused at open with ``CipherStoreError/invalidConfiguration(reason:)``.
+    public var statementCacheCapacity: Int
     /// Where CipherStore logs opens, closes and failures (never keys or bound values).
     public var logger: Logger?
     /// The SQLite VFS to open the file with; `nil` is the default one. Internal: conversions
@@ -32,12 +41,34 @@ public struct Configuration: Sendable {
 
     /// Creates a configuration; the defaults suit most apps.
     public init(cipher: CipherSettings = .libraryDefaults, readOnly: Bool = false, busyTimeout: Double = 5,
-                foreignKeys: Bool = true, journalMode: JournalMode? = nil, logger: Logger? = nil) {
+                foreignKeys: Bool = true, journalMode: JournalMode? = nil, logger: Logger? = nil,
+                statementCacheCapacity: Int = 64) {
         self.cipher = cipher
         self.readOnly = readOnly
         self.busyTimeout = busyTimeout
         self.foreignKeys = foreignKeys
         self.journalMode = journalMode
         self.logger = logger
+        self.statementCacheCapacity = statementCacheCapacity
+    }
+
+    /// ``busyTimeout`` in milliseconds for `sqlite3_busy_timeout`, clamped to `0...Int32.max`.
+    /// - Throws: ``CipherStoreError/invalidConfiguration(reason:)`` when it is NaN.
+    func busyTimeoutMilliseconds() throws -> Int32 {
+        guard !busyTimeout.isNaN else {
+            throw CipherStoreError.invalidConfiguration(reason: "busyTimeout is NaN. Give a number of seconds (0 fails at once when the database is locked).")
+        }
+        let milliseconds = busyTimeout * 1000
+        if milliseconds <= 0 { return 0 }
+        if milliseconds >= Double(Int32.max) { return Int32.max }
+        return Int32(milliseconds)
+    }
+
+    /// Refuses settings that cannot work, before anything is opened.
+    func validate() throws {
+        _ = try busyTimeoutMilliseconds()
+        guard statementCacheCapacity >= 0 else {
+            throw CipherStoreError.invalidConfiguration(reason: "statementCacheCapacity is \(statementCacheCapacity). Give 0 (no cache) or more.")
+        }
     }
 }

@@ -14,17 +14,20 @@ extension Connection {
     ///
     /// ```swift
     /// var statements: [String] = []
-    /// db.trace { statements.append($0) }
+    /// try db.trace { statements.append($0) }
     /// ```
-    public func trace(_ handler: ((String) -> Void)?) {
+    ///
+    /// - Throws: ``CipherStoreError/connectionClosed`` after ``close()``.
+    public func trace(_ handler: ((String) -> Void)?) throws {
+        let db = try handle.pointer
         guard let handler else {
-            sqlite3_trace_v2(handle.pointer, 0, nil, nil)
+            sqlite3_trace_v2(db, 0, nil, nil)
             traceHandler = nil
             return
         }
         let box = TraceHandler(handler)
         traceHandler = box
-        sqlite3_trace_v2(handle.pointer, UInt32(SQLITE_TRACE_STMT), { _, context, _, sqlText in
+        sqlite3_trace_v2(db, UInt32(SQLITE_TRACE_STMT), { _, context, _, sqlText in
             guard let context, let sqlText else { return 0 }
             let box = Unmanaged<TraceHandler>.fromOpaque(context).takeUnretainedValue()
             box.body(String(cString: sqlText.assumingMemoryBound(to: CChar.self)))

@@ -50,8 +50,14 @@ extension Connection {
     ///     return .commit
     /// }
     /// ```
+    ///
+    /// Savepoints are named after their depth (`cipherstore_savepoint_1`, `_2`…), so that
+    /// the statements that open and close them are few and stay in the statement cache.
     public func inSavepoint(_ body: () throws -> TransactionCompletion) throws {
-        let name = nextSavepointName()
+        savepointDepth += 1
+        defer { savepointDepth -= 1 }
+        // Never from user input: the name is spliced into the SQL.
+        let name = "cipherstore_savepoint_\(savepointDepth)"
         try runTransaction(
             begin: { try execute(sql: "SAVEPOINT \(name)") },
             commit: { try execute(sql: "RELEASE SAVEPOINT \(name)") },

@@ -24,6 +24,11 @@ import Darwin
 /// unchanged. Passing `key: nil` opens a plaintext database on purpose (for migrations and
 /// tests); it must be spelled out.
 ///
+/// After ``close()``, every method that reaches the database throws
+/// ``CipherStoreError/connectionClosed``, and the properties that cannot throw
+/// (``lastInsertedRowID``, ``changesCount``, ``totalChangesCount``, ``isInTransaction``) read
+/// 0 or `false`.
+///
 /// Not `Sendable`: use it on one thread at a time, or through a ``DatabaseQueue``.
 public final class Connection {
     /// Replaced only while the connection opens (see the retry in `init(opening:)`).
@@ -35,8 +40,10 @@ public final class Connection {
     /// Whether the connection was opened read-only.
     public let isReadOnly: Bool
     let logger: Logger?
-    private var statementCache: [String: Statement] = [:]
-    private var savepointCount = 0
+    /// Statements of ``cachedStatement(sql:)``; emptied by ``close()``.
+    let statementCache: StatementCache
+    /// How many savepoints of ``inSavepoint(_:)`` are open; names the next one.
+    var savepointDepth = 0
     var traceHandler: TraceHandler?
     /// The INSERT of the last record inserted into each table, reused while its columns match.
     var insertStatementSQL: [String: (columns: [String], sql: String)] = [:]
@@ -95,7 +102,9 @@ public final class Connection {
 
     /// Opens, checks for SQLCipher, keys, applies the settings and reads the schema.
     init(opening location: DatabaseLocation, key: DatabaseKey?, configuration: Configuration) throws {
+        try configuration.validate()
         try configuration.cipher.validate()
+        var sqlitePath = try location.sqlitePath()
         if key == nil && configuration.cipher != .libraryDefaults {
             throw CipherStoreError.invalidConfiguration(reason: "cipher settings were given without a key. Pass the database's key, or drop the settings for a plaintext database.")
         }
@@ -103,20 +112,20 @@ public final class Connection {
         self.isEncrypted = key != nil
         self.isReadOnly = configuration.readOnly
         self.logger = configuration.logger
+        self.statementCache = StatementCache(capacity: configuration.statementCacheCapacity)
 
         var createdPath: String?
         if case .file(let path) = location, !configuration.readOnly, !configuration.readOnlyMainDatabase {
             createdPath = FileSystem.createOwnerOnlyFileIfMissing(path)
         }
         var flags = (configuration.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
-        var sqlitePath = location.sqlitePath
         if configuration.readOnlyMainDatabase, case .file(let path) = location {
             // Attached databases take the connection's flags; only the URI makes main read-only.
             flags |= SQLITE_OPEN_URI
             sqlitePath = Self.readOnlyURI(path: path)
         }
         do {
-            handle = try Self.openHandle(sqlitePath, of: location, flags: flags, vfs: configuration.vfsName)
+            handle = try Self.openHandle(sqlitePath, displayName: location.displayName, flags: flags, vfs: configuration.vfsName)
         } catch {
             if let createdPath { FileSystem.removeIfPresent(createdPath) }
             throw error
@@ -131,7 +140,7 @@ public final class Connection {
                 statementCache.removeAll()
                 try? handle.close()
                 usleep(50_000)
-                handle = try Self.openHandle(sqlitePath, of: location, flags: flags, vfs: configuration.vfsName)
+                handle = try Self.openHandle(sqlitePath, displayName: location.displayName, flags: flags, vfs: configuration.vfsName)
                 try keyAndReadSchema(key: key, configuration: configuration)
             }
             if configuration.foreignKeys, !configuration.readOnly {
@@ -159,7 +168,11 @@ public final class Connection {
         statementCache.removeAll()
     }
 
-    /// Closes the connection. Later use throws.
+    /// Closes the connection. Later use throws ``CipherStoreError/connectionClosed``; closing
+    /// again does nothing.
+    ///
+    /// A statement or cursor made from the connection keeps it open: while one is alive,
+    /// `close()` fails and the connection (and the statement) stay usable.
     ///
     /// - Throws: ``DatabaseError`` (`SQLITE_BUSY`) when statements or cursors made from this
     ///   connection are still alive; release them and close again.
@@ -172,11 +185,13 @@ public final class Connection {
     // MARK: Opening
 
     /// Opens the file and checks that the library is SQLCipher; closes the handle on failure.
-    private static func openHandle(_ sqlitePath: String, of location: DatabaseLocation, flags: Int32, vfs: String?) throws -> ConnectionHandle {
+    /// `flags` include `SQLITE_OPEN_URI` only for the read-only URI a conversion builds
+    /// itself (``readOnlyURI(path:)``): a path from a caller is a file name, never a URI.
+    private static func openHandle(_ sqlitePath: String, displayName: String, flags: Int32, vfs: String?) throws -> ConnectionHandle {
         var pointer: OpaquePointer?
         let openCode = sqlite3_open_v2(sqlitePath, &pointer, flags, vfs)
         guard let pointer else {
-            throw DatabaseError(resultCode: .SQLITE_NOMEM, message: "out of memory opening \(location.displayName)")
+            throw DatabaseError(resultCode: .SQLITE_NOMEM, message: "out of memory opening \(displayName)")
         }
         let handle = ConnectionHandle(pointer)
         do {
@@ -192,13 +207,14 @@ public final class Connection {
 
     /// Keys the connection, applies the cipher settings and busy timeout, and reads the schema.
     private func keyAndReadSchema(key: DatabaseKey?, configuration: Configuration) throws {
+        let db = try handle.pointer
         if let key {
             try key.withKeyBytes { bytes in
-                try handle.check(sqlite3_key_v2(handle.pointer, "main", bytes.baseAddress, Int32(bytes.count)))
+                try handle.check(sqlite3_key_v2(db, "main", bytes.baseAddress, Int32(bytes.count)))
             }
             try applyCipherSettings(configuration.cipher, database: "main")
         }
-        sqlite3_busy_timeout(handle.pointer, Int32(max(0, configuration.busyTimeout) * 1000))
+        sqlite3_busy_timeout(db, try configuration.busyTimeoutMilliseconds())
         try readSchema(keyed: key != nil)
     }
 
@@ -227,6 +243,7 @@ public final class Connection {
     /// Applies cipher settings to one attached database and reads each one back: SQLCipher
     /// ignores the pragmas it does not know, so a value that does not read back is refused.
     func applyCipherSettings(_ settings: CipherSettings, database: String) throws {
+        _ = try handle.pointer
         try settings.validate()
         let version = SQLCipherLibrary.sqlcipherVersion ?? "?"
         let major = SQLCipherLibrary.sqlcipherMajorVersion
@@ -269,12 +286,12 @@ public final class Connection {
     /// - Throws: ``DatabaseError`` for invalid SQL, ``CipherStoreError/invalidArguments(reason:sql:)``
     ///   when the SQL holds no statement or more than one.
     public func makeStatement(sql: String) throws -> Statement {
+        let db = try handle.pointer
         var pointer: OpaquePointer?
         var remainderIsEmpty = true
-        let code = try sql.withCString { cString -> Int32 in
-            guard !handle.isClosed else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the connection is closed", sql: sql) }
+        let code = sql.withCString { cString -> Int32 in
             var tail: UnsafePointer<CChar>?
-            let code = sqlite3_prepare_v2(handle.pointer, cString, -1, &pointer, &tail)
+            let code = sqlite3_prepare_v2(db, cString, -1, &pointer, &tail)
             if code == SQLITE_OK, var rest = tail {
                 while rest.pointee != 0 {
                     let byte = UInt8(bitPattern: rest.pointee)
@@ -301,14 +318,17 @@ public final class Connection {
     /// A prepared statement from this connection's cache, prepared on first use.
     ///
     /// When the cached statement is busy (a cursor over it is still open), a fresh one is
-    /// returned instead.
+    /// returned instead. The cache keeps ``Configuration/statementCacheCapacity`` statements
+    /// and drops the least recently used one when full; a dropped statement still in use by a
+    /// cursor stays valid until the cursor is released.
     public func cachedStatement(sql: String) throws -> Statement {
-        if let statement = statementCache[sql] {
+        // close() empties the cache, so a hit always comes from an open connection.
+        if let statement = statementCache.statement(for: sql) {
             if !statement.isBusy { return statement }
             return try makeStatement(sql: sql)
         }
         let statement = try makeStatement(sql: sql)
-        statementCache[sql] = statement
+        statementCache.insert(statement, for: sql)
         return statement
     }
 
@@ -322,12 +342,13 @@ public final class Connection {
     /// - Throws: ``DatabaseError`` for the first statement that fails; earlier ones stay done
     ///   unless the script runs inside a transaction.
     public func executeScript(_ sql: String) throws {
+        let db = try handle.pointer
         try sql.withCString { start in
             var next: UnsafePointer<CChar>? = start
             while let current = next, current.pointee != 0 {
                 var pointer: OpaquePointer?
                 var tail: UnsafePointer<CChar>?
-                let code = sqlite3_prepare_v2(handle.pointer, current, -1, &pointer, &tail)
+                let code = sqlite3_prepare_v2(db, current, -1, &pointer, &tail)
                 let text = tail.map { String(decoding: UnsafeRawBufferPointer(start: current, count: $0 - current), as: UTF8.self) } ?? sql
                 try handle.check(code, sql: text)
                 next = tail
@@ -366,23 +387,32 @@ public final class Connection {
         return try row.value(T.self, at: 0)
     }
 
-    /// The rowid of the most recent successful INSERT on this connection.
-    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle.pointer) }
-
-    /// Rows changed by the most recent INSERT, UPDATE or DELETE.
-    public var changesCount: Int { Int(sqlite3_changes(handle.pointer)) }
-
-    /// Rows changed since the connection opened.
-    public var totalChangesCount: Int { Int(sqlite3_total_changes(handle.pointer)) }
-
-    /// Whether a transaction is open.
-    public var isInTransaction: Bool { sqlite3_get_autocommit(handle.pointer) == 0 }
-
-    /// A name for the next savepoint; savepoint names never come from user input.
-    func nextSavepointName() -> String {
-        savepointCount += 1
-        return "cipherstore_savepoint_\(savepointCount)"
+    /// The rowid of the most recent successful INSERT on this connection; 0 once closed.
+    public var lastInsertedRowID: Int64 {
+        guard let db = try? handle.pointer else { return 0 }
+        return sqlite3_last_insert_rowid(db)
     }
+
+    /// Rows changed by the most recent INSERT, UPDATE or DELETE; 0 once closed.
+    public var changesCount: Int {
+        guard let db = try? handle.pointer else { return 0 }
+        return Int(sqlite3_changes(db))
+    }
+
+    /// Rows changed since the connection opened; 0 once closed.
+    public var totalChangesCount: Int {
+        guard let db = try? handle.pointer else { return 0 }
+        return Int(sqlite3_total_changes(db))
+    }
+
+    /// Whether a transaction is open; `false` once closed (closing rolls back what was open).
+    public var isInTransaction: Bool {
+        guard let db = try? handle.pointer else { return false }
+        return sqlite3_get_autocommit(db) == 0
+    }
+
+    /// How many statements the statement cache holds now (for tests).
+    var cachedStatementCount: Int { statementCache.count }
 }
 
 /// A connection belongs to one thread at a time; share it through a ``DatabaseQueue``.

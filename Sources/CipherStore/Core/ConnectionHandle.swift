@@ -4,18 +4,28 @@ import CSQLCipher
 ///
 /// Statements keep their handle alive, so a statement that outlives its ``Connection`` stays
 /// valid, and the handle is closed only after every statement is finalized.
+///
+/// The one choke point between a closed connection and freed memory: the `sqlite3*` is
+/// reachable only through ``pointer``, which throws
+/// ``CipherStoreError/connectionClosed`` once ``close()`` has succeeded.
 final class ConnectionHandle {
-    let pointer: OpaquePointer
+    private let rawPointer: OpaquePointer
 
     init(_ pointer: OpaquePointer) {
-        self.pointer = pointer
+        self.rawPointer = pointer
     }
 
-    /// SQLite's current error message for this handle.
-    var errorMessage: String { String(cString: sqlite3_errmsg(pointer)) }
+    /// Whether ``close()`` succeeded.
+    private(set) var isClosed = false
 
-    /// The extended code of the most recent failure on this handle.
-    var extendedErrorCode: Int32 { sqlite3_extended_errcode(pointer) }
+    /// The `sqlite3*` to call SQLite with.
+    /// - Throws: ``CipherStoreError/connectionClosed`` after ``close()``.
+    var pointer: OpaquePointer {
+        @inline(__always) get throws {
+            guard !isClosed else { throw CipherStoreError.connectionClosed }
+            return rawPointer
+        }
+    }
 
     /// The choke point that turns a SQLite result code into a thrown ``DatabaseError``.
     @inline(__always)
@@ -26,19 +36,21 @@ final class ConnectionHandle {
 
     /// The ``DatabaseError`` for a failed call, with the handle's extended code and message.
     func error(_ code: Int32, sql: String?) -> DatabaseError {
-        let extended = extendedErrorCode
+        // A code can only come from a call made while the handle was open; the guard keeps a
+        // mistake from reading freed memory.
+        guard let pointer = try? pointer else {
+            return DatabaseError(resultCode: ResultCode(rawValue: code), message: CipherStoreError.connectionClosed.description, sql: sql)
+        }
+        let extended = sqlite3_extended_errcode(pointer)
         let resultCode = (extended & 0xFF) == (code & 0xFF) ? extended : code
-        return DatabaseError(resultCode: ResultCode(rawValue: resultCode), message: errorMessage, sql: sql)
+        return DatabaseError(resultCode: ResultCode(rawValue: resultCode), message: String(cString: sqlite3_errmsg(pointer)), sql: sql)
     }
 
-    /// Whether ``close()`` succeeded.
-    private(set) var isClosed = false
-
-    /// Closes the handle now.
+    /// Closes the handle now. Closing a closed handle does nothing.
     /// - Throws: ``DatabaseError`` (`SQLITE_BUSY`) while statements are still alive.
     func close() throws {
         guard !isClosed else { return }
-        let code = sqlite3_close(pointer)
+        let code = sqlite3_close(rawPointer)
         guard code == SQLITE_OK else {
             throw DatabaseError(resultCode: ResultCode(rawValue: code),
                                 message: "statements or cursors of this connection are still alive; release them, then close again")
@@ -48,6 +60,6 @@ final class ConnectionHandle {
 
     deinit {
         // close_v2 defers the close until outstanding statements are finalized.
-        if !isClosed { sqlite3_close_v2(pointer) }
+        if !isClosed { sqlite3_close_v2(rawPointer) }
     }
 }

@@ -26,6 +26,8 @@ public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatabl
     case rollbackFailed(bodyError: String, rollbackError: String)
     /// The configuration is inconsistent.
     case invalidConfiguration(reason: String)
+    /// The connection (or its queue) was used after ``Connection/close()``.
+    case connectionClosed
 
     public var description: String {
         switch self {
@@ -53,6 +55,8 @@ public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatabl
             return "A transaction failed (\(bodyError)) and its rollback failed too (\(rollbackError)). Close the connection and reopen the database; SQLite restores the last committed state on open."
         case .invalidConfiguration(let reason):
             return "Invalid configuration: \(reason)"
+        case .connectionClosed:
+            return "The connection is closed and cannot be used any more. Open a new Connection or DatabaseQueue on the database."
         }
     }
 }

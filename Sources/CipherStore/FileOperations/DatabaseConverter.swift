@@ -204,7 +204,7 @@ struct DatabaseConverter: Sendable {
         // With a keyed main database, ATTACH without KEY would reuse the main key: an empty
         // KEY makes the target plaintext. The target's own key goes through sqlite3_key_v2.
         let plaintextClause = (target.key == nil && source.key != nil) ? " KEY ''" : ""
-        try exporter.execute(sql: "ATTACH DATABASE ? AS \(schema)\(plaintextClause)", arguments: [temporaryPath])
+        try exporter.execute(sql: "ATTACH DATABASE ? AS \(schema)\(plaintextClause)", arguments: [DatabaseLocation.sqliteFilePath(temporaryPath)])
         if let key = target.key {
             try key.withKeyBytes { bytes in
                 try exporter.handle.check(sqlite3_key_v2(exporter.handle.pointer, schema, bytes.baseAddress, Int32(bytes.count)))

@@ -30,14 +30,15 @@ final class ExportProgressMonitor {
             try body()
             return
         }
-        handle = db.handle.pointer
+        let pointer = try db.handle.pointer
+        handle = pointer
         defer { handle = nil }
         let context = Unmanaged.passUnretained(self).toOpaque()
-        sqlite3_progress_handler(db.handle.pointer, Self.stepsPerCallback, { context in
+        sqlite3_progress_handler(pointer, Self.stepsPerCallback, { context in
             guard let context else { return 0 }
             return Unmanaged<ExportProgressMonitor>.fromOpaque(context).takeUnretainedValue().tick()
         }, context)
-        defer { sqlite3_progress_handler(db.handle.pointer, 0, nil, nil) }
+        defer { sqlite3_progress_handler(pointer, 0, nil, nil) }
         do {
             try withExtendedLifetime(self) { try body() }
         } catch where cancelled {

@@ -16,14 +16,17 @@ import Foundation
 /// The synchronous methods block the calling thread until the block has run; the `async`
 /// ones (``read(_:)``, ``write(_:)``, ``asyncTransaction(_:_:)``) suspend instead, so they
 /// never block the caller's thread. Calling the queue again from inside one of its own blocks
-/// throws ``CipherStoreError/reentrantQueueAccess`` instead of deadlocking.
+/// throws ``CipherStoreError/reentrantQueueAccess`` instead of deadlocking, also through other
+/// queues (`a.inDatabase { b.inDatabase { a.inDatabase { … } } }`).
+///
+/// After ``close()``, blocks still run, and the connection they receive throws
+/// ``CipherStoreError/connectionClosed`` from every method that reaches the database.
 public final class DatabaseQueue: @unchecked Sendable {
     // @unchecked Sendable: `connection` is touched only by blocks running on the serial
     // `dispatchQueue`, so it is never used from two threads at once; the other properties
     // are immutable.
     private let connection: Connection
     private let dispatchQueue: DispatchQueue
-    private let queueKey = DispatchSpecificKey<Void>()
 
     /// Opens a database and wraps its connection in a queue.
     ///
@@ -35,7 +38,6 @@ public final class DatabaseQueue: @unchecked Sendable {
     public init(location: DatabaseLocation, key: DatabaseKey?, configuration: Configuration = Configuration()) throws {
         connection = try Connection(location: location, key: key, configuration: configuration)
         dispatchQueue = DispatchQueue(label: "CipherStore.DatabaseQueue")
-        dispatchQueue.setSpecific(key: queueKey, value: ())
     }
 
     /// Opens a database file. See ``init(location:key:configuration:)``.
@@ -48,12 +50,17 @@ public final class DatabaseQueue: @unchecked Sendable {
 
     /// Runs `block` with the connection, serialized with every other block of this queue,
     /// and returns its result. Blocks the calling thread.
-    /// - Throws: the block's error, or ``CipherStoreError/reentrantQueueAccess``.
+    /// - Throws: the block's error, or ``CipherStoreError/reentrantQueueAccess`` when the
+    ///   calling thread is already inside a block of this queue, directly or through others.
     public func inDatabase<T>(_ block: (Connection) throws -> T) throws -> T {
-        guard DispatchQueue.getSpecific(key: queueKey) == nil else {
+        let chain = QueueChain.current
+        let identifier = ObjectIdentifier(self)
+        guard !chain.contains(identifier) else {
             throw CipherStoreError.reentrantQueueAccess
         }
-        return try dispatchQueue.sync { try block(connection) }
+        return try dispatchQueue.sync {
+            try QueueChain.with(chain + [identifier]) { try block(connection) }
+        }
     }
 
     /// Runs `block` in a transaction: committed when it returns `.commit`, rolled back when it
@@ -70,7 +77,9 @@ public final class DatabaseQueue: @unchecked Sendable {
     public func read<T: Sendable>(_ block: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             dispatchQueue.async {
-                continuation.resume(with: Result { try block(self.connection) })
+                // A block run later starts a chain of its own: nobody waits for it.
+                let result = QueueChain.with([ObjectIdentifier(self)]) { Result { try block(self.connection) } }
+                continuation.resume(with: result)
             }
         }
     }
@@ -97,7 +106,10 @@ public final class DatabaseQueue: @unchecked Sendable {
         }
     }
 
-    /// Closes the connection. Later use throws.
+    /// Closes the connection. Later use of the connection throws
+    /// ``CipherStoreError/connectionClosed``; closing again does nothing.
+    /// - Throws: ``DatabaseError`` (`SQLITE_BUSY`) while statements or cursors made from the
+    ///   connection are still alive.
     public func close() throws {
         try inDatabase { try $0.close() }
     }
