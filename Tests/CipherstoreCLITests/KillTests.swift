@@ -19,6 +19,8 @@ import Testing
 
     static func makeSource(_ path: String, key: DatabaseKey?) throws {
         let db = try Connection(path: path, key: key)
+        // Encrypting keeps the page size: the result then opens with the default settings.
+        if key == nil { try db.execute(sql: "PRAGMA page_size = \(SQLCipherLibrary.defaultPageSize)") }
         try db.execute(sql: "CREATE TABLE big(id INTEGER PRIMARY KEY, body TEXT)")
         try db.execute(sql: """
             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)

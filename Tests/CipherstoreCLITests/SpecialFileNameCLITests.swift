@@ -11,7 +11,7 @@ import Testing
         let keyFile = try workspace.keyFile("app.key", "right key\n")
         let wrongKeyFile = try workspace.keyFile("wrong.key", "wrong key\n")
         let plain = try Connection(path: workspace.path(name), key: nil)
-        try plain.executeScript("CREATE TABLE t(x); INSERT INTO t VALUES ('kept');")
+        try plain.executeScript("PRAGMA page_size = \(SQLCipherLibrary.defaultPageSize); CREATE TABLE t(x); INSERT INTO t VALUES ('kept');")
         try plain.close()
         // The relative name, from inside the workspace: `cd` runs in the child, not in the tests.
         let inWorkspace = ["cd '\(workspace.url.path)'"]

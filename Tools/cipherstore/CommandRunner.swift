@@ -36,7 +36,7 @@ enum CommandRunner {
             }
         case let error as ConversionError:
             switch error {
-            case .alreadyEncrypted, .sourceEmpty, .unreadableSchema: return ExitCodes.wrongFileKind
+            case .alreadyEncrypted, .sourceEmpty, .unreadableSchema, .missingModule: return ExitCodes.wrongFileKind
             case .verificationFailed, .damaged: return ExitCodes.verificationFailed
             case .outputExists, .outputIsSource, .backupExists, .sourceHasOtherNames: return 64
             case .cancelled: return 130

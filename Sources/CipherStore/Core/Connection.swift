@@ -306,11 +306,11 @@ public final class Connection {
         }
         try handle.check(code, sql: sql)
         guard let pointer else {
-            throw CipherStoreError.invalidArguments(reason: "the SQL holds no statement", sql: sql)
+            throw CipherStoreError.invalidArguments(reason: "the SQL holds no statement; pass one SQL statement", sql: sql)
         }
         let statement = Statement(handle: handle, pointer: pointer, sql: sql)
         guard remainderIsEmpty else {
-            throw CipherStoreError.invalidArguments(reason: "the SQL holds more than one statement; use executeScript(_:) for scripts without arguments", sql: sql)
+            throw CipherStoreError.invalidArguments(reason: "the SQL holds more than one statement; run them one by one, or use executeScript(_:) for a script without arguments", sql: sql)
         }
         return statement
     }

@@ -48,7 +48,7 @@ public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatabl
         case .reentrantQueueAccess:
             return "A DatabaseQueue was called from inside one of its own blocks, which would deadlock. Use the Connection the block receives instead."
         case .invalidArguments(let reason, let sql):
-            return "Invalid statement arguments: \(reason) — for `\(sql)`. Pass one value per parameter."
+            return "Invalid statement: \(reason) — for `\(sql)`."
         case .valueConversion(let column, let reason):
             return "Cannot read column \(column): \(reason)."
         case .rollbackFailed(let bodyError, let rollbackError):

@@ -15,6 +15,8 @@ public enum ConversionError: Error, Sendable, CustomStringConvertible, Equatable
     case sourceHasOtherNames(path: String, nameCount: Int, namesFound: [String])
     /// The file is damaged: its size is not a whole number of pages, or a check of its pages failed.
     case damaged(path: String, detail: String)
+    /// A virtual table uses a module (such as FTS5) that the linked SQLite does not have.
+    case missingModule(path: String, table: String, module: String)
     /// The output exists and overwriting was not asked for.
     case outputExists(path: String)
     /// The output is the source itself (maybe through a link).
@@ -50,6 +52,8 @@ public enum ConversionError: Error, Sendable, CustomStringConvertible, Equatable
             return "'\(path)' has \(count) names (hard links)\(others). Replacing it in place would leave the old contents — plaintext, or readable with the old key — under the other names. \(unchanged) Remove the other names first, write to a new file with --output, or pass --force to replace this name only."
         case .damaged(let path, let detail):
             return "'\(path)' is damaged: \(detail). \(unchanged) Restore it from a backup; `cipherstore verify` tells whether a copy is sound."
+        case .missingModule(let path, let table, let module):
+            return "'\(path)' has the table '\(table)' made with the module \(module), which the linked SQLCipher (SQLite \(SQLCipherLibrary.sqliteVersion)) does not have. \(unchanged) Copy that table into a regular one with the SQLite that made it, or use a SQLCipher build that has \(module)."
         case .outputExists(let path):
             return "'\(path)' already exists. \(unchanged) Choose another output, or pass --force (overwrite: true) to replace it."
         case .outputIsSource(let path):

@@ -160,8 +160,8 @@ struct DatabaseConverter: Sendable {
         }
         do {
             return try Connection(path: sourcePath, key: source.key, configuration: configuration)
-        } catch ResultCode.SQLITE_CORRUPT {
-            throw ConversionError.unreadableSchema(path: sourcePath, detail: "malformed database schema")
+        } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_CORRUPT {
+            throw ConversionError.unreadableSchema(path: sourcePath, detail: error.message ?? "malformed database schema")
         } catch ResultCode.SQLITE_BUSY {
             throw ConversionError.databaseInUse(path: sourcePath, detail: "locked by another connection")
         }

@@ -85,7 +85,12 @@ public enum DatabaseMaintenance {
         case .empty: throw ConversionError.sourceEmpty(path: path)
         default: break
         }
-        let db = try openForReading(path: path, key: key, cipher: cipher)
+        let db: Connection
+        do {
+            db = try openForReading(path: path, key: key, cipher: cipher)
+        } catch let error as DatabaseError where error.message?.hasPrefix("malformed database schema") == true {
+            throw ConversionError.unreadableSchema(path: path, detail: error.message ?? "")
+        }
         defer { try? db.close() }
         try checkWholePages(db, path: path)
         do {

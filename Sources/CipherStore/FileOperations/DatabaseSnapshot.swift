@@ -18,7 +18,12 @@ struct DatabaseSnapshot: Equatable, Sendable {
             let sql = try object.value(String?.self, at: 3) ?? ""
             schema.append("\(type) \(name) ON \(try object.value(String.self, at: 2)): \(sql)")
             if type == "table" {
-                rowCounts[name] = try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM \(Connection.quoteIdentifier(name))") ?? 0
+                do {
+                    rowCounts[name] = try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM \(Connection.quoteIdentifier(name))") ?? 0
+                } catch let error as DatabaseError where error.message?.hasPrefix("no such module: ") == true {
+                    throw ConversionError.missingModule(path: db.location.displayName, table: name,
+                                                        module: String(error.message?.dropFirst("no such module: ".count) ?? ""))
+                }
             }
         }
         var sequence: [String] = []

@@ -63,7 +63,7 @@ public final class Statement {
             // Every parameter gets a value, so old bindings need no clearing.
             guard values.count == parameterCount else {
                 throw CipherStoreError.invalidArguments(
-                    reason: "the statement has \(parameterCount) parameter(s) but \(values.count) value(s) were given", sql: sql)
+                    reason: "the statement has \(parameterCount) parameter(s) but \(values.count) value(s) were given; pass one value per parameter", sql: sql)
             }
             for index in 0..<values.count {
                 try bind(values[index], at: Int32(index + 1))
@@ -73,7 +73,7 @@ public final class Statement {
             guard values.count == indexes.count else {
                 let missing = indexes.keys.filter { values[$0] == nil }.sorted()
                 if !missing.isEmpty {
-                    throw CipherStoreError.invalidArguments(reason: "no value for parameter(s) \(missing.joined(separator: ", "))", sql: sql)
+                    throw CipherStoreError.invalidArguments(reason: "no value for parameter(s) \(missing.joined(separator: ", ")); pass one value per parameter", sql: sql)
                 }
                 let unknown = values.keys.filter { Self.unprefixed($0).map { indexes[$0] == nil } ?? true }.sorted()
                 throw CipherStoreError.invalidArguments(reason: "the statement has no parameter named \(unknown.joined(separator: ", "))", sql: sql)
