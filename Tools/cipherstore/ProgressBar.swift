@@ -1,25 +1,68 @@
 import CipherStore
 import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
-/// A one-line progress bar with percentage and time left, drawn on standard error.
+/// A one-line progress bar with percentage and time left, redrawn in place on standard error.
+///
+/// The line always fits the terminal's width (read at every redraw, so a resized window is
+/// followed): the bar shrinks first, then goes, so the line never wraps and scrolls. The time
+/// left is smoothed and shown only after the first second, once there is a rate to go by.
 final class ProgressBar: Sendable {
+    private struct State {
+        var lastDraw: Date?
+        var lastPhase: ConversionProgress.Phase?
+        var smoothedRemaining: Double?
+    }
+
     private let verb: String
     private let started = Date()
+    private let state = Mutex(State())
 
     init(verb: String) { self.verb = verb }
 
     func update(_ progress: ConversionProgress) {
+        let now = Date()
         let fraction = min(max(progress.fractionCompleted, 0), 1)
-        let width = 30
-        let filled = Int(fraction * Double(width))
-        let elapsed = Date().timeIntervalSince(started)
-        var eta = ""
-        if fraction > 0.02, fraction < 1 {
-            eta = String(format: " ETA %.0fs", elapsed / fraction - elapsed)
+        let elapsed = now.timeIntervalSince(started)
+        let line: String? = state.withLock { state in
+            // At most ten redraws a second, but every change of phase.
+            if let last = state.lastDraw, now.timeIntervalSince(last) < 0.1, state.lastPhase == progress.phase { return nil }
+            state.lastDraw = now
+            state.lastPhase = progress.phase
+            if fraction > 0.02, fraction < 1 {
+                let remaining = elapsed / fraction - elapsed
+                state.smoothedRemaining = state.smoothedRemaining.map { 0.7 * $0 + 0.3 * remaining } ?? remaining
+            }
+            let eta = (elapsed >= 1 && fraction < 1) ? state.smoothedRemaining.map { String(format: " ETA %.0fs", $0) } ?? "" : ""
+            return Self.render(verb: verb, fraction: fraction, phase: progress.phase.rawValue, eta: eta,
+                               columns: Self.terminalColumns())
         }
-        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-        let line = String(format: "\r%@ [%@] %3.0f%% %@%@\u{1B}[K", verb, bar, fraction * 100, progress.phase.rawValue, eta)
-        FileHandle.standardError.write(Data(line.utf8))
-        if progress.phase == .done { FileHandle.standardError.write(Data("\n".utf8)) }
+        guard let line else { return }
+        FileHandle.standardError.write(Data(("\r" + line + "\u{1B}[K" + (progress.phase == .done ? "\n" : "")).utf8))
+    }
+
+    /// The line for a terminal `columns` wide, one column spare so the cursor never wraps.
+    static func render(verb: String, fraction: Double, phase: String, eta: String, columns: Int) -> String {
+        let percent = String(format: "%3.0f%%", fraction * 100)
+        let tail = " \(percent) \(phase)\(eta)"
+        let room = columns - 1 - verb.count - tail.count - 3
+        if room >= 5 {
+            let width = min(30, room)
+            let filled = Int(fraction * Double(width))
+            return verb + " [" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "]" + tail
+        }
+        return String((verb + tail).prefix(max(columns - 1, 1)))
+    }
+
+    /// The terminal's width in columns; 80 when standard error is not a terminal.
+    static func terminalColumns() -> Int {
+        var size = winsize()
+        guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
     }
 }
