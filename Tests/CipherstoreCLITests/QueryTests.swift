@@ -108,3 +108,42 @@ import Testing
         #expect(result.output.utf8.count > 60_000_000)
     }
 }
+
+/// `info` and the plain-language messages of the other commands.
+@Suite struct MessagesTests {
+    @Test func infoOnAMissingFileSaysOnlyThat() throws {
+        let workspace = try Workspace()
+        let result = try CLI.run(["info", workspace.path("missing.db")])
+        #expect(result.status == 74)
+        #expect(result.output.isEmpty, "\(result.output)")
+        #expect(result.errorOutput.contains("missing"))
+    }
+
+    @Test func infoMentionsALogHoldingChanges() throws {
+        let workspace = try Workspace()
+        let path = workspace.path("wal.db")
+        let db = try Connection(path: path, key: nil, configuration: Configuration(journalMode: .wal))
+        try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+        try db.execute(sql: "CREATE TABLE t(x)")
+        let result = try CLI.run(["info", path])
+        try db.close()
+        #expect(result.status == 0)
+        #expect(result.output.contains("wal.db-wal holds"), "\(result.output)")
+    }
+
+    @Test func decryptingAPlaintextFileSaysItIsAlreadyPlaintext() throws {
+        let workspace = try Workspace()
+        let path = workspace.path("plain.db")
+        try Connection(path: path, key: nil).execute(sql: "CREATE TABLE t(x)")
+        let result = try CLI.run(["decrypt", path, "-o", workspace.path("o.db"), "--key-file", try workspace.keyFile("k", "key\n")])
+        #expect(result.status == 66)
+        #expect(result.errorOutput.contains("already plaintext"), "\(result.errorOutput)")
+    }
+
+    @Test func everyHelpListsTheCancelledExitCode() throws {
+        for command in ["encrypt", "decrypt", "rekey", "verify", "query"] {
+            let help = try CLI.run([command, "--help"])
+            #expect(help.output.contains("130 cancelled"), "\(command)")
+        }
+    }
+}

@@ -36,10 +36,10 @@ enum CommandRunner {
             }
         case let error as ConversionError:
             switch error {
-            case .alreadyEncrypted, .sourceEmpty, .unreadableSchema, .missingModule: return ExitCodes.wrongFileKind
+            case .alreadyEncrypted, .alreadyPlaintext, .sourceEmpty, .unreadableSchema, .missingModule: return ExitCodes.wrongFileKind
             case .verificationFailed, .damaged: return ExitCodes.verificationFailed
             case .outputExists, .outputIsSource, .backupExists, .sourceHasOtherNames: return 64
-            case .cancelled: return 130
+            case .cancelled: return ExitCodes.cancelled
             case .sourceMissing, .sourceIsDirectory, .outputDirectoryUnusable, .databaseInUse, .io: return ExitCodes.ioFailure
             }
         default:

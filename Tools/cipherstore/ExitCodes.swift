@@ -10,6 +10,8 @@ enum ExitCodes {
     static let verificationFailed: Int32 = 67
     /// Reading or writing a file failed (missing, permissions, disk full, busy).
     static let ioFailure: Int32 = 74
+    /// Cancelled (Ctrl-C); the original was left as it was and nothing partial remains.
+    static let cancelled: Int32 = 130
 
-    static let summary = "\(wrongKey) wrong key, \(wrongFileKind) not a database / not encrypted / already encrypted, \(verificationFailed) damaged or verification failed, \(ioFailure) I/O failure"
+    static let summary = "\(wrongKey) wrong key, \(wrongFileKind) not a database / not encrypted / already encrypted, \(verificationFailed) damaged or verification failed, \(ioFailure) I/O failure, \(cancelled) cancelled"
 }

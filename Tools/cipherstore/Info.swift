@@ -29,6 +29,15 @@ extension CipherStoreCommand {
 
         private func inspect() throws {
             let info = DatabaseFileInfo.inspect(path: file)
+            // Nothing to describe: say what is wrong, and only that.
+            switch info.kind {
+            case .missing, .directory, .unreadable:
+                throw CLIError(exitCode: ExitCodes.ioFailure, message: "'\(file)' is \(info.kindDescription): check the path.")
+            default:
+                break
+            }
+            let walBytes = FileManager.default.fileExists(atPath: file + "-wal")
+                ? ((try? FileManager.default.attributesOfItem(atPath: file + "-wal")[.size] as? Int) ?? 0) : 0
             if json {
                 var object: [String: Any] = [
                     "path": info.path,
@@ -38,6 +47,7 @@ extension CipherStoreCommand {
                     "sqliteVersion": SQLCipherLibrary.sqliteVersion,
                 ]
                 if let pageSize = info.plaintextPageSize { object["pageSize"] = pageSize }
+                if walBytes > 0 { object["walBytes"] = walBytes }
                 let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
                 print(String(decoding: data, as: UTF8.self))
             } else {
@@ -45,14 +55,15 @@ extension CipherStoreCommand {
                 print("kind:     \(info.kindDescription)")
                 print("size:     \(info.size) bytes")
                 if let pageSize = info.plaintextPageSize { print("pages:    \(pageSize) bytes each") }
+                if walBytes > 0 {
+                    print("WAL:      \(file)-wal holds \(walBytes) bytes of changes not yet in the main file (they are part of the database: copy the two files together)")
+                }
                 print("SQLCipher \(SQLCipherLibrary.sqlcipherVersion ?? "not linked"), SQLite \(SQLCipherLibrary.sqliteVersion)")
             }
             switch info.kind {
-            case .missing, .directory, .unreadable:
-                throw CLIError(exitCode: ExitCodes.ioFailure, message: "'\(file)' is \(info.kindDescription): check the path.")
             case .notADatabase:
                 throw CLIError(exitCode: ExitCodes.wrongFileKind, message: "'\(file)' is not a SQLite or SQLCipher database.")
-            case .empty, .plaintext, .encrypted:
+            default:
                 break
             }
         }

@@ -27,7 +27,7 @@ extension CipherStoreCommand {
                   cipherstore query app.db "DELETE FROM session" --write --key-file app.key
 
                 Exit codes: 0 success, 1 the statement failed (invalid SQL, a constraint, a write \
-                without --write), 64 usage error, \(ExitCodes.summary), 130 cancelled.
+                without --write), 64 usage error, \(ExitCodes.summary).
                 """
         )
 

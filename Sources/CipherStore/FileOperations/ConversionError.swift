@@ -9,6 +9,8 @@ public enum ConversionError: Error, Sendable, CustomStringConvertible, Equatable
     case sourceEmpty(path: String)
     /// Encrypting a database that is already encrypted.
     case alreadyEncrypted(path: String)
+    /// Decrypting a database that is not encrypted.
+    case alreadyPlaintext(path: String)
     /// The source's schema cannot be read by the linked SQLite (too new, or corrupt).
     case unreadableSchema(path: String, detail: String)
     /// In place: the source has other names (hard links), which would keep the old contents.
@@ -45,6 +47,8 @@ public enum ConversionError: Error, Sendable, CustomStringConvertible, Equatable
             return "'\(path)' is empty: there is no database to convert. \(unchanged) Open it with a key to start a new encrypted database instead."
         case .alreadyEncrypted(let path):
             return "'\(path)' is already encrypted. \(unchanged) To change its key use `cipherstore rekey`; to check it use `cipherstore verify`."
+        case .alreadyPlaintext(let path):
+            return "'\(path)' is already plaintext: there is nothing to decrypt. \(unchanged) To encrypt it use `cipherstore encrypt`."
         case .unreadableSchema(let path, let detail):
             return "Cannot read the schema of '\(path)' (\(detail)). It may use SQLite features newer than the linked SQLite \(SQLCipherLibrary.sqliteVersion) (STRICT tables, generated columns…) or be damaged. \(unchanged) Convert those tables with the SQLite that made them first."
         case .sourceHasOtherNames(let path, let count, let names):

@@ -109,6 +109,8 @@ struct DatabaseConverter: Sendable {
         case .unreadable: throw FileSystem.ioError("read", sourcePath)
         case .notADatabase:
             throw CipherStoreError.notADatabase(path: sourcePath, detail: info.kindDescription + ", \(info.size) bytes")
+        case .plaintext where source.key != nil && target.key == nil:
+            throw ConversionError.alreadyPlaintext(path: sourcePath)
         case .plaintext where source.key != nil:
             throw CipherStoreError.notEncrypted(path: sourcePath)
         case .encrypted where source.key == nil:
