@@ -126,6 +126,8 @@ import Testing
         struct Nested: Encodable { var list: [Int] }
         #expect(throws: EncodingError.self) { try db.insert(Nested(list: [1, 2]), into: "item") }
         // A missing column is a clear decoding error, not a default value.
-        #expect(throws: (any Error).self) { try db.fetchOne(Item.self, sql: "SELECT id, name FROM item") }
+        #expect(throws: RecordDecodingError(recordType: "Item", column: "price", problem: .missingColumn(availableColumns: ["id", "name"]))) {
+            try db.fetchOne(Item.self, sql: "SELECT id, name FROM item")
+        }
     }
 }
