@@ -8,36 +8,14 @@ import Testing
     static let passphrase = "hygiene-Passphrase-7f3a"
     static let hex = String(repeating: "c3", count: 31) + "d4"
 
-    /// Collects every log line.
-    final class Capture: @unchecked Sendable {
-        // @unchecked: every access holds `lock`.
-        private let lock = NSLock()
-        private var storage: [String] = []
-        func append(_ line: String) { lock.lock(); storage.append(line); lock.unlock() }
-        var lines: [String] { lock.lock(); defer { lock.unlock() }; return storage }
-    }
-
-    struct CaptureHandler: LogHandler {
-        let capture: Capture
-        var logLevel: Logger.Level = .trace
-        var metadata: Logger.Metadata = [:]
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            capture.append("\(event.level) \(event.message) \(event.metadata ?? [:]) \(metadata)")
-        }
-    }
-
     func containsSecret(_ text: String) -> Bool {
         text.contains(Self.passphrase) || text.lowercased().contains(Self.hex)
     }
 
     @Test func keysNeverReachLogsTracesErrorsOrFiles() throws {
         let directory = try TemporaryDirectory()
-        let capture = Capture()
-        let logger = Logger(label: "hygiene") { _ in CaptureHandler(capture: capture) }
+        let capture = LogCapture()
+        let logger = Logger(label: "hygiene") { _ in LogCaptureHandler(capture: capture) }
         var texts: [String] = []
         let plain = directory.path("plain.db")
         try SampleDatabases.makeRichPlaintext(at: plain)

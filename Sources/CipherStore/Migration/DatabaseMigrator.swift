@@ -1,3 +1,5 @@
+import Logging
+
 /// Named, ordered schema migrations, each run once, recorded in the database itself.
 ///
 /// ```swift
@@ -12,8 +14,9 @@
 /// only when `PRAGMA foreign_key_check` finds no violation (so a migration may rebuild tables,
 /// see ``Connection/rebuildTable(_:as:copying:)``). Applied migrations are listed in the table
 /// `cipherstore_migrations` and counted in `PRAGMA user_version`. Running the migrator again
-/// does nothing; a failing migration is rolled back entirely and reported by name; a database
-/// that has migrations this app does not know (made by a newer version) is refused.
+/// does nothing; a failing migration is rolled back entirely and its error is rethrown as it
+/// was (see ``migrate(_:)-(Connection)``); a database that has migrations this app does not
+/// know (made by a newer version) is refused.
 public struct DatabaseMigrator: Sendable {
     private var migrations: [(name: String, body: @Sendable (Connection) throws -> Void)] = []
 
@@ -30,12 +33,42 @@ public struct DatabaseMigrator: Sendable {
     public var migrationNames: [String] { migrations.map(\.name) }
 
     /// Runs the migrations not yet applied, through the queue.
+    ///
+    /// Errors are the same as for ``migrate(_:)-(Connection)``: the failing migration's own
+    /// error, unchanged.
     public func migrate(_ queue: DatabaseQueue) throws {
         try queue.inDatabase { try migrate($0) }
     }
 
-    /// Runs the migrations not yet applied.
-    /// - Throws: ``MigrationError``.
+    /// Runs the migrations not yet applied, in the order they were registered.
+    ///
+    /// A migration that fails is rolled back entirely, the migrations after it do not run, and
+    /// **the error it threw is rethrown unchanged**, so a caller can catch it as it would
+    /// outside a migration:
+    ///
+    /// ```swift
+    /// do {
+    ///     try migrator.migrate(queue)
+    /// } catch ResultCode.SQLITE_CONSTRAINT {
+    ///     // e.g. a new UNIQUE index that existing rows break
+    /// } catch let error as DatabaseError {
+    ///     print(error.resultCode, error.sql ?? "")
+    /// }
+    /// ```
+    ///
+    /// The error does not carry the failing migration's name. To know it, either read the
+    /// connection's logger (``Configuration/logger``: one `error` message "migration failed"
+    /// with the migration's name in the `migration` metadata), or apply the rule that the
+    /// failing migration is the first of ``migrationNames`` that ``appliedMigrations(_:)`` does
+    /// not list: migrations run in order and each one that succeeds is recorded before the next
+    /// one starts.
+    ///
+    /// - Throws: the failing migration's error as it threw it: a ``DatabaseError`` for SQL that
+    ///   failed, or any Swift error the migration's block threw; ``MigrationError`` when the
+    ///   database was made by a newer app or a migration left a foreign key violation;
+    ///   ``CipherStoreError/rollbackFailed(bodyError:rollbackError:)`` when even the rollback
+    ///   failed. In every case but the last, the database keeps the schema and data it had
+    ///   after the last migration that succeeded.
     public func migrate(_ db: Connection) throws {
         let applied = try appliedMigrations(db)
         let unknown = applied.filter { name in !migrations.contains { $0.name == name } }
@@ -56,19 +89,25 @@ public struct DatabaseMigrator: Sendable {
                     return .commit
                 }
             } catch {
-                throw MigrationError.migrationFailed(name: migration.name, reason: String(describing: error))
+                // The error goes back unchanged (callers match it by type and result code);
+                // the log is where the failing migration's name goes with it. Only the error's
+                // type is logged: a migration's own error may hold anything.
+                db.logger?.error("migration failed", metadata: ["migration": "\(migration.name)", "error": "\(type(of: error))"])
+                throw error
             }
         }
     }
 
     /// Marks migrations as applied without running them: for a database whose schema an
     /// older app created by hand, exactly as those migrations would have.
+    /// - Throws: ``MigrationError/unregisteredMigration(name:)`` for a name no migration has
+    ///   (nothing is marked then), or ``DatabaseError``.
     public func markApplied(_ names: [String], in db: Connection) throws {
         _ = try appliedMigrations(db)
         try db.inTransaction(.immediate) {
             for name in names {
                 guard let position = migrations.firstIndex(where: { $0.name == name }) else {
-                    throw MigrationError.migrationFailed(name: name, reason: "no such migration is registered")
+                    throw MigrationError.unregisteredMigration(name: name)
                 }
                 try db.execute(sql: "INSERT OR IGNORE INTO cipherstore_migrations(name) VALUES (?)", arguments: [name])
                 try db.execute(sql: "PRAGMA user_version = \(position + 1)")
@@ -81,26 +120,5 @@ public struct DatabaseMigrator: Sendable {
     public func appliedMigrations(_ db: Connection) throws -> [String] {
         try db.execute(sql: "CREATE TABLE IF NOT EXISTS cipherstore_migrations(name TEXT PRIMARY KEY NOT NULL)")
         return try db.fetchAll(sql: "SELECT name FROM cipherstore_migrations ORDER BY rowid").map { try $0.value(String.self, at: 0) }
-    }
-}
-
-/// Why a migration did not happen. The database keeps its state from before that migration.
-public enum MigrationError: Error, Sendable, CustomStringConvertible, Equatable {
-    /// The database has migrations this app does not know: a newer app made it.
-    case databaseIsNewer(unknownMigrations: [String])
-    /// A migration failed and was rolled back.
-    case migrationFailed(name: String, reason: String)
-    /// A migration left rows that break a foreign key.
-    case foreignKeyViolation(table: String)
-
-    public var description: String {
-        switch self {
-        case .databaseIsNewer(let unknown):
-            return "The database was migrated by a newer version of the app (unknown migrations: \(unknown.joined(separator: ", "))). Update the app; the database was not changed."
-        case .migrationFailed(let name, let reason):
-            return "Migration '\(name)' failed and was rolled back: \(reason). The database is as it was before it; fix the migration and retry."
-        case .foreignKeyViolation(let table):
-            return "The migration left rows in \(table) that break a foreign key."
-        }
     }
 }

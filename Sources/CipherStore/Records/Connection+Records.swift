@@ -1,10 +1,17 @@
 extension Connection {
-    /// All rows of a query decoded as `Record`, columns matched to coding keys by name.
+    /// All rows of a query decoded as `Record`, columns matched to coding keys by name
+    /// (case-insensitive).
     ///
     /// ```swift
     /// struct Note: Decodable { var id: Int64; var body: String }
     /// let notes = try db.fetchAll(Note.self, sql: "SELECT id, body FROM note")
     /// ```
+    ///
+    /// An optional property reads a missing column or NULL as `nil`. Integers must fit the
+    /// property's type; text never converts to a number, nor a number to text.
+    ///
+    /// - Throws: ``DatabaseError``, or ``RecordDecodingError`` when a row does not fit `Record`
+    ///   (the same error ``decode(_:from:)`` throws for that row).
     public func fetchAll<Record: Decodable>(_ type: Record.Type, sql: String, arguments: StatementArguments = .none) throws -> [Record] {
         let cursor = try fetchCursor(Record.self, sql: sql, arguments: arguments)
         var records: [Record] = []
@@ -13,18 +20,29 @@ extension Connection {
     }
 
     /// A cursor that decodes rows as `Record` one at a time.
+    /// - Throws: ``DatabaseError``; its ``RecordCursor/next()`` also throws ``RecordDecodingError``.
     public func fetchCursor<Record: Decodable>(_ type: Record.Type, sql: String, arguments: StatementArguments = .none) throws -> RecordCursor<Record> {
         try RecordCursor(statement: cachedStatement(sql: sql), arguments: arguments)
     }
 
     /// The first row of a query decoded as `Record`, or `nil`.
+    /// - Throws: ``DatabaseError``, or ``RecordDecodingError`` when the row does not fit `Record`.
     public func fetchOne<Record: Decodable>(_ type: Record.Type, sql: String, arguments: StatementArguments = .none) throws -> Record? {
         try fetchCursor(Record.self, sql: sql, arguments: arguments).next()
     }
 
-    /// Decodes one row as `Record`.
+    /// Decodes one fetched row as `Record`, by the same rules as ``fetchAll(_:sql:arguments:)``.
+    ///
+    /// ```swift
+    /// for row in try db.fetchAll(sql: "SELECT id, body FROM note") {
+    ///     let note = try db.decode(Note.self, from: row)
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``RecordDecodingError`` when the row does not fit `Record`: the same error,
+    ///   equal value, as fetching the record straight from SQL.
     public func decode<Record: Decodable>(_ type: Record.Type, from row: Row) throws -> Record {
-        try Record(from: RowDecoder(row: row))
+        try RecordDecoder(source: .row(row)).decode(Record.self)
     }
 
     /// Inserts an `Encodable` record: one column per coding key, every value bound.

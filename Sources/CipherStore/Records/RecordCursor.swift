@@ -6,20 +6,21 @@
 /// ```
 ///
 /// Rows are decoded straight from the statement, with columns matched to coding keys once per
-/// statement. Not `Sendable`: use it inside the block it was made in.
+/// cursor; errors are the same as for decoding a fetched ``Row`` (``Connection/decode(_:from:)``).
+/// Not `Sendable`: use it inside the block it was made in.
 public final class RecordCursor<Record: Decodable> {
     private let statement: Statement
-    private let decoder: StatementDecoder
+    private let decoder: RecordDecoder
     private var isDone = false
 
     init(statement: Statement, arguments: StatementArguments) throws {
         self.statement = statement
-        self.decoder = StatementDecoder(statement: statement)
+        self.decoder = RecordDecoder(source: .statement(statement))
         try statement.bind(arguments)
     }
 
     /// The next record, or `nil` when there are no more.
-    /// - Throws: ``DatabaseError``, or `DecodingError` when a row does not fit `Record`.
+    /// - Throws: ``DatabaseError``, or ``RecordDecodingError`` when a row does not fit `Record`.
     public func next() throws -> Record? {
         guard !isDone else { return nil }
         guard try statement.step() else {

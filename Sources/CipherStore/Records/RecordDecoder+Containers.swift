@@ -1,0 +1,114 @@
+import CSQLCipher
+
+/// The `Decoder` and containers a record's `init(from:)` sees. Every read goes to the shared
+/// typed reads of ``RecordDecoder``; the concrete overloads spare the common types a dynamic cast.
+extension RecordDecoder {
+    /// The record's decoder: a keyed container, one coding key per column.
+    struct TopLevel: Decoder {
+        let decoder: RecordDecoder
+        var codingPath: [any CodingKey] { [] }
+        var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+        func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+            KeyedDecodingContainer(KeyedContainer<Key>(decoder: decoder))
+        }
+
+        func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+            throw decoder.error(.unsupportedShape("it decodes as an array, but a record decodes from one row, one property per column"), key: nil)
+        }
+
+        func singleValueContainer() throws -> any SingleValueDecodingContainer {
+            throw decoder.error(.unsupportedShape("it decodes as a single value, but a record decodes one property per column (read one value with Row.value(_:at:) or Connection.fetchScalar)"), key: nil)
+        }
+    }
+
+    struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+        let decoder: RecordDecoder
+        var codingPath: [any CodingKey] { [] }
+        var allKeys: [Key] { decoder.source.columnNames.compactMap { Key(stringValue: $0) } }
+
+        func contains(_ key: Key) -> Bool { decoder.lookUp(key) != nil }
+
+        func decodeNil(forKey key: Key) throws -> Bool {
+            guard let column = decoder.lookUp(key) else { return true }
+            return decoder.source.columnType(at: column) == SQLITE_NULL
+        }
+
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoder.bool(at: decoder.column(for: key), key: key) }
+        func decode(_ type: String.Type, forKey key: Key) throws -> String { try decoder.string(at: decoder.column(for: key), key: key) }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decoder.double(at: decoder.column(for: key), key: key) }
+        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decoder.float(at: decoder.column(for: key), key: key) }
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(key) }
+        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(key) }
+        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(key) }
+        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(key) }
+        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(key) }
+        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(key) }
+        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(key) }
+        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(key) }
+        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(key) }
+        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(key) }
+
+        func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+            try decoder.value(T.self, at: decoder.column(for: key), key: key)
+        }
+
+        @inline(__always)
+        private func integer<I: FixedWidthInteger>(_ key: Key) throws -> I {
+            try decoder.integer(I.self, at: decoder.column(for: key), key: key)
+        }
+
+        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+            throw decoder.error(.unsupportedShape("it asks for a nested keyed container, but a column holds one value"), key: key)
+        }
+
+        func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+            throw decoder.error(.unsupportedShape("it asks for an array, but a column holds one value"), key: key)
+        }
+
+        // A subclass's init(from:) passes this to its superclass: the same row, the same columns.
+        func superDecoder() throws -> any Decoder { TopLevel(decoder: decoder) }
+        func superDecoder(forKey key: Key) throws -> any Decoder { TopLevel(decoder: decoder) }
+    }
+
+    /// One column as a single value, for property types that decode themselves from one value
+    /// (enums with a raw value, wrappers around one primitive).
+    struct ValueDecoder: Decoder, SingleValueDecodingContainer {
+        let decoder: RecordDecoder
+        let column: Int
+        let key: any CodingKey
+        var codingPath: [any CodingKey] { [key] }
+        var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+        func container<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+            throw decoder.error(.unsupportedShape("its type decodes as a keyed container (a struct or dictionary), but a column holds one value"), key: key)
+        }
+
+        func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+            throw decoder.error(.unsupportedShape("its type decodes as an array, but a column holds one value"), key: key)
+        }
+
+        func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
+
+        func decodeNil() -> Bool { decoder.source.columnType(at: column) == SQLITE_NULL }
+
+        func decode(_ type: Bool.Type) throws -> Bool { try decoder.bool(at: column, key: key) }
+        func decode(_ type: String.Type) throws -> String { try decoder.string(at: column, key: key) }
+        func decode(_ type: Double.Type) throws -> Double { try decoder.double(at: column, key: key) }
+        func decode(_ type: Float.Type) throws -> Float { try decoder.float(at: column, key: key) }
+        func decode(_ type: Int.Type) throws -> Int { try decoder.integer(Int.self, at: column, key: key) }
+        func decode(_ type: Int8.Type) throws -> Int8 { try decoder.integer(Int8.self, at: column, key: key) }
+        func decode(_ type: Int16.Type) throws -> Int16 { try decoder.integer(Int16.self, at: column, key: key) }
+        func decode(_ type: Int32.Type) throws -> Int32 { try decoder.integer(Int32.self, at: column, key: key) }
+        func decode(_ type: Int64.Type) throws -> Int64 { try decoder.integer(Int64.self, at: column, key: key) }
+        func decode(_ type: UInt.Type) throws -> UInt { try decoder.integer(UInt.self, at: column, key: key) }
+        func decode(_ type: UInt8.Type) throws -> UInt8 { try decoder.integer(UInt8.self, at: column, key: key) }
+        func decode(_ type: UInt16.Type) throws -> UInt16 { try decoder.integer(UInt16.self, at: column, key: key) }
+        func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.integer(UInt32.self, at: column, key: key) }
+        func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.integer(UInt64.self, at: column, key: key) }
+
+        func decode<T: Decodable>(_ type: T.Type) throws -> T {
+            try decoder.value(T.self, at: column, key: key)
+        }
+    }
+}

@@ -1,0 +1,183 @@
+import CSQLCipher
+
+/// Decodes `Decodable` records from a ``ColumnSource``: a statement's current row (record
+/// cursors, nothing copied) or a fetched ``Row`` (``Connection/decode(_:from:)``). One
+/// implementation for both, so both read the same values and throw the same
+/// ``RecordDecodingError``s; reading a column costs no boxing and no allocation.
+///
+/// Columns are matched to coding keys by name once per decoder, not once per row: a
+/// synthesized `init(from:)` asks for its keys in the same order for every row, so the plan
+/// records the column index of the n-th key asked for, and later rows only confirm that the
+/// n-th key is the same one.
+final class RecordDecoder {
+    let source: ColumnSource
+    /// The record being decoded, named in errors.
+    private var recordType: Any.Type = Any.self
+    @exclusivity(unchecked) private var plannedKeys: [String] = []
+    @exclusivity(unchecked) private var plannedColumns: [Int] = []
+    @exclusivity(unchecked) private var position = 0
+
+    init(source: ColumnSource) {
+        self.source = source
+    }
+
+    /// Decodes the source's current row.
+    /// - Throws: ``RecordDecodingError``, or an error of the record's own `init(from:)`.
+    func decode<Record: Decodable>(_ type: Record.Type) throws -> Record {
+        position = 0
+        recordType = Record.self
+        return try Record(from: TopLevel(decoder: self))
+    }
+
+    // MARK: Columns
+
+    /// The column of the next key asked for; throws when the query has no such column.
+    func column(for key: some CodingKey) throws -> Int {
+        defer { position += 1 }
+        let name = key.stringValue
+        if position < plannedKeys.count, plannedKeys[position] == name {
+            return plannedColumns[position]
+        }
+        guard let column = source.columnIndex(named: name) else {
+            throw error(.missingColumn(availableColumns: source.columnNames), key: key)
+        }
+        if position == plannedKeys.count {
+            plannedKeys.append(name)
+            plannedColumns.append(column)
+        } else if position < plannedKeys.count {
+            plannedKeys[position] = name
+            plannedColumns[position] = column
+        }
+        return column
+    }
+
+    /// The column of a key, outside the plan (`contains`, `decodeNil`).
+    func lookUp(_ key: some CodingKey) -> Int? {
+        source.columnIndex(named: key.stringValue)
+    }
+
+    // MARK: Typed reads, shared by the keyed and the single-value containers
+
+    @inline(__always)
+    func integer<I: FixedWidthInteger>(_ type: I.Type, at column: Int, key: some CodingKey) throws -> I {
+        let value: Int64
+        switch source.columnType(at: column) {
+        case SQLITE_INTEGER:
+            value = source.int64(at: column)
+        case SQLITE_FLOAT:
+            let real = source.double(at: column)
+            guard let exact = Int64(exactly: real) else {
+                // A whole number too large for any integer is out of range; 2.5 is a mismatch.
+                throw real.rounded() == real
+                    ? error(.overflow(value: String(real), propertyType: "\(I.self)"), key: key)
+                    : mismatch(at: column, key: key, type: I.self)
+            }
+            value = exact
+        default:
+            throw mismatch(at: column, key: key, type: I.self)
+        }
+        guard let result = I(exactly: value) else {
+            throw error(.overflow(value: String(value), propertyType: "\(I.self)"), key: key)
+        }
+        return result
+    }
+
+    @inline(__always)
+    func bool(at column: Int, key: some CodingKey) throws -> Bool {
+        switch source.columnType(at: column) {
+        case SQLITE_INTEGER: return source.int64(at: column) != 0
+        case SQLITE_FLOAT:
+            guard let exact = Int64(exactly: source.double(at: column)) else { throw mismatch(at: column, key: key, type: Bool.self) }
+            return exact != 0
+        default: throw mismatch(at: column, key: key, type: Bool.self)
+        }
+    }
+
+    @inline(__always)
+    func double(at column: Int, key: some CodingKey) throws -> Double {
+        switch source.columnType(at: column) {
+        case SQLITE_FLOAT, SQLITE_INTEGER: return source.double(at: column)
+        default: throw mismatch(at: column, key: key, type: Double.self)
+        }
+    }
+
+    func float(at column: Int, key: some CodingKey) throws -> Float {
+        let double: Double
+        switch source.columnType(at: column) {
+        case SQLITE_FLOAT, SQLITE_INTEGER: double = source.double(at: column)
+        default: throw mismatch(at: column, key: key, type: Float.self)
+        }
+        let float = Float(double)
+        guard float.isFinite || !double.isFinite else {
+            throw error(.overflow(value: String(double), propertyType: "Float"), key: key)
+        }
+        return float
+    }
+
+    @inline(__always)
+    func string(at column: Int, key: some CodingKey) throws -> String {
+        guard source.columnType(at: column) == SQLITE_TEXT, let text = source.string(at: column) else {
+            throw mismatch(at: column, key: key, type: String.self)
+        }
+        return text
+    }
+
+    /// Any other property type: a ``DatabaseValueConvertible`` (`Date`, `Data`…) converts
+    /// the column's value; another `Decodable` (an enum with a raw value) decodes it as a
+    /// single value.
+    func value<T: Decodable>(_ type: T.Type, at column: Int, key: some CodingKey) throws -> T {
+        if let convertible = T.self as? any DatabaseValueConvertible.Type {
+            guard let result = convertible.fromDatabaseValue(source.databaseValue(at: column)) as? T else {
+                throw mismatch(at: column, key: key, type: T.self)
+            }
+            return result
+        }
+        do {
+            return try T(from: ValueDecoder(decoder: self, column: column, key: key))
+        } catch let inner as RecordDecodingError {
+            // Name the property's type (`Mood`), not the primitive it reads (`String`).
+            switch inner.problem {
+            case .null: throw error(.null(propertyType: "\(T.self)"), key: key)
+            case .typeMismatch(let storageClass, _): throw error(.typeMismatch(storageClass: storageClass, propertyType: "\(T.self)"), key: key)
+            default: throw inner
+            }
+        } catch let decodingError as DecodingError {
+            // The type's own init(from:) refused the value, e.g. an unknown raw value.
+            throw error(.invalidValue(Self.reason(decodingError)), key: key)
+        }
+    }
+
+    // MARK: Errors
+
+    func error(_ problem: RecordDecodingError.Problem, key: (any CodingKey)?) -> RecordDecodingError {
+        RecordDecodingError(recordType: String(describing: recordType), column: key?.stringValue, problem: problem)
+    }
+
+    /// NULL for a type that is not optional, or a storage class that does not convert.
+    func mismatch(at column: Int, key: some CodingKey, type: Any.Type) -> RecordDecodingError {
+        let storage = source.columnType(at: column)
+        if storage == SQLITE_NULL {
+            return error(.null(propertyType: "\(type)"), key: key)
+        }
+        return error(.typeMismatch(storageClass: Self.storageClassName(storage), propertyType: "\(type)"), key: key)
+    }
+
+    private static func storageClassName(_ code: Int32) -> String {
+        switch code {
+        case SQLITE_INTEGER: return "integer"
+        case SQLITE_FLOAT: return "real"
+        case SQLITE_TEXT: return "text"
+        case SQLITE_BLOB: return "blob"
+        default: return "null"
+        }
+    }
+
+    private static func reason(_ error: DecodingError) -> String {
+        switch error {
+        case .dataCorrupted(let context), .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context):
+            return context.debugDescription
+        @unknown default:
+            return String(describing: error)
+        }
+    }
+}
