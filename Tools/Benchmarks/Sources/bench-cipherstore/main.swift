@@ -2,6 +2,12 @@ import BenchSupport
 import CipherStore
 import Foundation
 
+// The child process of the conversion-memory workload.
+if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "--encrypt-once" {
+    try encryptOnceAndReportPeakMemory(arguments: Array(CommandLine.arguments.dropFirst(2)))
+    exit(0)
+}
+
 // CipherStore against the raw SQLCipher C API, in one process, on one machine, in one run.
 let bench = Benchmark()
 let directory = benchmarkDirectory("cipherstore")
@@ -31,5 +37,13 @@ output.append("")
 output.append("| configuration | plaintext fetch / insert | encrypted fetch / insert | encrypted ÷ plaintext |")
 output.append("| --- | --- | --- | --- |")
 output += try encryptionCost(bench, directory: directory, rows: rows, rawKey: rawKey)
+output.append("")
+output.append("### Conversion memory (`ConversionOptions.pageCacheBytes`)")
+output.append("")
+output.append("Each run in a child process; peak resident memory is the child's own (VmHWM). Median of \(bench.quick ? 1 : 3) runs.")
+output.append("")
+output.append("| workload | time | speed | peak resident |")
+output.append("| --- | --- | --- | --- |")
+output += try conversionMemoryWorkloads(directory: directory, megabytes: bench.quick ? 30 : 300, runs: bench.quick ? 1 : 3)
 print(output.joined(separator: "\n"))
 try? FileManager.default.removeItem(atPath: directory)
