@@ -4,13 +4,29 @@
 SWIFT ?= swift
 APT_PACKAGES = libsqlcipher-dev sqlcipher
 
-.PHONY: deps demo test build bench check-sanitizers fuzz clean
+.PHONY: deps demo test build install uninstall bench check-sanitizers fuzz clean
 
 deps:
 	@./Tools/scripts/install-dependencies.sh $(APT_PACKAGES)
 
 build: deps
 	$(SWIFT) build
+
+# Installs the `cipherstore` binary (release build) and its shell completions under PREFIX.
+PREFIX ?= /usr/local
+install: deps
+	$(SWIFT) build -c release --product cipherstore
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/bash-completion/completions" \
+		"$(DESTDIR)$(PREFIX)/share/zsh/site-functions" "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d"
+	install -m 755 "$$($(SWIFT) build -c release --show-bin-path)/cipherstore" "$(DESTDIR)$(PREFIX)/bin/cipherstore"
+	"$(DESTDIR)$(PREFIX)/bin/cipherstore" --generate-completion-script bash > "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/cipherstore"
+	"$(DESTDIR)$(PREFIX)/bin/cipherstore" --generate-completion-script zsh > "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_cipherstore"
+	"$(DESTDIR)$(PREFIX)/bin/cipherstore" --generate-completion-script fish > "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/cipherstore.fish"
+	@echo "Installed $(DESTDIR)$(PREFIX)/bin/cipherstore and its completions."
+
+uninstall:
+	rm -f "$(DESTDIR)$(PREFIX)/bin/cipherstore" "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/cipherstore" \
+		"$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_cipherstore" "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/cipherstore.fish"
 
 demo: deps
 	$(SWIFT) run cipherstore demo

@@ -62,7 +62,13 @@ let package = Package(
         ),
         .testTarget(
             name: "CipherstoreCLITests",
-            dependencies: ["CipherStore", "TestSupport", "cipherstore", "crash-writer"]
+            dependencies: ["CipherStore", "TestSupport", "cipherstore", "crash-writer", "readme-example"]
+        ),
+        // The README's example program, word for word (a test compares the two and runs it).
+        .executableTarget(
+            name: "readme-example",
+            dependencies: ["CipherStore"],
+            path: "Tests/ReadmeExample"
         ),
         // A child process for the crash tests: writes transactions until it is killed.
         .executableTarget(
