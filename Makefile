@@ -4,13 +4,19 @@
 SWIFT ?= swift
 APT_PACKAGES = libsqlcipher-dev sqlcipher
 
-.PHONY: deps demo test build install uninstall bench check-sanitizers fuzz clean
+.PHONY: deps demo test build docs install uninstall bench check-sanitizers fuzz clean
 
 deps:
 	@./Tools/scripts/install-dependencies.sh $(APT_PACKAGES)
 
 build: deps
 	$(SWIFT) build
+
+# The DocC documentation of the library, as a static site in .build-docs/ (warnings are errors).
+docs: deps
+	$(SWIFT) package --allow-writing-to-directory .build-docs generate-documentation --target CipherStore \
+		--output-path .build-docs --transform-for-static-hosting --warnings-as-errors
+	@echo "Documentation in .build-docs/ (open .build-docs/documentation/cipherstore/index.html through a web server)."
 
 # Installs the `cipherstore` binary (release build) and its shell completions under PREFIX.
 PREFIX ?= /usr/local
