@@ -3,6 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "CipherStore",
+    // Synchronization's Atomic and Mutex need these; Linux has no minimum.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "CipherStore", targets: ["CipherStore"]),
         .library(name: "StatusFeed", targets: ["StatusFeed"]),
