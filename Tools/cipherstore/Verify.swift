@@ -32,7 +32,9 @@ extension CipherStoreCommand {
         func run() throws {
             let output = json ? JSONOutput(command: "verify", path: database) : nil
             try CommandRunner.run(json: output) {
-                let plaintext = !key.isGiven && DatabaseFileInfo.inspect(path: database).kind == .plaintext
+                // No key is asked for a plaintext file, nor for one that is not there to open.
+                let kind = DatabaseFileInfo.inspect(path: database).kind
+                let plaintext = !key.isGiven && [.plaintext, .missing, .directory, .empty].contains(kind)
                 let databaseKey = plaintext ? nil : try KeyReader.read(key.source(confirm: false))
                 let report = try DatabaseMaintenance.verify(path: database, key: databaseKey, cipher: plaintext ? .libraryDefaults : cipher.settings)
                 if let output { output.succeed(Summary.fields(report)) } else { print(Summary.text(report)) }
