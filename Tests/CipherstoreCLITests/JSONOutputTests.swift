@@ -148,6 +148,22 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: workspace.path("o.db")))
     }
 
+    @Test func theREADMEShowsTheFieldsThereAre() throws {
+        let readme = try String(contentsOf: ReadmeExampleTests.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let start = try #require(readme.range(of: "```json\n"))
+        let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
+        let examples = try readme[start.upperBound..<end.lowerBound].components(separatedBy: "\n\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        try #require(examples.count == 2)
+
+        let encrypt = try object(try CLI.run(["encrypt", source, "-o", workspace.path("enc.db"), "--key-file", keyFile, "--json"]))
+        #expect(Set(examples[0].keys) == Set(encrypt.keys))
+        let missing = try object(try CLI.run(["verify", workspace.path("missing.db"), "--json"]))
+        #expect(Set(examples[1].keys) == Set(missing.keys))
+        #expect(Set((examples[1]["error"] as? [String: Any])?.keys ?? [:].keys) == Set((missing["error"] as? [String: Any])?.keys ?? [:].keys))
+    }
+
     @Test func helpDescribesTheShape() throws {
         for command in ["verify", "encrypt", "decrypt", "rekey"] {
             // Words joined again where the help text wraps.
