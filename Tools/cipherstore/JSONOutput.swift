@@ -21,7 +21,8 @@ struct JSONOutput {
     /// The paragraph of `--help` that describes the shape.
     static let help = """
         With --json: one JSON object on standard output and nothing else there: \
-        {"ok": true, "command": …, "path": …, the summary's facts} on success, \
+        {"ok": true, "command": …, "path": …, "tables": …, "rows": …, "pageSize": …, \
+        "kdfIterations": …, "verified": true, …} on success (every field in the README), \
         {"ok": false, "command": …, "path": …, "error": {"kind": …, "message": …, "exitCode": …}} \
         on failure, with the same exit code as without --json.
         """
