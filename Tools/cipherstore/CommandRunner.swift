@@ -9,18 +9,23 @@ import Glibc
 /// Runs a command body: turns errors into a message on standard error and the documented
 /// exit code, and lets Ctrl-C cancel a conversion cleanly.
 enum CommandRunner {
-    static func run(_ body: () throws -> Void) throws {
+    /// With `json`, a failure is also printed as `--json`'s failure object on standard output.
+    static func run(json: JSONOutput? = nil, _ body: () throws -> Void) throws {
         do {
             try body()
         } catch let error as CLIError {
             report(error.message)
+            json?.fail(error, message: error.message, exitCode: error.exitCode)
             throw ExitCode(error.exitCode)
         } catch let error as ExitCode {
             throw error
         } catch let error as ValidationError {
+            json?.fail(CLIError(exitCode: 64, message: error.message), message: error.message, exitCode: 64)
             throw error
         } catch {
-            report(String(describing: error))
+            let message = ErrorText.message(for: error)
+            report(message)
+            json?.fail(error, message: message, exitCode: exitCode(for: error))
             throw ExitCode(exitCode(for: error))
         }
     }

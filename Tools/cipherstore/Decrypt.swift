@@ -14,6 +14,8 @@ extension CipherStoreCommand {
                   cipherstore decrypt app.db --output export.db --key-file app.key
                   cipherstore decrypt app.db --output export.db --raw-key --key-env APP_DB_RAW_KEY
 
+                \(JSONOutput.help)
+
                 Exit codes: 0 success, 64 usage error, \(ExitCodes.summary).
                 """
         )
@@ -26,14 +28,16 @@ extension CipherStoreCommand {
         @OptionGroup(title: "Cipher settings the source was made with") var cipher: CipherOptions
 
         func run() throws {
-            try CommandRunner.run {
+            let json = output.jsonOutput(command: "decrypt", path: source)
+            try CommandRunner.run(json: json) {
+                try output.check()
                 let databaseKey = try KeyReader.read(key.source(confirm: false))
                 let (options, _) = CommandRunner.conversionOptions(output, verb: "decrypting")
                 let report = try DatabaseMaintenance.decrypt(
                     path: source, key: databaseKey, cipher: cipher.settings,
                     to: output.destination(backup: nil), options: options)
-                CommandRunner.say(Summary.conversion(report, verb: "Decrypted", fullCheck: output.fullCheck), quiet: output.quiet)
-                warn("\(report.outputPath) is PLAINTEXT. Keep it only as long as you need it.")
+                Summary.conversionFinished(report, verb: "Decrypted", output: output, json: json,
+                                           warnings: ["\(report.outputPath) is PLAINTEXT. Keep it only as long as you need it."])
             }
         }
     }

@@ -105,7 +105,7 @@ extension CipherStoreCommand {
         private func randomKey() throws -> DatabaseKey {
             var generator = SystemRandomNumberGenerator()
             var bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            defer { bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
+            defer { secureWipe(&bytes) }
             return try DatabaseKey.rawKey(bytes)
         }
 

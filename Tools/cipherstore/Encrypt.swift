@@ -21,6 +21,8 @@ extension CipherStoreCommand {
                   cipherstore encrypt legacy.db --output app.db --key-file app.key
                   cipherstore encrypt app.db --in-place --keep-backup --key-env APP_DB_KEY
 
+                \(JSONOutput.help)
+
                 Exit codes: 0 success, 64 usage error, \(ExitCodes.summary).
                 """,
             aliases: ["encrypt-existing-db"]
@@ -37,26 +39,34 @@ extension CipherStoreCommand {
         var keepBackup = false
 
         func validate() throws {
+            // With --json, checked in run(), where a refusal is printed as JSON.
+            if !output.json { try checkBackupOption() }
+        }
+
+        private func checkBackupOption() throws {
             if keepBackup && !output.inPlace { throw ValidationError("--keep-backup applies to --in-place only; with --output the source stays as it is.") }
         }
 
         func run() throws {
-            try CommandRunner.run {
+            let json = output.jsonOutput(command: "encrypt", path: source)
+            try CommandRunner.run(json: json) {
+                try output.check()
+                try checkBackupOption()
                 let databaseKey = try KeyReader.read(key.source(confirm: true))
                 let backup = keepBackup ? source + ".plaintext-backup" : nil
                 let (options, _) = CommandRunner.conversionOptions(output, verb: "encrypting")
                 let report = try DatabaseMaintenance.encrypt(
                     path: source, to: output.destination(backup: backup), key: databaseKey,
                     cipher: cipher.settings, options: options)
-                CommandRunner.say(Summary.conversion(report, verb: "Encrypted", fullCheck: output.fullCheck), quiet: output.quiet)
-                for leftover in report.removedLeftovers { warn("removed \(leftover), left by an interrupted earlier run.") }
+                var warnings: [String] = []
                 if let backup = report.backupPath {
-                    warn("the backup \(backup) is PLAINTEXT: anyone who can read it reads your data. Delete it once you no longer need it.")
+                    warnings.append("the backup \(backup) is PLAINTEXT: anyone who can read it reads your data. Delete it once you no longer need it.")
                 } else if output.inPlace {
-                    warn("the plaintext original was replaced. Its old blocks may survive on SSDs, in file-system snapshots and in backups: deleting is best effort there.")
+                    warnings.append("the plaintext original was replaced. Its old blocks may survive on SSDs, in file-system snapshots and in backups: deleting is best effort there.")
                 } else {
-                    warn("the plaintext original \(source) is still there, with any \(source)-wal / -journal beside it. Delete them once the encrypted copy is in use; on SSDs, snapshots and backups, deletion is best effort.")
+                    warnings.append("the plaintext original \(source) is still there, with any \(source)-wal / -journal beside it. Delete them once the encrypted copy is in use; on SSDs, snapshots and backups, deletion is best effort.")
                 }
+                Summary.conversionFinished(report, verb: "Encrypted", output: output, json: json, warnings: warnings)
             }
         }
     }

@@ -48,8 +48,7 @@ extension CipherStoreCommand {
                 ]
                 if let pageSize = info.plaintextPageSize { object["pageSize"] = pageSize }
                 if walBytes > 0 { object["walBytes"] = walBytes }
-                let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-                print(String(decoding: data, as: UTF8.self))
+                print(JSONOutput.text(object))
             } else {
                 print("file:     \(info.path)")
                 print("kind:     \(info.kindDescription)")

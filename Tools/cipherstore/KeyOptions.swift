@@ -86,12 +86,26 @@ struct OutputOptions: ParsableArguments {
     @Flag(help: "Print nothing but errors and warnings; no progress bar.")
     var quiet = false
 
+    @Flag(help: "Print the result as one JSON object on standard output, and on failure {\"ok\": false, \"error\": {\"kind\", \"message\", \"exitCode\"}} (see the README); nothing else goes to standard output.")
+    var json = false
+
     @Flag(help: "Before replacing anything, also read back and decrypt every page of the result (a full integrity check on a fresh connection). Takes about as long again.")
     var fullCheck = false
 
     func validate() throws {
+        // With --json the command checks in run() instead, where a refusal is printed as JSON.
+        if !json { try check() }
+    }
+
+    /// Where the result goes must be said, once.
+    func check() throws {
         if output == nil && !inPlace { throw ValidationError("Choose where the result goes: --output PATH or --in-place.") }
         if output != nil && inPlace { throw ValidationError("--output and --in-place exclude each other.") }
+    }
+
+    /// Where `--json` goes, when it is given.
+    func jsonOutput(command: String, path: String) -> JSONOutput? {
+        json ? JSONOutput(command: command, path: path) : nil
     }
 
     func destination(backup: String?) -> OutputDestination {

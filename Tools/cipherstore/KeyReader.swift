@@ -50,6 +50,8 @@ enum KeyReader {
         stripLineEnd(&bytes)
         do {
             return source.raw ? try DatabaseKey.rawKey(hex: bytes) : try DatabaseKey.passphrase(bytes: bytes)
+        } catch CipherStoreError.invalidKey(let reason) {
+            throw CLIError(exitCode: 64, message: "The \(source.role) cannot be used: \(reason)")
         } catch let error as CipherStoreError {
             throw CLIError(exitCode: 64, message: "The \(source.role): \(error.description)")
         }

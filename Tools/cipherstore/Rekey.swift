@@ -19,6 +19,8 @@ extension CipherStoreCommand {
                   cipherstore rekey app.db --in-place --old-key-file old.key --new-key-file new.key
                   printf '%s\\n%s\\n' "$OLD" "$NEW" | cipherstore rotate-key app.db --in-place --old-key-stdin --new-key-stdin
 
+                \(JSONOutput.help)
+
                 Exit codes: 0 success, 64 usage error, \(ExitCodes.summary).
                 """,
             aliases: ["rotate-key"]
@@ -33,7 +35,9 @@ extension CipherStoreCommand {
         @OptionGroup(title: "Cipher settings of the result") var cipher: CipherOptions
 
         func run() throws {
-            try CommandRunner.run {
+            let json = output.jsonOutput(command: "rekey", path: database)
+            try CommandRunner.run(json: json) {
+                try output.check()
                 let old = try KeyReader.read(oldKey.source)
                 let new = try KeyReader.read(newKey.source)
                 let (options, _) = CommandRunner.conversionOptions(output, verb: "rekeying")
@@ -42,8 +46,7 @@ extension CipherStoreCommand {
                     oldCipher: CipherSettings(pageSize: oldKey.pageSize, kdfIterations: oldKey.kdfIterations),
                     newKey: new, newCipher: cipher.settings,
                     to: output.destination(backup: nil), options: options)
-                CommandRunner.say(Summary.conversion(report, verb: "Re-keyed", fullCheck: output.fullCheck), quiet: output.quiet)
-                for leftover in report.removedLeftovers { warn("removed \(leftover), left by an interrupted earlier run.") }
+                Summary.conversionFinished(report, verb: "Re-keyed", output: output, json: json, warnings: [])
             }
         }
     }

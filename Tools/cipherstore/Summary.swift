@@ -1,15 +1,18 @@
 import CipherStore
 import Foundation
 
-/// Texts the commands print about their results.
+/// Texts the commands print about their results, and the same facts as `--json` fields.
 enum Summary {
     static func conversion(_ report: ConversionReport, verb: String, fullCheck: Bool) -> String {
-        let rows = report.verification.tables.reduce(0) { $0 + $1.rowCount }
         let mebibytes = Double(report.outputBytes) / 1_048_576
-        let checks = fullCheck ? "integrity check, schema, row counts, every page read back" : "integrity check, schema, row counts"
         return String(format: "%@ %@: %@, %@, %.1f MiB in %.2f s, verified (%@). %@.",
-                      verb, report.outputPath, counted(report.verification.tables.count, "table"), counted(rows, "row"),
-                      mebibytes, report.seconds, checks, settings(report.verification))
+                      verb, report.outputPath, counted(report.verification.tables.count, "table"), counted(totalRows(report.verification), "row"),
+                      mebibytes, report.seconds, checks(fullCheck: fullCheck).joined(separator: ", "), settings(report.verification))
+    }
+
+    /// What a conversion checked before replacing anything.
+    static func checks(fullCheck: Bool) -> [String] {
+        ["integrity check", "schema", "row counts"] + (fullCheck ? ["every page read back"] : [])
     }
 
     /// "Page size 4096 bytes, 64000 KDF iterations" (no iterations for a plaintext file).
@@ -24,27 +27,56 @@ enum Summary {
         "\(count) \(noun)\(count == 1 ? "" : "s")"
     }
 
+    static func totalRows(_ report: VerificationReport) -> Int {
+        report.tables.reduce(0) { $0 + $1.rowCount }
+    }
+
     static func text(_ report: VerificationReport) -> String {
         var lines = ["\(report.path): OK (\(report.isEncrypted ? "encrypted" : "PLAINTEXT"), integrity check passed)",
                      "user_version \(report.userVersion), application_id \(report.applicationID), journal mode \(report.journalMode), \(counted(report.schemaObjectCount, "schema object"))",
                      settings(report)]
-        for table in report.tables { lines.append("  \(table.name): \(table.rowCount) rows") }
+        for table in report.tables { lines.append("  \(table.name): \(counted(table.rowCount, "row"))") }
         return lines.joined(separator: "\n")
     }
 
-    static func json(_ report: VerificationReport) throws -> String {
-        let object: [String: Any] = [
-            "path": report.path,
-            "ok": true,
+    /// `verify --json`'s fields (and a conversion's, for its result).
+    static func fields(_ report: VerificationReport) -> [String: Any] {
+        [
+            "verified": true,
             "encrypted": report.isEncrypted,
             "userVersion": report.userVersion,
             "applicationID": report.applicationID,
             "journalMode": report.journalMode,
             "schemaObjects": report.schemaObjectCount,
             "pageSize": report.pageSize,
-            "kdfIterations": report.kdfIterations as Any,
+            "kdfIterations": report.kdfIterations.map { $0 as Any } ?? NSNull(),
             "tables": report.tables.map { ["name": $0.name, "rows": $0.rowCount] as [String: Any] },
+            "rows": totalRows(report),
+            "checks": ["integrity check"],
         ]
-        return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+    }
+
+    /// `encrypt`, `decrypt` and `rekey --json`'s fields: the result's, where it is, what was checked.
+    static func fields(_ report: ConversionReport, fullCheck: Bool, warnings: [String]) -> [String: Any] {
+        var object = fields(report.verification)
+        object["output"] = report.outputPath
+        object["backup"] = report.backupPath ?? NSNull()
+        object["outputBytes"] = Int(report.outputBytes)
+        object["seconds"] = (report.seconds * 1000).rounded() / 1000
+        object["checks"] = checks(fullCheck: fullCheck)
+        object["warnings"] = warnings
+        return object
+    }
+
+    /// A conversion's result: the summary line (unless quiet) or, with `--json`, the object;
+    /// the warnings (leftovers of earlier runs removed first) on standard error either way.
+    static func conversionFinished(_ report: ConversionReport, verb: String, output: OutputOptions, json: JSONOutput?, warnings: [String]) {
+        let warnings = report.removedLeftovers.map { "removed \($0), left by an interrupted earlier run." } + warnings
+        if let json {
+            json.succeed(fields(report, fullCheck: output.fullCheck, warnings: warnings))
+        } else {
+            CommandRunner.say(conversion(report, verb: verb, fullCheck: output.fullCheck), quiet: output.quiet)
+        }
+        for warning in warnings { warn(warning) }
     }
 }

@@ -14,6 +14,8 @@ extension CipherStoreCommand {
                   cipherstore verify app.db --key-file app.key
                   cipherstore verify app.db --key-env APP_DB_KEY --json
 
+                \(JSONOutput.help)
+
                 Exit codes: 0 success, 64 usage error, \(ExitCodes.summary).
                 """
         )
@@ -24,15 +26,18 @@ extension CipherStoreCommand {
         @OptionGroup var key: KeyOptions
         @OptionGroup(title: "Cipher settings the database was made with") var cipher: CipherOptions
 
-        @Flag(help: "Print JSON instead of text.")
+        @Flag(help: "Print one JSON object on standard output, on failure too (see below).")
         var json = false
 
         func run() throws {
-            try CommandRunner.run {
-                let plaintext = !key.isGiven && DatabaseFileInfo.inspect(path: database).kind == .plaintext
+            let output = json ? JSONOutput(command: "verify", path: database) : nil
+            try CommandRunner.run(json: output) {
+                // No key is asked for a plaintext file, nor for one that is not there to open.
+                let kind = DatabaseFileInfo.inspect(path: database).kind
+                let plaintext = !key.isGiven && [.plaintext, .missing, .directory, .empty].contains(kind)
                 let databaseKey = plaintext ? nil : try KeyReader.read(key.source(confirm: false))
                 let report = try DatabaseMaintenance.verify(path: database, key: databaseKey, cipher: plaintext ? .libraryDefaults : cipher.settings)
-                print(json ? try Summary.json(report) : Summary.text(report))
+                if let output { output.succeed(Summary.fields(report)) } else { print(Summary.text(report)) }
             }
         }
     }

@@ -92,13 +92,18 @@ public enum DatabaseMaintenance {
             throw ConversionError.unreadableSchema(path: path, detail: error.message ?? "")
         }
         defer { try? db.close() }
-        try checkWholePages(db, path: path)
         do {
+            try checkWholePages(db, path: path)
             try checkIntegrity(db)
+            return try verificationReport(db, path: path, snapshot: DatabaseSnapshot.capture(db))
         } catch ConversionError.verificationFailed(let detail) {
             throw ConversionError.damaged(path: path, detail: detail)
+        } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_CORRUPT
+                    || error.resultCode.primaryResultCode == .SQLITE_NOTADB {
+            // The key was checked at open: a page SQLite cannot read now is damage, which the
+            // integrity check itself may stop at before it can list it.
+            throw ConversionError.damaged(path: path, detail: "SQLite stopped reading it: \(error.message ?? "database disk image is malformed")")
         }
-        return try verificationReport(db, path: path, snapshot: DatabaseSnapshot.capture(db))
     }
 
     /// Opens a database for reading only, so that it leaves no file behind (as
@@ -133,12 +138,29 @@ public enum DatabaseMaintenance {
 
     /// Runs `PRAGMA integrity_check` on one schema of `db`.
     ///
-    /// - Throws: ``ConversionError/verificationFailed(detail:)`` with the first problems found.
+    /// - Throws: ``ConversionError/verificationFailed(detail:)`` with a summary of the problems found.
     static func checkIntegrity(_ db: Connection, schema: String = "main") throws {
-        let problems = try db.fetchAll(sql: "PRAGMA \(schema).integrity_check").map { try $0.value(String.self, at: 0) }
-        guard problems == ["ok"] else {
-            throw ConversionError.verificationFailed(detail: "integrity_check: " + problems.prefix(3).joined(separator: "; "))
+        let rows = try db.fetchAll(sql: "PRAGMA \(schema).integrity_check").map { try $0.value(String.self, at: 0) }
+        guard rows == ["ok"] else {
+            throw ConversionError.verificationFailed(detail: integritySummary(rows))
         }
+    }
+
+    /// The number of problems `PRAGMA integrity_check` reports at most (SQLite's default).
+    static let integrityCheckLimit = 100
+
+    /// The integrity check's problems in one line: how many, and the first three.
+    ///
+    /// SQLite lists up to 100 problems, several to a row, under a "*** in database main ***"
+    /// heading; a damaged page range easily fills them all, and 100 lines help nobody.
+    static func integritySummary(_ rows: [String]) -> String {
+        let problems = rows.flatMap { $0.split(separator: "\n") }
+            .map { String($0.drop(while: \.isWhitespace)) }
+            .filter { !$0.isEmpty && !($0.hasPrefix("*** in database ") && $0.hasSuffix(" ***")) }
+        let count = problems.count >= integrityCheckLimit ? "at least \(problems.count) problems"
+            : problems.count == 1 ? "1 problem" : "\(problems.count) problems"
+        let more = problems.count > 3 ? " (and \(problems.count - 3) more)" : ""
+        return "the integrity check found \(count): " + problems.prefix(3).joined(separator: "; ") + more
     }
 
     /// Refuses a file whose size is not a whole number of pages: bytes were appended to it or

@@ -8,8 +8,8 @@ import Foundation
 func encryptionCost(_ bench: Benchmark, directory: String, rows: Int, rawKey: [UInt8]) throws -> [String] {
     var lines: [String] = []
     for pageSize in [1024, 4096] {
-        for (cacheName, cachePragma) in [("cache 1 MB (smaller than the database)", "PRAGMA cache_size = -1000"),
-                                         ("cache 256 MB (larger)", "PRAGMA cache_size = -262144")] {
+        for (cacheName, cachePragma) in [("cache 1000 KiB (smaller than the database)", "PRAGMA cache_size = -1000"),
+                                         ("cache 256 MiB (larger)", "PRAGMA cache_size = -262144")] {
             func paths(_ encrypted: Bool) -> (String, [String], [UInt8]?) {
                 let path = directory + "/cost-\(pageSize)-\(encrypted).db"
                 return (path, encrypted ? ["PRAGMA cipher_page_size = \(pageSize)", cachePragma] : ["PRAGMA page_size = \(pageSize)", cachePragma],

@@ -23,14 +23,14 @@ func fileToolWorkloads(_ bench: Benchmark, directory: String, megabytes: Int) th
     // source's (4096 bytes): the same page size on both sides.
     let cipher = CipherSettings(pageSize: SQLCipherLibrary.defaultPageSize)
 
-    let (shellEncrypt, ourEncrypt) = try bench.compare("sqlcipher shell: sqlcipher_export of \(Int(size)) MB", "CipherStore: encrypt \(Int(size)) MB, verified",
+    let (shellEncrypt, ourEncrypt) = try bench.compare("sqlcipher shell: sqlcipher_export of \(Int(size)) MiB", "CipherStore: encrypt \(Int(size)) MiB, verified",
                                                        setup: removeOutput, baseline: {
         try shell(database: plain, script: "ATTACH DATABASE '\(output)' AS e KEY '\(passphrase)';\nSELECT sqlcipher_export('e');\n")
     }) {
         try DatabaseMaintenance.encrypt(path: plain, to: .file(output), key: key, cipher: cipher)
     }
     // The same with every page of the result read back and decrypted before the rename.
-    let (shellEncryptAgain, ourCheckedEncrypt) = try bench.compare("sqlcipher shell: sqlcipher_export of \(Int(size)) MB", "CipherStore: encrypt \(Int(size)) MB, full read-back",
+    let (shellEncryptAgain, ourCheckedEncrypt) = try bench.compare("sqlcipher shell: sqlcipher_export of \(Int(size)) MiB", "CipherStore: encrypt \(Int(size)) MiB, full read-back",
                                                                   setup: removeOutput, baseline: {
         try shell(database: plain, script: "ATTACH DATABASE '\(output)' AS e KEY '\(passphrase)';\nSELECT sqlcipher_export('e');\n")
     }) {
@@ -41,7 +41,7 @@ func fileToolWorkloads(_ bench: Benchmark, directory: String, megabytes: Int) th
     var current = 0
     removeOutput()
     try DatabaseMaintenance.encrypt(path: plain, to: .file(output), key: keys[0].1, cipher: cipher)
-    let (shellRekey, ourRekey) = try bench.compare("sqlcipher shell: PRAGMA rekey of \(Int(size)) MB", "CipherStore: change key of \(Int(size)) MB, verified", baseline: {
+    let (shellRekey, ourRekey) = try bench.compare("sqlcipher shell: PRAGMA rekey of \(Int(size)) MiB", "CipherStore: change key of \(Int(size)) MiB, verified", baseline: {
         try shell(database: output, script: "PRAGMA key = '\(keys[current].0)';\nPRAGMA rekey = '\(keys[1 - current].0)';\n")
         current = 1 - current
     }) {
@@ -49,7 +49,7 @@ func fileToolWorkloads(_ bench: Benchmark, directory: String, megabytes: Int) th
         current = 1 - current
     }
     func line(_ name: String, _ shell: Benchmark.Result, _ ours: Benchmark.Result, target: String = "≥ 0.9×") -> String {
-        String(format: "| 8. %@ %.0f MB | %.1f MB/s (%.0f ms) | %.1f MB/s (%.0f ms) | **%.2f× the shell's MB/s** | %@ |",
+        String(format: "| 8. %@ %.0f MiB | %.1f MiB/s (%.0f ms) | %.1f MiB/s (%.0f ms) | **%.2f× the shell's MiB/s** | %@ |",
                name, size, size / shell.median, shell.median * 1000, size / ours.median, ours.median * 1000, shell.median / ours.median, target)
     }
     return [line("encrypt", shellEncrypt, ourEncrypt),

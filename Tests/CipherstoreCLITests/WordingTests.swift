@@ -1,0 +1,95 @@
+import CipherStore
+import Foundation
+import Testing
+
+/// What the tool prints reads as written for its user: options, not Swift parameters; "1 row";
+/// MiB for powers of 1024; one prefix per message; the exit codes in `--help`.
+@Suite struct WordingTests {
+    let workspace: Workspace
+    let source: String
+    let keyFile: String
+
+    init() throws {
+        workspace = try Workspace()
+        source = workspace.path("one.db")
+        keyFile = try workspace.keyFile("app.key", "wording key\n")
+        let db = try Connection(path: source, key: nil)
+        try db.execute(sql: "PRAGMA page_size = \(SQLCipherLibrary.defaultPageSize)")
+        try db.executeScript("CREATE TABLE only(x); INSERT INTO only VALUES (1);")
+        try db.close()
+    }
+
+    @Test func anExistingOutputNamesTheOptionNotTheParameter() throws {
+        let output = workspace.path("out.db")
+        try Data("old".utf8).write(to: URL(fileURLWithPath: output))
+        let result = try CLI.run(["encrypt", source, "-o", output, "--key-file", keyFile])
+        #expect(result.status == 64)
+        #expect(result.errorOutput.contains("pass --force to replace it"), "\(result.errorOutput)")
+        #expect(!result.errorOutput.contains("overwrite"), "\(result.errorOutput)")
+    }
+
+    @Test func otherHardLinksNameTheOptionsNotTheParameter() throws {
+        try FileManager.default.linkItem(atPath: source, toPath: workspace.path("other.db"))
+        let result = try CLI.run(["encrypt", source, "--in-place", "--key-file", keyFile])
+        #expect(result.status == 64)
+        #expect(result.errorOutput.contains("write to a new file with --output, or pass --force"), "\(result.errorOutput)")
+        #expect(!result.errorOutput.contains("replacingOtherLinks"), "\(result.errorOutput)")
+    }
+
+    @Test func theLibrarySaysTheSwiftParameters() {
+        #expect(ConversionError.outputExists(path: "a.db").description.contains("`overwrite: true`"))
+        #expect(!ConversionError.outputExists(path: "a.db").description.contains("--force"))
+        let links = ConversionError.sourceHasOtherNames(path: "a.db", nameCount: 2, namesFound: ["b.db"]).description
+        #expect(links.contains("`replacingOtherLinks: true`") && !links.contains("--"), "\(links)")
+    }
+
+    @Test func oneTableOneRowAndMebibytes() throws {
+        let encrypt = try CLI.run(["encrypt", source, "-o", workspace.path("enc.db"), "--key-file", keyFile])
+        #expect(encrypt.status == 0, "\(encrypt.errorOutput)")
+        #expect(encrypt.output.contains(": 1 table, 1 row, "), "\(encrypt.output)")
+        #expect(encrypt.output.contains(" MiB in "), "\(encrypt.output)")
+        #expect(!encrypt.output.contains(" MB"), "\(encrypt.output)")
+
+        let verify = try CLI.run(["verify", source])
+        #expect(verify.status == 0, "\(verify.errorOutput)")
+        #expect(verify.output.contains("  only: 1 row\n") || verify.output.hasSuffix("  only: 1 row"), "\(verify.output)")
+        #expect(!verify.output.contains("1 rows") && !verify.output.contains("1 tables"), "\(verify.output)")
+    }
+
+    @Test func anUnusableKeyIsNamedOnce() throws {
+        let result = try CLI.run(["encrypt", source, "-o", workspace.path("x.db"), "--raw-key", "--key-stdin"], input: "abc\n")
+        #expect(result.status == 64)
+        #expect(result.errorOutput.contains("The key cannot be used: a raw key must be 64 hexadecimal digits"), "\(result.errorOutput)")
+        #expect(!result.errorOutput.contains("Invalid key"), "\(result.errorOutput)")
+        let rekey = try CLI.run(["rekey", source, "--in-place", "--old-key-file", keyFile, "--new-raw-key", "--new-key-stdin"], input: "xyz\n")
+        #expect(rekey.status == 64)
+        #expect(rekey.errorOutput.contains("The new key cannot be used: "), "\(rekey.errorOutput)")
+    }
+
+    @Test func everyHelpListsEveryExitCode() throws {
+        for command in [[], ["encrypt"], ["decrypt"], ["rekey"], ["verify"], ["query"]] {
+            let help = try CLI.run(command + ["--help"]).output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            for code in ["0 success", "64 usage error", "65 wrong key", "66 not a database", "67 damaged", "74 I/O failure", "130 cancelled"] {
+                #expect(help.contains(code), "\(command): \(code)")
+            }
+        }
+    }
+
+    @Test func twoStatementsInExecuteSayWhatToDoInstead() throws {
+        let db = try Connection(path: source, key: nil)
+        defer { try? db.close() }
+        do {
+            try db.execute(sql: "INSERT INTO only VALUES (?); INSERT INTO only VALUES (?)", arguments: [2, 3])
+            Issue.record("two statements ran")
+        } catch let error as CipherStoreError {
+            #expect(error.description.contains("more than one statement"), "\(error)")
+            #expect(error.description.contains("executeScript"), "\(error)")
+            #expect(!error.description.lowercased().contains("one value per parameter"), "\(error)")
+        }
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM only") == 1)
+        let query = try CLI.run(["query", source, "SELECT 1; SELECT 2"])
+        #expect(query.status == 1)
+        #expect(query.errorOutput.contains("more than one"), "\(query.errorOutput)")
+        #expect(!query.errorOutput.lowercased().contains("one value per parameter"), "\(query.errorOutput)")
+    }
+}
