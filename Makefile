@@ -4,13 +4,41 @@
 SWIFT ?= swift
 APT_PACKAGES = libsqlcipher-dev sqlcipher
 
-.PHONY: deps demo test build docs install uninstall bench check-sanitizers fuzz clean
+# SQLCIPHER=4: `make build`, `make test` and `make demo` link SQLCipher 4.6.1, built once from
+# Debian 13's source package into .build-sqlcipher4/ (`make sqlcipher4`), with their own build
+# folder, its pkg-config file and library path, and its `sqlcipher` shell first on PATH. The
+# system's SQLCipher stays installed: the interop tests use its shell too.
+# Without SQLCIPHER, everything links the system's SQLCipher (3.4.1 on Debian 12).
+SQLCIPHER ?=
+ifeq ($(SQLCIPHER),4)
+SQLCIPHER4_PREFIX = $(CURDIR)/.build-sqlcipher4/prefix
+SQLCIPHER_ENV = PKG_CONFIG_PATH=$(SQLCIPHER4_PREFIX)/lib/pkgconfig LD_LIBRARY_PATH=$(SQLCIPHER4_PREFIX)/lib \
+	CIPHERSTORE_SQLCIPHER3_SHELL=/usr/bin/sqlcipher \
+	PATH="$(SQLCIPHER4_PREFIX)/bin:$$PATH" CIPHERSTORE_EXPECTED_SQLCIPHER=4.6.1
+SCRATCH = --scratch-path .build-sqlcipher4/swift
+LIBRARY = sqlcipher4
+else ifeq ($(SQLCIPHER),)
+SQLCIPHER_ENV =
+SCRATCH =
+LIBRARY =
+else
+$(error SQLCIPHER=$(SQLCIPHER) is not known: leave it out for the system SQLCipher, or use SQLCIPHER=4)
+endif
+SWIFT_RUN = $(SQLCIPHER_ENV) $(SWIFT)
+# The version line of the cipherstore just built: which SQLCipher and SQLite it loaded.
+LINKED_VERSION = $(SQLCIPHER_ENV) "$$($(SWIFT_RUN) build $(SCRATCH) --show-bin-path)/cipherstore" --version
+
+.PHONY: deps sqlcipher4 demo test build docs install uninstall bench check-sanitizers fuzz clean
 
 deps:
 	@./Tools/scripts/install-dependencies.sh $(APT_PACKAGES)
 
-build: deps
-	$(SWIFT) build
+# SQLCipher 4.6.1 in .build-sqlcipher4/prefix (library, shell, pkg-config file); once.
+sqlcipher4: deps
+	@./Tools/scripts/build-sqlcipher4.sh
+
+build: deps $(LIBRARY)
+	$(SWIFT_RUN) build $(SCRATCH)
 
 # The DocC documentation of the library, as a static site in .build-docs/ (warnings are errors).
 docs: deps
@@ -34,14 +62,16 @@ uninstall:
 	rm -f "$(DESTDIR)$(PREFIX)/bin/cipherstore" "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/cipherstore" \
 		"$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_cipherstore" "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/cipherstore.fish"
 
-demo: deps
-	$(SWIFT) run cipherstore demo
+demo: deps $(LIBRARY)
+	$(SWIFT_RUN) run $(SCRATCH) cipherstore demo
+	@echo "Ran with $$($(LINKED_VERSION))"
 
 # Suites that measure this process's resident memory run on their own, after the others:
-# tests running beside them would move the figure.
-test: deps
-	$(SWIFT) test --skip 'MemoryTests'
-	$(SWIFT) test --filter 'MemoryTests'
+# tests running beside them would move the figure. The last line names the SQLCipher linked.
+test: deps $(LIBRARY)
+	$(SWIFT_RUN) test $(SCRATCH) --skip 'MemoryTests'
+	$(SWIFT_RUN) test $(SCRATCH) --filter 'MemoryTests'
+	@echo "Tested with $$($(LINKED_VERSION))"
 
 # The concurrency tests (the queue, the services, conversions with their second thread) under
 # ThreadSanitizer, the rest under AddressSanitizer (own build folders).
@@ -68,4 +98,4 @@ bench: deps
 	QUICK=$(QUICK) ./Tools/Benchmarks/run.sh
 
 clean:
-	rm -rf .build .build-tsan .build-asan .build-fuzz-corpus Tools/Benchmarks/.build Tools/Fuzz/.build-fuzz
+	rm -rf .build .build-tsan .build-asan .build-sqlcipher4 .build-fuzz-corpus Tools/Benchmarks/.build Tools/Fuzz/.build-fuzz

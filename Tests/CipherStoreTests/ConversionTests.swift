@@ -280,7 +280,8 @@ final class PhaseRecorder: @unchecked Sendable {
     @Test func aKeyChangeKeepsTheSourcesSettingsUnlessNewOnesAreGiven() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("strong.sqlite")
-        let strong = CipherSettings(pageSize: 4096, kdfIterations: 256_000)
+        // Unlike the defaults of SQLCipher 3 (1024, 64,000) and 4 (4096, 256,000).
+        let strong = CipherSettings(pageSize: 8192, kdfIterations: 100_000)
         let oldKey = try DatabaseKey.passphrase("old passphrase")
         let newKey = try DatabaseKey.passphrase("new passphrase")
         let db = try Connection(path: path, key: oldKey, configuration: Configuration(cipher: strong))
@@ -288,15 +289,15 @@ final class PhaseRecorder: @unchecked Sendable {
         try db.close()
 
         let report = try DatabaseMaintenance.changeKey(path: path, oldKey: oldKey, oldCipher: strong, newKey: newKey)
-        #expect(report.verification.pageSize == 4096)
-        #expect(report.verification.kdfIterations == 256_000)
-        // It opens with the strong settings only: the defaults would be a weaker KDF.
+        #expect(report.verification.pageSize == 8192)
+        #expect(report.verification.kdfIterations == 100_000)
+        // It opens with those settings only, not with the defaults.
         #expect(throws: CipherStoreError.self) { try Connection(path: path, key: newKey) }
         try Connection(path: path, key: newKey, configuration: Configuration(cipher: strong)).close()
 
         let changed = try DatabaseMaintenance.changeKey(path: path, oldKey: newKey, oldCipher: strong, newKey: oldKey,
                                                         newCipher: CipherSettings(kdfIterations: 300_000))
-        #expect(changed.verification.pageSize == 4096)
+        #expect(changed.verification.pageSize == 8192)
         #expect(changed.verification.kdfIterations == 300_000)
     }
 

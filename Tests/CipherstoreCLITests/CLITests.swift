@@ -147,7 +147,8 @@ import Testing
         #expect(DatabaseFileInfo.inspect(path: output).kind == .encrypted)
     }
 
-    @Test func tooNewSQLiteFeaturesAreReportedWithoutChanges() throws {
+    /// A STRICT table (SQLite 3.37) made by the system's sqlite3.
+    private func makeStrictTable() throws -> String {
         let strict = workspace.path("strict.db")
         let make = Process()
         make.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -155,12 +156,29 @@ import Testing
         try make.run()
         make.waitUntilExit()
         try #require(make.terminationStatus == 0, "the system sqlite3 (3.37+) makes STRICT tables")
+        return strict
+    }
+
+    @Test(.enabled(if: !linkedSQLiteHasStrictTables, "a SQLite before 3.37 only (SQLCipher 3.4.1); counterpart: strictTablesConvertWithANewerSQLite"))
+    func tooNewSQLiteFeaturesAreReportedWithoutChanges() throws {
+        let strict = try makeStrictTable()
         let before = bytes(strict)
         let result = try CLI.run(["encrypt", strict, "-o", workspace.path("o.db"), "--key-file", keyFile])
         #expect(result.status == 66, "\(result.errorOutput)")
         #expect(result.errorOutput.contains("newer than the linked SQLite"))
         #expect(bytes(strict) == before)
         #expect(!FileManager.default.fileExists(atPath: workspace.path("o.db")))
+    }
+
+    @Test(.enabled(if: linkedSQLiteHasStrictTables, "SQLite 3.37 or later only (SQLCipher 4.6.1); counterpart: tooNewSQLiteFeaturesAreReportedWithoutChanges"))
+    func strictTablesConvertWithANewerSQLite() throws {
+        let strict = try makeStrictTable()
+        let output = workspace.path("o.db")
+        let result = try CLI.run(["encrypt", strict, "-o", output, "--key-file", keyFile])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        let db = try Connection(path: output, key: .passphrase("correct horse ☂"))
+        #expect(try db.fetchScalar(String.self, sql: "SELECT sql FROM sqlite_master WHERE name = 't'")?.hasSuffix("STRICT") == true)
+        #expect(throws: (any Error).self) { try db.execute(sql: "INSERT INTO t VALUES ('not an integer')") }
     }
 
     @Test func aSecondRunWhileTheSourceIsLockedIsRefused() throws {
@@ -206,3 +224,6 @@ import Testing
         #expect(try CLI.run(["info", workspace.path("missing")]).status == 74)
     }
 }
+
+/// STRICT tables arrived in SQLite 3.37: SQLCipher 3.4.1 has SQLite 3.15.2, SQLCipher 4.6.1 has 3.46.1.
+let linkedSQLiteHasStrictTables = SQLCipherLibrary.sqliteVersion.compare("3.37.0", options: .numeric) != .orderedAscending

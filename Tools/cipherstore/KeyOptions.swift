@@ -69,7 +69,15 @@ struct CipherOptions: ParsableArguments {
     @Option(help: "Page size in bytes, a power of two from 512 to 65536 (default: the source's page size).")
     var pageSize: Int?
 
-    var settings: CipherSettings { CipherSettings(pageSize: pageSize, kdfIterations: kdfIterations) }
+    @Flag(help: "SQLCipher 3's settings (1024-byte pages, 64000 PBKDF2-HMAC-SHA1 iterations, HMAC-SHA1), for files made with SQLCipher 3 when the linked SQLCipher is 4; --page-size and --kdf-iterations still apply.")
+    var sqlcipher3 = false
+
+    var settings: CipherSettings {
+        var settings = sqlcipher3 ? CipherSettings.sqlcipher3 : CipherSettings()
+        settings.pageSize = pageSize ?? settings.pageSize
+        settings.kdfIterations = kdfIterations ?? settings.kdfIterations
+        return settings
+    }
 }
 
 /// `--output`, `--in-place`, `--force`: where a conversion writes.

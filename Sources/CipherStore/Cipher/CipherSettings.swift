@@ -72,8 +72,9 @@ public struct CipherSettings: Sendable, Hashable {
         if let kdfIterations, kdfIterations < 1 {
             throw CipherStoreError.invalidConfiguration(reason: "KDF iterations must be at least 1, got \(kdfIterations).")
         }
-        if let plaintextHeaderSize, plaintextHeaderSize < 0 {
-            throw CipherStoreError.invalidConfiguration(reason: "plaintext header size must not be negative.")
+        if let plaintextHeaderSize, plaintextHeaderSize < 0 || plaintextHeaderSize % 16 != 0 {
+            // SQLCipher 4 wants whole AES blocks; it would log the refusal and leave the setting broken.
+            throw CipherStoreError.invalidConfiguration(reason: "plaintext header size \(plaintextHeaderSize) is not a multiple of 16 bytes (0, 16, 32…); 32 is the usual choice.")
         }
     }
 

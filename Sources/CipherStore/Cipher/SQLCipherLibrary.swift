@@ -39,8 +39,28 @@ public enum SQLCipherLibrary {
         return firstText(db, "PRAGMA cipher_page_size").flatMap { Int($0) } ?? 0
     }()
 
-    /// The major version number of the linked SQLCipher, 0 when there is none.
-    static var sqlcipherMajorVersion: Int {
+    /// SQLCipher 4 writes its own log lines ("hmac check failed for pgno=1") to standard error
+    /// by default; CipherStore reports the same failures as errors, and a command-line tool's
+    /// output must stay its own. So the first connection turns that log off for the process
+    /// (`PRAGMA cipher_log_level = NONE`; the level is global). Set `cipher_log_level` again on
+    /// a connection to have the log back. SQLCipher 3 has no such log.
+    static let logSilenced: Bool = {
+        guard sqlcipherMajorVersion >= 4 else { return false }
+        var db: OpaquePointer?
+        defer { sqlite3_close(db) }
+        guard sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let db else { return false }
+        // The first key of the process sets the level to WARN unless a level was set after a
+        // key (SQLCipher 4.6's sqlcipher_activate): key this probe first, then turn the log off.
+        let key = Array("log-probe".utf8)
+        guard sqlite3_key_v2(db, "main", key, Int32(key.count)) == SQLITE_OK else { return false }
+        return firstText(db, "PRAGMA cipher_log_level = NONE") == "NONE"
+    }()
+
+    /// The major version number of the linked SQLCipher (3 or 4), 0 when there is none.
+    ///
+    /// Defaults differ between the two (see ``CipherSettings/sqlcipher3`` and
+    /// ``CipherSettings/sqlcipher4``), and SQLCipher 3 cannot open SQLCipher 4's files.
+    public static var sqlcipherMajorVersion: Int {
         Int(sqlcipherVersion?.split(separator: ".").first ?? "") ?? 0
     }
 

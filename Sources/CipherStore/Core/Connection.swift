@@ -238,6 +238,7 @@ public final class Connection {
         guard SQLCipherLibrary.cipherVersion(of: pointer) != nil else {
             throw CipherStoreError.sqlcipherUnavailable(sqliteVersion: SQLCipherLibrary.sqliteVersion)
         }
+        _ = SQLCipherLibrary.logSilenced
     }
 
     /// Applies cipher settings to one attached database and reads each one back: SQLCipher

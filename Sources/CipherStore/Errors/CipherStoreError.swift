@@ -3,6 +3,9 @@
 /// Descriptions never include key material.
 public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatable {
     /// The key does not decrypt the file (or the cipher settings differ from the ones it was made with).
+    ///
+    /// Linked with SQLCipher 4, the description also says that the file may be a SQLCipher 3
+    /// file and how to open it: with default settings, that is how such a file fails.
     case wrongKey(path: String)
     /// A key was given, but the file is a plaintext SQLite database.
     case notEncrypted(path: String)
@@ -33,6 +36,7 @@ public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatabl
         switch self {
         case .wrongKey(let path):
             return "Cannot decrypt '\(path)': the key is wrong, or the file was encrypted with other cipher settings (page size, KDF iterations, HMAC), or its first page is damaged. The file was not changed. Retry with the right key and settings; if they are right, restore the file from a backup."
+                + Self.sqlcipher3FileHint
         case .notEncrypted(let path):
             return "'\(path)' is a plaintext SQLite database, not encrypted, but a key was given. The file was not changed. Encrypt it first with `cipherstore encrypt`, or open it without a key."
         case .encryptedWithoutKey(let path):
@@ -58,5 +62,14 @@ public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatabl
         case .connectionClosed:
             return "The connection is closed and cannot be used any more. Open a new Connection or DatabaseQueue on the database."
         }
+    }
+
+    /// SQLCipher 4 opens a SQLCipher 3 file only with SQLCipher 3's settings, and fails like a
+    /// wrong key otherwise: nothing in the encrypted file tells the two apart without trying
+    /// another KDF, which CipherStore never does on its own (each try costs a full key
+    /// derivation, and a silent fallback would hide which settings a file really has).
+    static var sqlcipher3FileHint: String {
+        guard SQLCipherLibrary.sqlcipherMajorVersion >= 4 else { return "" }
+        return " The linked SQLCipher is \(SQLCipherLibrary.sqlcipherVersion ?? "4"): if the file was made with SQLCipher 3 (1024-byte pages, PBKDF2-HMAC-SHA1, 64,000 iterations), it may be a SQLCipher 3 file, which opens only with SQLCipher 3's settings: CipherSettings.sqlcipher3 (cipherstore: --sqlcipher3)."
     }
 }

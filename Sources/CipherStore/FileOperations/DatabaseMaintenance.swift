@@ -169,7 +169,7 @@ public enum DatabaseMaintenance {
     ///
     /// - Throws: ``ConversionError/damaged(path:detail:)``.
     static func checkWholePages(_ db: Connection, path: String) throws {
-        let pageSize = Int64(try db.fetchScalar(Int.self, sql: "PRAGMA main.page_size") ?? 0)
+        let pageSize = Int64(try CipherSettings.inUse(by: db, encrypted: db.isEncrypted).pageSize ?? 0)
         let size = FileSystem.size(path)
         guard pageSize > 0, size % pageSize != 0 else { return }
         throw ConversionError.damaged(

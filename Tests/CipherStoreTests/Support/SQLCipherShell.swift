@@ -1,13 +1,16 @@
+import CipherStore
 import Foundation
 import TestSupport
 
 /// Runs the real `sqlcipher` shell, feeding the script (and so any key) on standard input,
 /// never in argv.
 enum SQLCipherShell {
-    static func run(database: String, script: String) throws -> ProcessResult {
+    /// Runs `shell` (by default the `sqlcipher` first on PATH: the linked SQLCipher's own,
+    /// as `make test` arranges).
+    static func run(database: String, script: String, shell: String = "sqlcipher") throws -> ProcessResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlcipher", "-batch", database]
+        process.arguments = [shell, "-batch", database]
         let input = Pipe(), output = Pipe(), errors = Pipe()
         process.standardInput = input
         process.standardOutput = output
@@ -17,4 +20,28 @@ enum SQLCipherShell {
         try input.fileHandleForWriting.close()
         return ProcessResult.collect(process, output: output, errors: errors)
     }
+
+    /// The SQLCipher version a shell reports (`PRAGMA cipher_version`), e.g. "3.4.1".
+    static func version(of shell: String = "sqlcipher") -> String? {
+        guard let result = try? run(database: ":memory:", script: "PRAGMA cipher_version;\n", shell: shell),
+              result.status == 0 else { return nil }
+        let version = result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        return version.isEmpty ? nil : version
+    }
+
+    /// A SQLCipher 3 shell for the tests across versions while SQLCipher 4 is linked:
+    /// `$CIPHERSTORE_SQLCIPHER3_SHELL` (`make test SQLCIPHER=4` sets it), else the system's
+    /// `/usr/bin/sqlcipher` when that one is SQLCipher 3.
+    static let sqlcipher3: String? = {
+        if let path = ProcessInfo.processInfo.environment["CIPHERSTORE_SQLCIPHER3_SHELL"], !path.isEmpty { return path }
+        let system = "/usr/bin/sqlcipher"
+        return version(of: system)?.hasPrefix("3.") == true ? system : nil
+    }()
+}
+
+/// The linked SQLCipher, for tests that hold for one major version only (each has its
+/// counterpart for the other, named in its reason).
+enum LinkedSQLCipher {
+    static var isVersion3: Bool { SQLCipherLibrary.sqlcipherMajorVersion == 3 }
+    static var isVersion4: Bool { SQLCipherLibrary.sqlcipherMajorVersion >= 4 }
 }
