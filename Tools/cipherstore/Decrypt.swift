@@ -27,6 +27,7 @@ extension CipherStoreCommand {
 
         func run() throws {
             try CommandRunner.run {
+                CommandRunner.removeLeftovers(source: source, destination: output.destination(backup: nil))
                 let databaseKey = try KeyReader.read(key.source(confirm: false))
                 let (options, _) = CommandRunner.conversionOptions(output, verb: "decrypting")
                 let report = try DatabaseMaintenance.decrypt(

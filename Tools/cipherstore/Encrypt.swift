@@ -42,6 +42,7 @@ extension CipherStoreCommand {
 
         func run() throws {
             try CommandRunner.run {
+                CommandRunner.removeLeftovers(source: source, destination: output.destination(backup: nil))
                 let databaseKey = try KeyReader.read(key.source(confirm: true))
                 let backup = keepBackup ? source + ".plaintext-backup" : nil
                 let (options, _) = CommandRunner.conversionOptions(output, verb: "encrypting")
@@ -49,7 +50,6 @@ extension CipherStoreCommand {
                     path: source, to: output.destination(backup: backup), key: databaseKey,
                     cipher: cipher.settings, options: options)
                 CommandRunner.say(Summary.conversion(report, verb: "Encrypted", fullCheck: output.fullCheck), quiet: output.quiet)
-                for leftover in report.removedLeftovers { warn("removed \(leftover), left by an interrupted earlier run.") }
                 if let backup = report.backupPath {
                     warn("the backup \(backup) is PLAINTEXT: anyone who can read it reads your data. Delete it once you no longer need it.")
                 } else if output.inPlace {

@@ -13,7 +13,7 @@ extension CipherStoreCommand {
                 `rekey` is not used: in SQLCipher 3 it can report success without doing anything.
 
                 The old and new keys come from separate sources. With both on standard input, the \
-                first line is the old key and the second the new one.
+                first line is the old key and the rest the new one (minus one trailing line ending).
 
                 Examples:
                   cipherstore rekey app.db --in-place --old-key-file old.key --new-key-file new.key
@@ -34,8 +34,8 @@ extension CipherStoreCommand {
 
         func run() throws {
             try CommandRunner.run {
-                let old = try KeyReader.read(oldKey.source)
-                let new = try KeyReader.read(newKey.source)
+                CommandRunner.removeLeftovers(source: database, destination: output.destination(backup: nil))
+                let (old, new) = try KeyReader.readPair(current: oldKey.source, new: newKey.source)
                 let (options, _) = CommandRunner.conversionOptions(output, verb: "rekeying")
                 let report = try DatabaseMaintenance.changeKey(
                     path: database, oldKey: old,
@@ -43,7 +43,6 @@ extension CipherStoreCommand {
                     newKey: new, newCipher: cipher.settings,
                     to: output.destination(backup: nil), options: options)
                 CommandRunner.say(Summary.conversion(report, verb: "Re-keyed", fullCheck: output.fullCheck), quiet: output.quiet)
-                for leftover in report.removedLeftovers { warn("removed \(leftover), left by an interrupted earlier run.") }
             }
         }
     }
