@@ -1,13 +1,14 @@
 import ArgumentParser
 import CipherStore
-import Dispatch
 import Foundation
-#if canImport(Glibc)
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
 import Glibc
 #endif
 
 /// Runs a command body: turns errors into a message on standard error and the documented
-/// exit code, and lets Ctrl-C cancel a conversion cleanly.
+/// exit code, and lets Ctrl-C, SIGTERM and SIGHUP cancel a conversion cleanly (see ``Interruption``).
 enum CommandRunner {
     /// With `json`, a failure is also printed as `--json`'s failure object on standard output.
     static func run(json: JSONOutput? = nil, _ body: () throws -> Void) throws {
@@ -43,9 +44,9 @@ enum CommandRunner {
             switch error {
             case .alreadyEncrypted, .alreadyPlaintext, .sourceEmpty, .unreadableSchema, .missingModule: return ExitCodes.wrongFileKind
             case .verificationFailed, .damaged: return ExitCodes.verificationFailed
-            case .outputExists, .outputIsSource, .backupExists, .sourceHasOtherNames: return 64
-            case .cancelled: return ExitCodes.cancelled
-            case .sourceMissing, .sourceIsDirectory, .outputDirectoryUnusable, .databaseInUse, .io: return ExitCodes.ioFailure
+            case .outputExists, .outputIsSource, .outputIsDirectory, .backupExists, .sourceHasOtherNames: return 64
+            case .cancelled: return Interruption.exitCode
+            case .sourceMissing, .sourceIsDirectory, .notARegularFile, .outputDirectoryUnusable, .databaseInUse, .io: return ExitCodes.ioFailure
             }
         default:
             return ExitCodes.ioFailure
@@ -57,14 +58,10 @@ enum CommandRunner {
     }
 
     /// Conversion options wired to a progress bar (when standard error is a terminal and not
-    /// quiet) and to Ctrl-C, with `--full-check`.
+    /// quiet) and to Ctrl-C, SIGTERM and SIGHUP, with `--full-check`.
     static func conversionOptions(_ output: OutputOptions, verb: String) -> (ConversionOptions, ProgressBar?) {
         let cancellation = ConversionCancellation()
-        signal(SIGINT, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler { cancellation.cancel() }
-        source.resume()
-        interruptSource = source
+        Interruption.cancelOnSignal(cancellation)
         let bar = (!output.quiet && isatty(STDERR_FILENO) == 1) ? ProgressBar(verb: verb) : nil
         var progress: (@Sendable (ConversionProgress) -> Void)?
         if let bar { progress = { bar.update($0) } }
@@ -72,7 +69,13 @@ enum CommandRunner {
         return (options, bar)
     }
 
-    nonisolated(unsafe) private static var interruptSource: (any DispatchSourceSignal)?
+    /// Removes what conversions to the same output left when they were killed (SIGKILL, a
+    /// crash) and says so: for a decryption, such a leftover is plaintext.
+    static func removeLeftovers(source: String, destination: OutputDestination) {
+        let removed = DatabaseMaintenance.removeLeftoverTemporaryFiles(source: source, destination: destination)
+        guard !removed.isEmpty else { return }
+        warn("removed \(Summary.counted(removed.count, "leftover temporary file")) of an earlier interrupted run: \(removed.joined(separator: ", ")).")
+    }
 
     /// Prints a line to standard output unless quiet.
     static func say(_ line: String, quiet: Bool) {

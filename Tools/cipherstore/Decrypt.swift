@@ -31,6 +31,7 @@ extension CipherStoreCommand {
             let json = output.jsonOutput(command: "decrypt", path: source)
             try CommandRunner.run(json: json) {
                 try output.check()
+                CommandRunner.removeLeftovers(source: source, destination: output.destination(backup: nil))
                 let databaseKey = try KeyReader.read(key.source(confirm: false))
                 let (options, _) = CommandRunner.conversionOptions(output, verb: "decrypting")
                 let report = try DatabaseMaintenance.decrypt(

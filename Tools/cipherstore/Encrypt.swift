@@ -52,6 +52,7 @@ extension CipherStoreCommand {
             try CommandRunner.run(json: json) {
                 try output.check()
                 try checkBackupOption()
+                CommandRunner.removeLeftovers(source: source, destination: output.destination(backup: nil))
                 let databaseKey = try KeyReader.read(key.source(confirm: true))
                 let backup = keepBackup ? source + ".plaintext-backup" : nil
                 let (options, _) = CommandRunner.conversionOptions(output, verb: "encrypting")

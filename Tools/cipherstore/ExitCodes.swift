@@ -10,8 +10,9 @@ enum ExitCodes {
     static let verificationFailed: Int32 = 67
     /// Reading or writing a file failed (missing, permissions, disk full, busy).
     static let ioFailure: Int32 = 74
-    /// Cancelled (Ctrl-C); the original was left as it was and nothing partial remains.
+    /// Cancelled by Ctrl-C (SIGINT); the original was left as it was and nothing partial remains.
+    /// SIGTERM and SIGHUP cancel alike, with 128 + their number: 143 and 129.
     static let cancelled: Int32 = 130
 
-    static let summary = "\(wrongKey) wrong key, \(wrongFileKind) not a database / not encrypted / already encrypted, \(verificationFailed) damaged or verification failed, \(ioFailure) I/O failure, \(cancelled) cancelled"
+    static let summary = "\(wrongKey) wrong key, \(wrongFileKind) not a database / not encrypted / already encrypted, \(verificationFailed) damaged or verification failed, \(ioFailure) I/O failure, \(cancelled) cancelled by Ctrl-C (143 by SIGTERM, 129 by SIGHUP)"
 }

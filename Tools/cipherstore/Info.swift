@@ -31,7 +31,7 @@ extension CipherStoreCommand {
             let info = DatabaseFileInfo.inspect(path: file)
             // Nothing to describe: say what is wrong, and only that.
             switch info.kind {
-            case .missing, .directory, .unreadable:
+            case .missing, .directory, .notARegularFile, .unreadable:
                 throw CLIError(exitCode: ExitCodes.ioFailure, message: "'\(file)' is \(info.kindDescription): check the path.")
             default:
                 break

@@ -92,7 +92,7 @@ struct JSONOutput {
         case ExitCodes.wrongFileKind: return "wrongFileKind"
         case ExitCodes.verificationFailed: return "damaged"
         case ExitCodes.ioFailure: return "io"
-        case ExitCodes.cancelled: return "cancelled"
+        case ExitCodes.cancelled, 128 + SIGTERM, 128 + SIGHUP: return "cancelled"
         default: return "failure"
         }
     }

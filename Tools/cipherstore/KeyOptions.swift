@@ -3,13 +3,13 @@ import CipherStore
 
 /// `--key-file`, `--key-env`, `--key-stdin`, `--raw-key`: the key of the database a command opens or writes.
 struct KeyOptions: ParsableArguments {
-    @Option(name: .customLong("key-file"), help: ArgumentHelp("Read the key from this file (one line; keep it mode 600).", valueName: "path"))
+    @Option(name: .customLong("key-file"), help: ArgumentHelp("Read the key from this file: its whole content minus one trailing line ending (keep it mode 600).", valueName: "path"))
     var file: String?
 
     @Option(name: .customLong("key-env"), help: ArgumentHelp("Read the key from this environment variable.", valueName: "name"))
     var environment: String?
 
-    @Flag(name: .customLong("key-stdin"), help: "Read the key from the first line of standard input.")
+    @Flag(name: .customLong("key-stdin"), help: "Read the key from standard input, to its end, minus one trailing line ending.")
     var standardInput = false
 
     @Flag(name: .customLong("raw-key"), help: "The key is 64 hexadecimal digits (a raw 256-bit key), not a passphrase.")
@@ -29,7 +29,7 @@ struct OldKeyOptions: ParsableArguments {
     var file: String?
     @Option(name: .customLong("old-key-env"), help: ArgumentHelp("Read the current key from this environment variable.", valueName: "name"))
     var environment: String?
-    @Flag(name: .customLong("old-key-stdin"), help: "Read the current key from standard input (first line).")
+    @Flag(name: .customLong("old-key-stdin"), help: "Read the current key from standard input (its first line, when --new-key-stdin reads the rest).")
     var standardInput = false
     @Flag(name: .customLong("old-raw-key"), help: "The current key is 64 hexadecimal digits.")
     var raw = false
@@ -50,7 +50,7 @@ struct NewKeyOptions: ParsableArguments {
     var file: String?
     @Option(name: .customLong("new-key-env"), help: ArgumentHelp("Read the new key from this environment variable.", valueName: "name"))
     var environment: String?
-    @Flag(name: .customLong("new-key-stdin"), help: "Read the new key from standard input (the line after the current key, if that is read there too).")
+    @Flag(name: .customLong("new-key-stdin"), help: "Read the new key from standard input (what follows the first line, when --old-key-stdin reads that).")
     var standardInput = false
     @Flag(name: .customLong("new-raw-key"), help: "The new key is 64 hexadecimal digits.")
     var raw = false

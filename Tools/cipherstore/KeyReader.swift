@@ -1,11 +1,18 @@
 import CipherStore
 import Foundation
-#if canImport(Glibc)
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
 import Glibc
 #endif
 
 /// Reads keys from the sources the CLI accepts — a file, an environment variable, standard
 /// input, or a prompt without echo — never from argv.
+///
+/// Every source is read by one rule, the library's (``DatabaseKey/passphrase(keyFileContents:)``):
+/// the key is the whole content minus one trailing "\n" or "\r\n". Standard input is read to
+/// its end; only when `rekey` reads both keys there is its first line the current key and the
+/// rest the new key. The bytes read are wiped once the key is made.
 enum KeyReader {
     /// Where one key comes from.
     struct Source {
@@ -24,32 +31,45 @@ enum KeyReader {
     }
 
     static func read(_ source: Source) throws -> DatabaseKey {
-        let given = [source.file != nil, source.environment != nil, source.standardInput].filter { $0 }.count
-        guard given <= 1 else {
-            throw CLIError(exitCode: 64, message: "Give the \(source.role) once: one of \(source.optionPrefix)-file, \(source.optionPrefix)-env or \(source.optionPrefix)-stdin.")
-        }
+        try checkGivenOnce(source)
         var bytes: [UInt8]
         if let file = source.file {
             bytes = try readFile(file, role: source.role)
         } else if let name = source.environment {
-            guard let value = getenv(name) else {
-                throw CLIError(exitCode: 64, message: "The environment variable \(name) for the \(source.role) is not set. Export it, or use \(source.optionPrefix)-file.")
-            }
-            let count = strlen(value)
-            bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self), count: count))
-            // Wipe the value where the kernel keeps the initial environment (it shows in
-            // /proc/PID/environ), then drop the variable so child processes do not inherit it.
-            explicit_bzero(value, count)
-            unsetenv(name)
+            bytes = try readEnvironment(name, source)
         } else if source.standardInput {
-            bytes = readLineFromStandardInput()
+            bytes = try readStandardInput(source)
         } else {
             bytes = try prompt(source)
         }
-        defer { bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
-        stripLineEnd(&bytes)
+        defer { SecretInput.wipe(&bytes) }
+        return try key(from: bytes, source)
+    }
+
+    /// The current and the new key of `rekey`. With both on standard input, its first line is
+    /// the current key and the rest (minus one trailing line ending) the new key.
+    static func readPair(current: Source, new: Source) throws -> (current: DatabaseKey, new: DatabaseKey) {
+        guard current.standardInput && new.standardInput else { return (try read(current), try read(new)) }
+        try checkGivenOnce(current)
+        try checkGivenOnce(new)
+        var input = try readStandardInput(current)
+        defer { SecretInput.wipe(&input) }
+        guard let lineEnd = input.firstIndex(of: UInt8(ascii: "\n")) else {
+            throw CLIError(exitCode: 64, message: "Standard input holds one line, and both keys were to be read there: the first line is the \(current.role), the rest the \(new.role). Nothing was changed.")
+        }
+        return (try key(from: input[...lineEnd], current), try key(from: input[(lineEnd + 1)...], new))
+    }
+
+    private static func checkGivenOnce(_ source: Source) throws {
+        let given = [source.file != nil, source.environment != nil, source.standardInput].filter { $0 }.count
+        guard given <= 1 else {
+            throw CLIError(exitCode: 64, message: "Give the \(source.role) once: one of \(source.optionPrefix)-file, \(source.optionPrefix)-env or \(source.optionPrefix)-stdin.")
+        }
+    }
+
+    private static func key(from bytes: some BidirectionalCollection<UInt8>, _ source: Source) throws -> DatabaseKey {
         do {
-            return source.raw ? try DatabaseKey.rawKey(hex: bytes) : try DatabaseKey.passphrase(bytes: bytes)
+            return source.raw ? try DatabaseKey.rawKey(hexKeyFileContents: bytes) : try DatabaseKey.passphrase(keyFileContents: bytes)
         } catch CipherStoreError.invalidKey(let reason) {
             throw CLIError(exitCode: 64, message: "The \(source.role) cannot be used: \(reason)")
         } catch let error as CipherStoreError {
@@ -65,20 +85,45 @@ enum KeyReader {
         if status.st_mode & 0o077 != 0 {
             warn("the \(role) file '\(path)' is readable by group or others; restrict it with `chmod 600 \(path)`.")
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CLIError(exitCode: ExitCodes.ioFailure, message: "Cannot read the \(role) file '\(path)'.")
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0, let bytes = SecretInput.readAll(descriptor) else {
+            let reason = String(cString: strerror(errno))
+            if descriptor >= 0 { close(descriptor) }
+            throw CLIError(exitCode: ExitCodes.ioFailure, message: "Cannot read the \(role) file '\(path)': \(reason).")
         }
-        return Array(data)
+        close(descriptor)
+        guard !bytes.isEmpty else {
+            throw CLIError(exitCode: 64, message: "The \(role) file '\(path)' is empty. Write the key into it (a trailing line ending is dropped).")
+        }
+        return bytes
     }
 
-    /// One line from standard input, read byte by byte so a second key on the next line stays unread.
-    private static func readLineFromStandardInput() -> [UInt8] {
-        var line: [UInt8] = []
-        var byte: UInt8 = 0
-        while Glibc.read(STDIN_FILENO, &byte, 1) == 1, byte != UInt8(ascii: "\n") {
-            line.append(byte)
+    private static func readEnvironment(_ name: String, _ source: Source) throws -> [UInt8] {
+        guard let value = getenv(name) else {
+            throw CLIError(exitCode: 64, message: "The environment variable \(name) for the \(source.role) is not set. Export it, or use \(source.optionPrefix)-file.")
         }
-        return line
+        let count = strlen(value)
+        let bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self), count: count))
+        // Wipe the value where the kernel keeps the initial environment (it shows in
+        // /proc/PID/environ), then drop the variable so child processes do not inherit it.
+        SecretInput.wipe(value, count: count)
+        unsetenv(name)
+        return bytes
+    }
+
+    /// All of standard input, which must be a pipe or a file: on a terminal the key would be
+    /// echoed (the prompt is for that).
+    private static func readStandardInput(_ source: Source) throws -> [UInt8] {
+        if isatty(STDIN_FILENO) == 1 {
+            throw CLIError(exitCode: 64, message: "\(source.optionPrefix)-stdin reads the \(source.role) from a pipe or a file, but standard input is a terminal, where the key would show. Leave out \(source.optionPrefix)-stdin to be asked without echo, or pipe the key in.")
+        }
+        guard let bytes = SecretInput.readAll(STDIN_FILENO) else {
+            throw CLIError(exitCode: ExitCodes.ioFailure, message: "Cannot read the \(source.role) from standard input: \(String(cString: strerror(errno))).")
+        }
+        guard !bytes.isEmpty else {
+            throw CLIError(exitCode: 64, message: "Nothing was read from standard input for the \(source.role) (\(source.optionPrefix)-stdin): it was empty. Pipe the key in, e.g. `< app.key`. Nothing was changed.")
+        }
+        return bytes
     }
 
     private static func prompt(_ source: Source) throws -> [UInt8] {
@@ -86,11 +131,12 @@ enum KeyReader {
             throw CLIError(exitCode: 64, message: "No \(source.role) given and no terminal to ask on. Use \(source.optionPrefix)-file, \(source.optionPrefix)-env or \(source.optionPrefix)-stdin.")
         }
         defer { fclose(tty) }
-        let first = readWithoutEcho(tty, prompt: "Enter the \(source.role): ")
+        var first = readWithoutEcho(tty, prompt: "Enter the \(source.role): ")
         if source.confirm {
             var second = readWithoutEcho(tty, prompt: "Enter the \(source.role) again: ")
-            defer { second.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
+            defer { SecretInput.wipe(&second) }
             guard first == second else {
+                SecretInput.wipe(&first)
                 throw CLIError(exitCode: 64, message: "The two entries of the \(source.role) differ. Nothing was changed; try again.")
             }
         }
@@ -103,25 +149,21 @@ enum KeyReader {
         tcgetattr(descriptor, &saved)
         var silent = saved
         silent.c_lflag &= ~tcflag_t(ECHO)
-        tcsetattr(descriptor, TCSANOW, &silent)
-        defer {
-            tcsetattr(descriptor, TCSANOW, &saved)
-            fputs("\n", tty)
+        // Echo comes back however the prompt ends: Enter, end of input, an error, or a signal.
+        return Interruption.withTerminalRestored(descriptor, to: saved) {
+            tcsetattr(descriptor, TCSANOW, &silent)
+            defer { fputs("\n", tty) }
+            fputs(prompt, tty)
+            fflush(tty)
+            var line: [UInt8] = []
+            line.reserveCapacity(1024)
+            while true {
+                let character = fgetc(tty)
+                if character == EOF || character == 0x0A { break }
+                line.append(UInt8(truncatingIfNeeded: character))
+            }
+            return line
         }
-        fputs(prompt, tty)
-        fflush(tty)
-        var line: [UInt8] = []
-        while true {
-            let character = fgetc(tty)
-            if character == EOF || character == 0x0A { break }
-            line.append(UInt8(truncatingIfNeeded: character))
-        }
-        return line
-    }
-
-    private static func stripLineEnd(_ bytes: inout [UInt8]) {
-        if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
-        if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
     }
 }
 

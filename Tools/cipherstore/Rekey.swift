@@ -13,7 +13,7 @@ extension CipherStoreCommand {
                 `rekey` is not used: in SQLCipher 3 it can report success without doing anything.
 
                 The old and new keys come from separate sources. With both on standard input, the \
-                first line is the old key and the second the new one.
+                first line is the old key and the rest the new one (minus one trailing line ending).
 
                 Examples:
                   cipherstore rekey app.db --in-place --old-key-file old.key --new-key-file new.key
@@ -38,8 +38,8 @@ extension CipherStoreCommand {
             let json = output.jsonOutput(command: "rekey", path: database)
             try CommandRunner.run(json: json) {
                 try output.check()
-                let old = try KeyReader.read(oldKey.source)
-                let new = try KeyReader.read(newKey.source)
+                CommandRunner.removeLeftovers(source: database, destination: output.destination(backup: nil))
+                let (old, new) = try KeyReader.readPair(current: oldKey.source, new: newKey.source)
                 let (options, _) = CommandRunner.conversionOptions(output, verb: "rekeying")
                 let report = try DatabaseMaintenance.changeKey(
                     path: database, oldKey: old,

@@ -13,7 +13,9 @@
 /// Key bytes are kept in one buffer that is wiped when the key is released, and reach SQLCipher
 /// only through `sqlite3_key_v2` / `sqlite3_rekey_v2`, never through SQL text. A Swift `String`
 /// passed to ``passphrase(_:)`` cannot be wiped by CipherStore; read keys into a byte array and
-/// use ``passphrase(bytes:)`` where that matters.
+/// use ``passphrase(bytes:)`` where that matters. A key stored in a key file (as `cipherstore`
+/// reads it: the whole content minus one trailing line ending) comes from
+/// ``passphrase(keyFileContents:)`` or ``rawKey(hexKeyFileContents:)``.
 ///
 /// `description` and `debugDescription` never show key material.
 public final class DatabaseKey: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
@@ -49,7 +51,9 @@ public final class DatabaseKey: Sendable, CustomStringConvertible, CustomDebugSt
         return try Self.passphrase(bytes: utf8)
     }
 
-    /// A passphrase given as raw bytes (usually UTF-8), for example read from a key file.
+    /// A passphrase given as raw bytes (usually UTF-8), used exactly as given: a line ending at
+    /// the end is part of the passphrase. For the content of a key file, use
+    /// ``passphrase(keyFileContents:)``, which drops one trailing line ending as `cipherstore` does.
     ///
     /// The bytes are copied; wipe your own copy when done.
     /// - Throws: ``CipherStoreError/invalidKey(reason:)``, as ``passphrase(_:)``.

@@ -5,6 +5,9 @@ public enum ConversionError: Error, Sendable, CustomStringConvertible, Equatable
     case sourceMissing(path: String)
     /// The source is a directory.
     case sourceIsDirectory(path: String)
+    /// The source or the output is neither a regular file nor a directory (a FIFO, a device, a
+    /// socket); `fileType` says which, e.g. "a FIFO (named pipe)".
+    case notARegularFile(path: String, fileType: String)
     /// The source is an empty file: there is nothing to convert.
     case sourceEmpty(path: String)
     /// Encrypting a database that is already encrypted.
@@ -23,6 +26,8 @@ public enum ConversionError: Error, Sendable, CustomStringConvertible, Equatable
     case outputExists(path: String)
     /// The output is the source itself (maybe through a link).
     case outputIsSource(path: String)
+    /// The output is a directory.
+    case outputIsDirectory(path: String)
     /// The output's directory is missing or not writable.
     case outputDirectoryUnusable(path: String)
     /// The backup path already exists.
@@ -43,6 +48,8 @@ public enum ConversionError: Error, Sendable, CustomStringConvertible, Equatable
             return "'\(path)' does not exist. \(unchanged) Check the path."
         case .sourceIsDirectory(let path):
             return "'\(path)' is a directory, not a database file. \(unchanged) Give the path of the database file."
+        case .notARegularFile(let path, let fileType):
+            return "'\(path)' is \(fileType), not a regular file: databases are read from and written to regular files only. \(unchanged) Give the path of a database file."
         case .sourceEmpty(let path):
             return "'\(path)' is empty: there is no database to convert. \(unchanged) Open it with a key to start a new encrypted database instead."
         case .alreadyEncrypted(let path):
@@ -62,6 +69,8 @@ public enum ConversionError: Error, Sendable, CustomStringConvertible, Equatable
             return "'\(path)' already exists. \(unchanged) Choose another output, or pass `overwrite: true` to replace it."
         case .outputIsSource(let path):
             return "The output '\(path)' is the source file itself. \(unchanged) Use --in-place to replace the source safely, or choose another output."
+        case .outputIsDirectory(let path):
+            return "The output '\(path)' is a directory. \(unchanged) Give the path of the file to write, e.g. '\(path.hasSuffix("/") ? path : path + "/")app.db'."
         case .outputDirectoryUnusable(let path):
             return "Cannot create files in '\(path)': it is missing or not writable. \(unchanged) Create it or choose another output directory."
         case .backupExists(let path):

@@ -105,6 +105,7 @@ struct DatabaseConverter: Sendable {
         switch info.kind {
         case .missing: throw ConversionError.sourceMissing(path: sourcePath)
         case .directory: throw ConversionError.sourceIsDirectory(path: sourcePath)
+        case .notARegularFile: throw ConversionError.notARegularFile(path: sourcePath, fileType: info.specialFileType ?? "a special file")
         case .empty: throw ConversionError.sourceEmpty(path: sourcePath)
         case .unreadable: throw FileSystem.ioError("read", sourcePath)
         case .notADatabase:
@@ -131,8 +132,13 @@ struct DatabaseConverter: Sendable {
                 throw ConversionError.outputIsSource(path: path)
             }
             if FileSystem.exists(path) {
+                // Say what the output is before suggesting --force, which would not help.
+                if FileSystem.isDirectory(path) { throw ConversionError.outputIsDirectory(path: path) }
+                let output = DatabaseFileInfo.inspect(path: path)
+                if output.kind == .notARegularFile {
+                    throw ConversionError.notARegularFile(path: path, fileType: output.specialFileType ?? "a special file")
+                }
                 guard overwrite else { throw ConversionError.outputExists(path: path) }
-                guard !FileSystem.isDirectory(path) else { throw ConversionError.outputExists(path: path) }
             }
             return path
         case .inPlace(let backup, let replacingOtherLinks):

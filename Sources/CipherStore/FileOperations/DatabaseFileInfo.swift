@@ -23,6 +23,9 @@ public struct DatabaseFileInfo: Sendable, Hashable {
         case missing
         /// A directory, not a file.
         case directory
+        /// Neither a regular file nor a directory: a FIFO (named pipe), a device such as
+        /// `/dev/zero`, or a socket. ``DatabaseFileInfo/kindDescription`` says which. Never opened.
+        case notARegularFile
         /// A file of zero bytes (SQLite treats it as a new, empty database).
         case empty
         /// A plaintext SQLite database: starts with `SQLite format 3\0`.
@@ -43,6 +46,16 @@ public struct DatabaseFileInfo: Sendable, Hashable {
     public let size: Int64
     /// For a plaintext database, the page size from its header.
     public let plaintextPageSize: Int?
+    /// For ``Kind/notARegularFile``, what the file is: "a FIFO (named pipe)", "a character device"…
+    let specialFileType: String?
+
+    init(path: String, kind: Kind, size: Int64, plaintextPageSize: Int?, specialFileType: String? = nil) {
+        self.path = path
+        self.kind = kind
+        self.size = size
+        self.plaintextPageSize = plaintextPageSize
+        self.specialFileType = specialFileType
+    }
 
     /// The 16-byte header of every plaintext SQLite 3 database.
     static let sqliteHeader = Array("SQLite format 3\0".utf8)
@@ -55,6 +68,10 @@ public struct DatabaseFileInfo: Sendable, Hashable {
         }
         if (status.st_mode & S_IFMT) == S_IFDIR {
             return DatabaseFileInfo(path: path, kind: .directory, size: 0, plaintextPageSize: nil)
+        }
+        // Before any open: opening a FIFO waits for a writer, and a device has no size to check.
+        if let fileType = FileSystem.specialFileType(mode: status.st_mode) {
+            return DatabaseFileInfo(path: path, kind: .notARegularFile, size: 0, plaintextPageSize: nil, specialFileType: fileType)
         }
         let size = Int64(status.st_size)
         if size == 0 {
@@ -88,6 +105,7 @@ public struct DatabaseFileInfo: Sendable, Hashable {
         switch kind {
         case .missing: return "missing"
         case .directory: return "a directory"
+        case .notARegularFile: return (specialFileType ?? "a special file") + ", not a regular file"
         case .empty: return "an empty file"
         case .plaintext: return "a plaintext SQLite database"
         case .encrypted: return "an encrypted database (SQLCipher)"

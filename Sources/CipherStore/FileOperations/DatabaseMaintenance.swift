@@ -82,6 +82,7 @@ public enum DatabaseMaintenance {
         switch info.kind {
         case .missing: throw ConversionError.sourceMissing(path: path)
         case .directory: throw ConversionError.sourceIsDirectory(path: path)
+        case .notARegularFile: throw ConversionError.notARegularFile(path: path, fileType: info.specialFileType ?? "a special file")
         case .empty: throw ConversionError.sourceEmpty(path: path)
         default: break
         }
@@ -129,6 +130,29 @@ public enum DatabaseMaintenance {
             }
         }
         return db
+    }
+
+    /// Removes the temporary files that conversions writing to `destination` left behind when
+    /// their process died (SIGKILL, a crash, a power cut), with their journals. A temporary file
+    /// of a conversion still running is kept.
+    ///
+    /// Every conversion does this itself before it starts, and lists what it removed in
+    /// ``ConversionReport/removedLeftovers``; call this first to learn it even when the
+    /// conversion then fails (a wrong key, say). For a decryption, such a leftover is plaintext.
+    ///
+    /// - Parameters:
+    ///   - source: the conversion's source; in place, the output is this file (a symbolic link is followed).
+    ///   - destination: where the conversion writes.
+    /// - Returns: the paths removed.
+    @discardableResult
+    public static func removeLeftoverTemporaryFiles(source: String, destination: OutputDestination) -> [String] {
+        switch destination {
+        case .file(let path, _):
+            return TemporaryFiles.removeLeftovers(for: path)
+        case .inPlace:
+            let target = FileSystem.isSymbolicLink(source) ? FileSystem.resolvingLinks(source) ?? source : source
+            return TemporaryFiles.removeLeftovers(for: target)
+        }
     }
 
     /// What a file is, from its first bytes, without a key. See ``DatabaseFileInfo``.

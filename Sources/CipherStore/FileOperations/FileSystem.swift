@@ -56,6 +56,19 @@ enum FileSystem {
         return stat(path, &status) == 0 ? Int64(status.st_size) : 0
     }
 
+    /// What a file of this mode is when it is neither a regular file nor a directory:
+    /// "a FIFO (named pipe)", "a character device", "a block device", "a socket".
+    static func specialFileType(mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG, S_IFDIR: return nil
+        case S_IFIFO: return "a FIFO (named pipe)"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFSOCK: return "a socket"
+        default: return "a special file"
+        }
+    }
+
     /// Whether two paths name the same file: through symlinks and hard links alike.
     static func isSameFile(_ first: String, _ second: String) -> Bool {
         var a = stat(), b = stat()
@@ -65,8 +78,14 @@ enum FileSystem {
 
     /// The directory holding a path ("." for a bare file name).
     static func directory(of path: String) -> String {
-        let parent = (path as NSString).deletingLastPathComponent
-        return parent.isEmpty ? "." : parent
+        // Not NSString.deletingLastPathComponent: swift-corelibs-foundation traps on a
+        // one-character name such as "d".
+        var rest = Substring(path)
+        while rest.count > 1, rest.hasSuffix("/") { rest.removeLast() }
+        guard let slash = rest.lastIndex(of: "/") else { return "." }
+        var parent = rest[..<slash]
+        while parent.count > 1, parent.hasSuffix("/") { parent.removeLast() }
+        return parent.isEmpty ? "/" : String(parent)
     }
 
     /// Writes a file's data to stable storage.

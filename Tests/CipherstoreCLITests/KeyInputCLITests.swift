@@ -1,0 +1,67 @@
+import CipherStore
+import Foundation
+import Testing
+
+/// Key files, standard input and environment variables are read by one rule — the whole
+/// content minus one trailing "\n" or "\r\n" — which programs get from
+/// `DatabaseKey.passphrase(keyFileContents:)`.
+@Suite struct KeyInputCLITests {
+    let workspace: Workspace
+    let source: String
+
+    init() throws {
+        workspace = try Workspace()
+        source = workspace.path("plain.db")
+        let db = try Connection(path: source, key: nil)
+        try db.executeScript("PRAGMA page_size = \(SQLCipherLibrary.defaultPageSize); CREATE TABLE t(x); INSERT INTO t VALUES ('row');")
+        try db.close()
+    }
+
+    /// Opens `path` with `key` and reads its row.
+    static func opens(_ path: String, with key: DatabaseKey) -> Bool {
+        guard let db = try? Connection(path: path, key: key) else { return false }
+        return (try? db.fetchScalar(String.self, sql: "SELECT x FROM t")) == "row"
+    }
+
+    @Test func aDatabaseMadeWithAKeyFileOpensInAProgramThroughTheSameRule() throws {
+        let keyFile = try workspace.keyFile("app.key", "windows secret\r\n")
+        let output = workspace.path("app.db")
+        let result = try CLI.run(["encrypt", source, "-o", output, "--key-file", keyFile, "--quiet"])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        let key = try DatabaseKey.passphrase(keyFileContents: Data(contentsOf: URL(fileURLWithPath: keyFile)))
+        #expect(Self.opens(output, with: key))
+        #expect(Self.opens(output, with: try .passphrase("windows secret")))
+        // The same content on standard input, and without its line ending, is the same key.
+        for input in ["windows secret\r\n", "windows secret\n", "windows secret"] {
+            let verify = try CLI.run(["verify", output, "--key-stdin"], input: input)
+            #expect(verify.status == 0, "\(input.debugDescription): \(verify.errorOutput)")
+        }
+        // Only one line ending is dropped.
+        #expect(try CLI.run(["verify", output, "--key-stdin"], input: "windows secret\n\n").status == 65)
+    }
+
+    @Test func standardInputIsReadToItsEndLikeAKeyFile() throws {
+        let output = workspace.path("lines.db")
+        let result = try CLI.run(["encrypt", source, "-o", output, "--key-stdin", "--quiet"], input: "two\nlines\n")
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(Self.opens(output, with: try .passphrase("two\nlines")))
+        #expect(!Self.opens(output, with: try .passphrase("two")))
+        let keyFile = try workspace.keyFile("lines.key", "two\nlines\n")
+        #expect(try CLI.run(["verify", output, "--key-file", keyFile]).status == 0)
+    }
+
+    @Test func emptyStandardInputSaysNothingWasRead() throws {
+        let output = workspace.path("never.db")
+        let result = try CLI.run(["encrypt", source, "-o", output, "--key-stdin"], input: "")
+        #expect(result.status == 64)
+        #expect(result.errorOutput.contains("Nothing was read from standard input"), "\(result.errorOutput)")
+        #expect(!result.errorOutput.contains("passphrase is empty"), "\(result.errorOutput)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+
+        let emptyFile = try workspace.keyFile("empty.key", "")
+        let fromFile = try CLI.run(["encrypt", source, "-o", output, "--key-file", emptyFile])
+        #expect(fromFile.status == 64)
+        #expect(fromFile.errorOutput.contains("'\(emptyFile)' is empty"), "\(fromFile.errorOutput)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+}

@@ -1,0 +1,18 @@
+/// Arguments that start with one `-` and are longer than a short option: file names such as
+/// `-hist.db`, most likely.
+///
+/// swift-argument-parser reads `-hist.db` as the short options `-h -i -s -t …`, and `-h` prints
+/// the help and exits 0: `cipherstore encrypt -hist.db --in-place` would report success having
+/// done nothing. cipherstore has no short options that combine (only `-h` and `-o`), so any
+/// such argument before `--` is refused with a usage error before the parser sees it.
+enum DashedArguments {
+    /// The message for the first such argument, or `nil` when there is none.
+    static func problem(in arguments: [String]) -> String? {
+        for argument in arguments {
+            if argument == "--" { return nil }
+            guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.utf8.count > 2 else { continue }
+            return "'\(argument)' is not an option of cipherstore. Nothing was done. If it is a file name, write it as ./\(argument), or put -- before it (e.g. `cipherstore encrypt --in-place -- \(argument)`)."
+        }
+        return nil
+    }
+}

@@ -1,0 +1,59 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#endif
+
+/// Reading and wiping the bytes of keys, so that no copy outlives its use.
+enum SecretInput {
+    /// Everything `descriptor` gives until end of file. The buffer grows by copying into a
+    /// larger one and wiping the old one, so no unwiped copy is left in freed memory.
+    /// - Returns: `nil` when a read fails (`errno` says why).
+    static func readAll(_ descriptor: Int32) -> [UInt8]? {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var count = 0
+        while true {
+            if count == buffer.count {
+                var larger = [UInt8](repeating: 0, count: buffer.count * 2)
+                for index in 0..<count { larger[index] = buffer[index] }
+                wipe(&buffer)
+                buffer = larger
+            }
+            let read = buffer.withUnsafeMutableBytes { bytes in
+                Self.read(descriptor, bytes.baseAddress! + count, bytes.count - count)
+            }
+            if read == 0 { break }
+            if read < 0 {
+                if errno == EINTR { continue }
+                wipe(&buffer)
+                return nil
+            }
+            count += read
+        }
+        // Shrinking keeps the storage: the bytes past `count` are zeros.
+        buffer.removeSubrange(count...)
+        return buffer
+    }
+
+    static func wipe(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { wipe($0.baseAddress, count: $0.count) }
+    }
+
+    /// Zeroes memory in a way the compiler may not remove.
+    static func wipe(_ pointer: UnsafeMutableRawPointer?, count: Int) {
+        guard let pointer, count > 0 else { return }
+        #if canImport(Darwin)
+        _ = memset_s(pointer, count, 0, count)
+        #else
+        explicit_bzero(pointer, count)
+        #endif
+    }
+
+    private static func read(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+        #if canImport(Darwin)
+        Darwin.read(descriptor, buffer, count)
+        #else
+        Glibc.read(descriptor, buffer, count)
+        #endif
+    }
+}
