@@ -1,5 +1,3 @@
-import Crypto
-
 extension KeySlotFile {
     /// Parses a slot file strictly: magic, version, checksum, every length and every KDF
     /// parameter are checked, and nothing may follow the checksum. Runs no KDF.
@@ -21,7 +19,7 @@ extension KeySlotFile {
             throw KeySlotError.damaged(path: path, detail: "it is cut short (\(bytes.count) bytes)")
         }
         let body = bytes[0..<(bytes.count - 32)]
-        guard Array(SHA256.hash(data: body)) == Array(bytes[(bytes.count - 32)...]) else {
+        guard Self.checksum(body) == Array(bytes[(bytes.count - 32)...]) else {
             throw KeySlotError.damaged(path: path, detail: "its checksum does not match: bytes were changed, cut or appended")
         }
         reader.end = bytes.count - 32

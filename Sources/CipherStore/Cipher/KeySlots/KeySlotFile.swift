@@ -71,8 +71,13 @@ struct KeySlotFile: Sendable {
             writer.put(slot.nonce)
             writer.put(slot.sealedKey)
         }
-        writer.put(Array(SHA256.hash(data: writer.bytes)))
+        writer.put(Self.checksum(writer.bytes))
         return writer.bytes
+    }
+
+    /// The trailing SHA-256 of a file whose other bytes are `body`.
+    static func checksum(_ body: some Collection<UInt8>) -> [UInt8] {
+        Array(SHA256.hash(data: Array(body)))
     }
 
     /// The number a new slot gets: one more than any slot's, so numbers are never reused.
