@@ -72,7 +72,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CipherstoreCLITests",
-            dependencies: ["CipherStore", "TestSupport", "cipherstore", "crash-writer", "readme-example"]
+            dependencies: ["CipherStore", "TestSupport", "cipherstore", "crash-writer", "key-slot-changer", "readme-example"]
         ),
         // The README's example program, word for word (a test compares the two and runs it).
         .executableTarget(
@@ -85,6 +85,12 @@ let package = Package(
             name: "crash-writer",
             dependencies: ["CipherStore"],
             path: "Tests/CrashWriter"
+        ),
+        // A child process for the key-slot crash tests: changes a passphrase until it is killed.
+        .executableTarget(
+            name: "key-slot-changer",
+            dependencies: ["CipherStore"],
+            path: "Tests/KeySlotChanger"
         ),
     ],
     swiftLanguageModes: [.v6]

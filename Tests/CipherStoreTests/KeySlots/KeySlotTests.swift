@@ -146,3 +146,15 @@ extension KeySlotSuites { @Suite struct KeySlotTests {
         }
     }
 } }
+
+extension KeySlotSuites.KeySlotTests {
+    @Test func changeRemovesEverySlotTheOldPassphraseOpens() throws {
+        let fixture = try KeySlotFixture()
+        // Two slots for one passphrase, as a change interrupted after its first write leaves.
+        try KeySlots.addPassphrase(path: fixture.path, existing: Passphrase("first passphrase"), new: Passphrase("first passphrase"),
+                                   kdf: KeySlotFixture.fastKDF)
+        try KeySlots.changePassphrase(path: fixture.path, from: Passphrase("first passphrase"), to: Passphrase("second passphrase"))
+        #expect(throws: CipherStoreError.wrongKey(path: fixture.path)) { try fixture.authors(opening: "first passphrase") }
+        #expect(try KeySlots.list(path: fixture.path).count == 1)
+    }
+}

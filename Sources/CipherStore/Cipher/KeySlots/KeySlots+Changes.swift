@@ -63,8 +63,9 @@ extension KeySlots {
 
     /// Changes a passphrase: the data key is wrapped under the new passphrase in a new slot,
     /// which is written, read back from disk and opened, and only then is the old slot removed.
-    /// The database is not touched, so it takes the same time whatever its size: one key
-    /// derivation to check the old passphrase, one for the new.
+    /// Every other slot the old passphrase opens is removed too. The database is not touched,
+    /// so it takes the same time whatever its size: a key derivation per passphrase slot to
+    /// find the old passphrase's slots, one for the new passphrase.
     ///
     /// - Parameters:
     ///   - old: opens the slot to change.
@@ -81,9 +82,14 @@ extension KeySlots {
             let added = try add(to: state, dataKey: opened.dataKey, kind: kind,
                                 derivation: derivation.algorithm == .hkdfSHA256 ? try KeySlotKDF.default.resolve() : derivation,
                                 secret: new.bytes, label: opened.slot.label)
-            // The new slot is on disk and opens: now the old one can go.
+            // The new slot is on disk and opens: now the old one can go, with any other slot
+            // the old passphrase opens (left by an interrupted change), so that it opens none.
+            var stale: Set<Int> = [opened.slot.id]
+            if opened.slot.kind == .passphrase {
+                stale.formUnion(try state.passphraseSlots(openedBy: old).map(\.id))
+            }
             var file = try KeySlotStore.read(state.slotPath, database: path)
-            file.slots.removeAll { $0.id == opened.slot.id }
+            file.slots.removeAll { stale.contains($0.id) }
             try KeySlotStore.replace(state.slotPath, with: file)
             return added
         }

@@ -62,6 +62,15 @@ struct SlotState {
         throw CipherStoreError.wrongKey(path: databasePath)
     }
 
+    /// Every passphrase slot of this database that `passphrase` opens (a change interrupted
+    /// by a crash can leave two), at one derivation per passphrase slot.
+    func passphraseSlots(openedBy passphrase: Passphrase) throws -> [KeySlotFile.Slot] {
+        try file.slots(forDatabaseSalt: databaseSalt).filter { slot in
+            guard slot.kind == .passphrase else { return false }
+            return try passphrase.bytes.withUnsafeBytes { try open(slot, secret: $0) } != nil
+        }
+    }
+
     private func open(_ slot: KeySlotFile.Slot, secret: UnsafeRawBufferPointer) throws -> Opened? {
         let wrappingKey = try slot.derivation.deriveKey(from: secret, salt: slot.kdfSalt)
         return SlotSealer.open(slot, of: file, with: wrappingKey).map { Opened(slot: slot, dataKey: $0) }
