@@ -3,6 +3,7 @@ extension KeySlots {
     /// existing one. The database is not touched.
     ///
     /// - Parameters:
+    ///   - path: the database.
     ///   - existing: opens an existing slot.
     ///   - new: the passphrase to add.
     ///   - label: a name for the slot.
@@ -37,7 +38,7 @@ extension KeySlots {
 
     /// Removes a slot, authorised by the passphrase of a slot that stays. Never removes the
     /// last slot. The database is not touched; old copies of the slot file still hold the slot
-    /// (see <doc:KeySlots>).
+    /// (see <doc:KeySlotsDesign>).
     ///
     /// - Throws: ``KeySlotError/noSuchSlot(path:slot:)``, ``KeySlotError/lastSlot(path:slot:)``,
     ///   ``KeySlotError/removalNeedsAnotherSlot(path:slot:)``, ``CipherStoreError/wrongKey(path:)``.
@@ -68,6 +69,7 @@ extension KeySlots {
     /// find the old passphrase's slots, one for the new passphrase.
     ///
     /// - Parameters:
+    ///   - path: the database.
     ///   - old: opens the slot to change.
     ///   - new: the new passphrase.
     ///   - kdf: how the new passphrase is stretched; `nil` keeps the old slot's parameters.

@@ -13,7 +13,7 @@ import Foundation
 /// ```
 ///
 /// The format, the threat model, what it does not protect and how to recover are in the
-/// <doc:KeySlots> article. Every operation takes the database's path; the slot file's path
+/// <doc:KeySlotsDesign> article. Every operation takes the database's path; the slot file's path
 /// follows from it (``slotFilePath(forDatabase:)``).
 public enum KeySlots {
     /// Where the slot file of a database lives: beside it, its name followed by `.keys`.
@@ -48,9 +48,15 @@ public enum KeySlots {
     /// ``DatabaseMaintenance/changeKey(path:oldKey:oldCipher:newKey:newCipher:to:options:)``.
     ///
     /// - Parameters:
-    ///   - currentKey: the database's key now; `currentCipher` its cipher settings.
+    ///   - path: the encrypted database.
+    ///   - currentKey: the database's key now.
+    ///   - currentCipher: the database's cipher settings now.
+    ///   - passphrase: the first passphrase.
+    ///   - label: a name for the slot, shown by ``list(path:)``.
+    ///   - kdf: how the passphrase is stretched.
     ///   - cipher: settings of the result; each left `nil` is the source's.
-    ///   - Other parameters: as ``encrypt(path:passphrase:label:kdf:cipher:options:)``.
+    ///   - options: progress, cancellation, busy timeout.
+    /// - Returns: the new slot.
     /// - Throws: as ``encrypt(path:passphrase:label:kdf:cipher:options:)``, and
     ///   ``CipherStoreError/wrongKey(path:)`` for a wrong current key.
     @discardableResult
