@@ -38,7 +38,7 @@ import Testing
             let other = Self.passphrases.first { $0 != current }!
             let process = Process()
             process.executableURL = Self.changer
-            process.arguments = [path]
+            process.arguments = [path, "change"]
             let input = Pipe(), output = Pipe()
             process.standardInput = input
             process.standardOutput = output
@@ -68,5 +68,41 @@ import Testing
         #expect(Self.opening(path) == [other])
         let remaining = try FileManager.default.contentsOfDirectory(atPath: workspace.url.path).filter { $0.contains(".cipherstore-") }
         #expect(remaining.isEmpty, "left behind: \(remaining) (before clean-up: \(leftovers))")
+    }
+
+    @Test func killedDataKeyRotationLeavesADatabaseAndSlotFileThatStillMatch() throws {
+        let workspace = try Workspace()
+        let path = workspace.path("rotating.db")
+        let source = try Connection(path: path, key: nil)
+        try source.execute(sql: "PRAGMA page_size = \(SQLCipherLibrary.defaultPageSize)")
+        try source.execute(sql: "CREATE TABLE big(id INTEGER PRIMARY KEY, body TEXT)")
+        // About 1 MB: each rotation rewrites it, so kills land before, during and after the rename.
+        try source.execute(sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100) INSERT INTO big SELECT i, printf('%010000d', i) FROM n")
+        try source.close()
+        try KeySlots.encrypt(path: path, passphrase: Passphrase(Self.passphrases[0]), kdf: .scrypt(log2N: 4, blockSize: 1, parallelism: 1))
+        let firstRawKey = try KeySlots.exportRawKey(path: path, passphrase: Passphrase(Self.passphrases[0]))
+        var rotations = 0
+        var slotsAfterKill: [Int] = []
+        for round in 0..<10 {
+            let process = Process()
+            process.executableURL = Self.changer
+            process.arguments = [path, "rotate"]
+            let input = Pipe(), output = Pipe()
+            process.standardInput = input
+            process.standardOutput = output
+            try process.run()
+            input.fileHandleForWriting.write(Data("\(Self.passphrases[0])\n\(Self.passphrases[1])\n".utf8))
+            try input.fileHandleForWriting.close()
+            Thread.sleep(forTimeInterval: 0.2 + Double(round) * 0.053)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            rotations += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").count
+            #expect(Self.opening(path) == [Self.passphrases[0]], "round \(round): the database and its slot file no longer match")
+            slotsAfterKill.append(try KeySlots.list(path: path).count)
+        }
+        #expect(rotations > 10, "only \(rotations) rotations completed before the kills")
+        print("data-key rotation kill: \(rotations) rotations completed, slots after each kill: \(slotsAfterKill)")
+        // The data key changed: the first one no longer opens the database.
+        #expect(throws: CipherStoreError.wrongKey(path: path)) { try Connection(path: path, key: .rawKey(hex: firstRawKey)) }
     }
 }

@@ -158,3 +158,45 @@ extension KeySlotSuites.KeySlotTests {
         #expect(try KeySlots.list(path: fixture.path).count == 1)
     }
 }
+
+extension KeySlotSuites.KeySlotTests {
+    @Test func rotatingTheDataKeyKeepsTheGivenSecretsAndDropsTheRest() throws {
+        let fixture = try KeySlotFixture()
+        let first = try Passphrase("first passphrase")
+        try KeySlots.addPassphrase(path: fixture.path, existing: first, new: Passphrase("leaked passphrase"), kdf: KeySlotFixture.fastKDF)
+        let recovery = try KeySlots.addRecoveryKey(path: fixture.path, existing: first)
+        let oldRawKey = try KeySlots.exportRawKey(path: fixture.path, passphrase: first)
+        let oldSlotFile = fixture.slotFileBytes
+        #expect(throws: CipherStoreError.wrongKey(path: fixture.path)) {
+            try KeySlots.rotateDataKey(path: fixture.path, keeping: [first, Passphrase("never a passphrase")])
+        }
+        #expect(fixture.slotFileBytes == oldSlotFile)
+        #expect(throws: KeySlotError.nothingToKeep) { try KeySlots.rotateDataKey(path: fixture.path, keeping: []) }
+
+        let slots = try KeySlots.rotateDataKey(path: fixture.path, keeping: [first, Passphrase(recovery.text)])
+        #expect(slots.map(\.kind) == [.passphrase, .recoveryKey] && slots.allSatisfy(\.opensCurrentDatabase))
+        #expect(try fixture.authors(opening: "first passphrase").count == 2)
+        #expect(try fixture.authors(opening: recovery.text).count == 2)
+        #expect(throws: CipherStoreError.wrongKey(path: fixture.path)) { try fixture.authors(opening: "leaked passphrase") }
+        #expect(throws: CipherStoreError.wrongKey(path: fixture.path)) { try Connection(path: fixture.path, key: .rawKey(hex: oldRawKey)) }
+        // An old copy of the slot file belongs to the old data key: it opens nothing any more.
+        try fixture.writeSlotFile(oldSlotFile)
+        #expect(throws: KeySlotError.belongsToAnotherDatabase(slotFile: fixture.slotPath, database: fixture.path)) {
+            try fixture.authors(opening: "leaked passphrase")
+        }
+    }
+
+    @Test func slotsOfAnInterruptedRotationAreIgnoredAndListedAsSuch() throws {
+        let fixture = try KeySlotFixture()
+        let before = fixture.slotFileBytes
+        // What step 1 of a rotation leaves: a slot bound to a salt the database does not have yet.
+        var file = try KeySlotFile(parsing: before, path: fixture.slotPath)
+        var pending = file.slots[0]
+        pending.id = 2
+        pending.databaseSalt = [UInt8](repeating: 7, count: 16)
+        file.slots.append(pending)
+        try fixture.writeSlotFile(file.serialized())
+        #expect(try KeySlots.list(path: fixture.path).map(\.opensCurrentDatabase) == [true, false])
+        #expect(try KeySlotFixture.derivations { _ = try fixture.authors(opening: "first passphrase") } == 1)
+    }
+}

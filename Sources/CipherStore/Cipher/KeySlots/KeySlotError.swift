@@ -32,6 +32,8 @@ public enum KeySlotError: Error, Sendable, CustomStringConvertible, Equatable {
     case invalidLabel(reason: String)
     /// KDF settings that cannot be used to make a slot.
     case invalidKDF(reason: String)
+    /// A data-key rotation was asked to keep no passphrase.
+    case nothingToKeep
     /// The slot file just written did not read back as written; the previous one is kept.
     case readBackFailed(path: String)
 
@@ -65,6 +67,8 @@ public enum KeySlotError: Error, Sendable, CustomStringConvertible, Equatable {
             return "Invalid slot label: \(reason)"
         case .invalidKDF(let reason):
             return "Invalid key-derivation settings: \(reason)"
+        case .nothingToKeep:
+            return "No passphrase to keep was given: after rotating the data key, nothing would open the database. Nothing was changed. Give at least one passphrase (or recovery key) that opens a slot."
         case .readBackFailed(let path):
             return "The key-slot file written for '\(path)' did not read back as written; the previous slot file was kept. Check the disk (free space, errors) and retry."
         }

@@ -71,6 +71,19 @@ struct SlotState {
         }
     }
 
+    /// Every slot of this database that `passphrase` opens — passphrase slots, and recovery-key
+    /// slots when it is a recovery key — each with the secret that opened it.
+    func slots(openedBy passphrase: Passphrase) throws -> [(slot: KeySlotFile.Slot, secret: SecureBytes)] {
+        var result: [(KeySlotFile.Slot, SecureBytes)] = []
+        if case .valid(let secret) = passphrase.bytes.withUnsafeBytes({ RecoveryKey.read($0) }) {
+            for slot in file.slots(forDatabaseSalt: databaseSalt) where slot.kind == .recoveryKey {
+                if try secret.withUnsafeBytes({ try open(slot, secret: $0) }) != nil { result.append((slot, secret)) }
+            }
+        }
+        for slot in try passphraseSlots(openedBy: passphrase) { result.append((slot, passphrase.bytes)) }
+        return result
+    }
+
     private func open(_ slot: KeySlotFile.Slot, secret: UnsafeRawBufferPointer) throws -> Opened? {
         let wrappingKey = try slot.derivation.deriveKey(from: secret, salt: slot.kdfSalt)
         return SlotSealer.open(slot, of: file, with: wrappingKey).map { Opened(slot: slot, dataKey: $0) }
