@@ -15,6 +15,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         // `make docs`: the DocC catalog in Sources/CipherStore/CipherStore.docc.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // Key slots: AES-GCM, HKDF, SHA-256 (`Crypto`), scrypt and PBKDF2 (`CryptoExtras`).
+        // 4.x: the first major version whose scrypt/PBKDF2 product has a stable name (3.x only
+        // has `_CryptoExtras`).
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -33,6 +37,8 @@ let package = Package(
                 "CSQLCipher",
                 "CConversionIO",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
         .target(
@@ -66,7 +72,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CipherstoreCLITests",
-            dependencies: ["CipherStore", "TestSupport", "cipherstore", "crash-writer", "readme-example"]
+            dependencies: ["CipherStore", "TestSupport", "cipherstore", "crash-writer", "key-slot-changer", "readme-example"]
         ),
         // The README's example program, word for word (a test compares the two and runs it).
         .executableTarget(
@@ -79,6 +85,12 @@ let package = Package(
             name: "crash-writer",
             dependencies: ["CipherStore"],
             path: "Tests/CrashWriter"
+        ),
+        // A child process for the key-slot crash tests: changes a passphrase until it is killed.
+        .executableTarget(
+            name: "key-slot-changer",
+            dependencies: ["CipherStore"],
+            path: "Tests/KeySlotChanger"
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,92 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads and writes slot files: every write is a new file (mode 0600), synced, renamed into
+/// place, and the directory synced; changes take an exclusive lock on the slot file.
+enum KeySlotStore {
+    /// A slot file is tiny; anything larger is not one.
+    static let maximumFileSize = 64 * 1024
+
+    /// Reads and parses the slot file of `database`.
+    /// - Throws: ``KeySlotError/slotFileMissing(expectedAt:database:)`` and the parser's errors.
+    static func read(_ path: String, database: String) throws -> KeySlotFile {
+        guard FileSystem.exists(path) else {
+            throw KeySlotError.slotFileMissing(expectedAt: path, database: database)
+        }
+        guard FileSystem.size(path) <= maximumFileSize else {
+            throw KeySlotError.damaged(path: path, detail: "it is \(FileSystem.size(path)) bytes, far more than a slot file holds")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw FileSystem.ioError("read", path)
+        }
+        return try KeySlotFile(parsing: Array(data), path: path)
+    }
+
+    /// Replaces the slot file with `file`, atomically and durably.
+    static func replace(_ path: String, with file: KeySlotFile) throws {
+        let temporary = try writeTemporary(file, beside: path)
+        do {
+            try FileSystem.rename(temporary, to: path)
+        } catch {
+            FileSystem.removeIfPresent(temporary)
+            throw error
+        }
+        try FileSystem.syncDirectory(of: path)
+    }
+
+    /// Writes a slot file where none exists; never replaces one.
+    /// - Throws: ``KeySlotError/slotFileExists(path:)`` when one appeared meanwhile.
+    static func create(_ path: String, with file: KeySlotFile) throws {
+        let temporary = try writeTemporary(file, beside: path)
+        defer { FileSystem.removeIfPresent(temporary) }
+        guard try FileSystem.link(temporary, to: path) else {
+            throw KeySlotError.slotFileExists(path: path)
+        }
+        try FileSystem.syncDirectory(of: path)
+    }
+
+    /// Runs `body` holding an exclusive `flock` on the slot file, so that two processes
+    /// changing it take turns. A process that waited re-opens the file if it was replaced
+    /// meanwhile, so it always locks the current one.
+    static func withExclusiveLock<T>(_ path: String, database: String, _ body: () throws -> T) throws -> T {
+        _ = TemporaryFiles.removeLeftovers(for: path)
+        while true {
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                if errno == ENOENT { throw KeySlotError.slotFileMissing(expectedAt: path, database: database) }
+                throw FileSystem.ioError("open", path)
+            }
+            defer { close(descriptor) }
+            guard flock(descriptor, LOCK_EX) == 0 else { throw FileSystem.ioError("flock", path) }
+            var locked = stat(), current = stat()
+            guard fstat(descriptor, &locked) == 0 else { throw FileSystem.ioError("fstat", path) }
+            if stat(path, &current) == 0, current.st_ino == locked.st_ino, current.st_dev == locked.st_dev {
+                return try body()
+            }
+        }
+    }
+
+    /// Writes `file` to a new temporary file beside `path`, mode 0600, and syncs it.
+    private static func writeTemporary(_ file: KeySlotFile, beside path: String) throws -> String {
+        let temporary = TemporaryFiles.path(for: path)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw FileSystem.ioError("create", temporary) }
+        do {
+            defer { close(descriptor) }
+            do {
+                try FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).write(contentsOf: file.serialized())
+            } catch {
+                throw ConversionError.io(operation: "write", path: temporary, reason: "\(error)")
+            }
+            guard fsync(descriptor) == 0 else { throw FileSystem.ioError("fsync", temporary) }
+        } catch {
+            FileSystem.removeIfPresent(temporary)
+            throw error
+        }
+        return temporary
+    }
+}

@@ -1,0 +1,127 @@
+extension KeySlots {
+    /// Adds a passphrase slot, authorised by a passphrase (or recovery key) that opens an
+    /// existing one. The database is not touched.
+    ///
+    /// - Parameters:
+    ///   - path: the database.
+    ///   - existing: opens an existing slot.
+    ///   - new: the passphrase to add.
+    ///   - label: a name for the slot.
+    ///   - kdf: how the new passphrase is stretched.
+    /// - Returns: the new slot.
+    /// - Throws: ``CipherStoreError/wrongKey(path:)``, ``KeySlotError``.
+    @discardableResult
+    public static func addPassphrase(path: String, existing: Passphrase, new: Passphrase, label: String = "passphrase",
+                                     kdf: KeySlotKDF = .default) throws -> KeySlotInfo {
+        try validate(label: label)
+        return try modify(path) { state in
+            let opened = try state.unlock(existing)
+            let derivation = try kdf.resolve()
+            return try add(to: state, dataKey: opened.dataKey, kind: .passphrase, derivation: derivation, secret: new.bytes, label: label)
+        }
+    }
+
+    /// Adds a slot for a new random recovery key, authorised by a passphrase that opens an
+    /// existing slot. Show ``NewRecoveryKey/text`` to the user once; it is not stored.
+    ///
+    /// - Throws: ``CipherStoreError/wrongKey(path:)``, ``KeySlotError``.
+    public static func addRecoveryKey(path: String, existing: Passphrase, label: String = "recovery key") throws -> NewRecoveryKey {
+        try validate(label: label)
+        return try modify(path) { state in
+            let opened = try state.unlock(existing)
+            let (secret, text) = RecoveryKey.generate()
+            let slot = try add(to: state, dataKey: opened.dataKey, kind: .recoveryKey,
+                               derivation: KeyDerivation(algorithm: .hkdfSHA256, parameters: (0, 0, 0)), secret: secret, label: label)
+            return NewRecoveryKey(slot: slot, text: text)
+        }
+    }
+
+    /// Removes a slot, authorised by the passphrase of a slot that stays. Never removes the
+    /// last slot. The database is not touched; old copies of the slot file still hold the slot
+    /// (see <doc:KeySlotsDesign>).
+    ///
+    /// - Throws: ``KeySlotError/noSuchSlot(path:slot:)``, ``KeySlotError/lastSlot(path:slot:)``,
+    ///   ``KeySlotError/removalNeedsAnotherSlot(path:slot:)``, ``CipherStoreError/wrongKey(path:)``.
+    public static func removeSlot(path: String, id: Int, remaining: Passphrase) throws {
+        try modify(path) { state in
+            guard state.file.slots.contains(where: { $0.id == id }) else {
+                throw KeySlotError.noSuchSlot(path: state.slotPath, slot: id)
+            }
+            guard state.file.slots(forDatabaseSalt: state.databaseSalt).contains(where: { $0.id != id }) else {
+                throw KeySlotError.lastSlot(path: state.slotPath, slot: id)
+            }
+            do {
+                _ = try state.unlock(remaining, excluding: id)
+            } catch CipherStoreError.wrongKey {
+                if (try? state.unlock(remaining)) != nil { throw KeySlotError.removalNeedsAnotherSlot(path: state.slotPath, slot: id) }
+                throw CipherStoreError.wrongKey(path: path)
+            }
+            var file = state.file
+            file.slots.removeAll { $0.id == id }
+            try KeySlotStore.replace(state.slotPath, with: file)
+        }
+    }
+
+    /// Changes a passphrase: the data key is wrapped under the new passphrase in a new slot,
+    /// which is written, read back from disk and opened, and only then is the old slot removed.
+    /// Every other slot the old passphrase opens is removed too. The database is not touched,
+    /// so it takes the same time whatever its size: a key derivation per passphrase slot to
+    /// find the old passphrase's slots, one for the new passphrase.
+    ///
+    /// - Parameters:
+    ///   - path: the database.
+    ///   - old: opens the slot to change.
+    ///   - new: the new passphrase.
+    ///   - kdf: how the new passphrase is stretched; `nil` keeps the old slot's parameters.
+    /// - Returns: the new slot (with a new number, and the old slot's label).
+    /// - Throws: ``CipherStoreError/wrongKey(path:)``, ``KeySlotError``.
+    @discardableResult
+    public static func changePassphrase(path: String, from old: Passphrase, to new: Passphrase, kdf: KeySlotKDF? = nil) throws -> KeySlotInfo {
+        try modify(path) { state in
+            let opened = try state.unlock(old)
+            let derivation = try kdf?.resolve() ?? opened.slot.derivation
+            let kind = opened.slot.kind == .recoveryKey ? KeySlotFile.Slot.Kind.passphrase : opened.slot.kind
+            let added = try add(to: state, dataKey: opened.dataKey, kind: kind,
+                                derivation: derivation.algorithm == .hkdfSHA256 ? try KeySlotKDF.default.resolve() : derivation,
+                                secret: new.bytes, label: opened.slot.label)
+            // The new slot is on disk and opens: now the old one can go, with any other slot
+            // the old passphrase opens (left by an interrupted change), so that it opens none.
+            var stale: Set<Int> = [opened.slot.id]
+            if opened.slot.kind == .passphrase {
+                stale.formUnion(try state.passphraseSlots(openedBy: old).map(\.id))
+            }
+            var file = try KeySlotStore.read(state.slotPath, database: path)
+            file.slots.removeAll { stale.contains($0.id) }
+            try KeySlotStore.replace(state.slotPath, with: file)
+            return added
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Runs `body` on the database's current slot state, holding the slot file's lock.
+    @discardableResult
+    static func modify<T>(_ path: String, _ body: (SlotState) throws -> T) throws -> T {
+        let slotPath = slotFilePath(forDatabase: path)
+        return try KeySlotStore.withExclusiveLock(slotPath, database: path) {
+            try body(try SlotState.load(database: path))
+        }
+    }
+
+    /// Appends a slot for `secret`, writes the file and checks the slot read back from disk.
+    private static func add(to state: SlotState, dataKey: SecureBytes, kind: KeySlotFile.Slot.Kind,
+                            derivation: KeyDerivation, secret: SecureBytes, label: String) throws -> KeySlotInfo {
+        var file = state.file
+        guard file.slots.count < KeySlotFile.maximumSlots else {
+            throw KeySlotError.tooManySlots(path: state.slotPath, maximum: KeySlotFile.maximumSlots)
+        }
+        let (slot, wrappingKey) = try secret.withUnsafeBytes {
+            try SlotSealer.seal(dataKey, into: file, id: file.nextSlotID, kind: kind, derivation: derivation,
+                                secret: $0, databaseSalt: state.databaseSalt, label: label)
+        }
+        file.slots.append(slot)
+        try KeySlotStore.replace(state.slotPath, with: file)
+        try SlotSealer.checkReadBack(state.slotPath, database: state.databasePath, slotID: slot.id, wrappingKey: wrappingKey, dataKey: dataKey)
+        return KeySlotInfo(slot, currentSalt: state.databaseSalt)
+    }
+}

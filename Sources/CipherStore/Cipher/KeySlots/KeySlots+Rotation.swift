@@ -1,0 +1,81 @@
+import Crypto
+
+extension KeySlots {
+    /// Replaces the data key, after a passphrase or the data key itself may have leaked: the
+    /// database is rewritten under a new data key (and salt) with the verified, atomic rewrite of
+    /// ``DatabaseMaintenance/changeKey(path:oldKey:oldCipher:newKey:newCipher:to:options:)``, and
+    /// the slots opened by `passphrases` are wrapped anew. Every other slot is dropped: old
+    /// copies of the slot file, and the passphrases not given, open nothing afterwards.
+    ///
+    /// Crash-safe in this order: the new slots, bound to the new salt, are added beside the old
+    /// ones and read back; the database is rewritten (one atomic rename); the old slots are
+    /// removed. Each slot names the database salt it opens, so whatever moment a crash hits,
+    /// the database and the slot file still match and every given passphrase opens it.
+    ///
+    /// - Parameters:
+    ///   - path: the slot database.
+    ///   - passphrases: the passphrases (and recovery keys, as text) to keep; each must open a slot.
+    ///   - cipher: the database's cipher settings, kept by the rewrite.
+    ///   - options: progress, cancellation, busy timeout.
+    /// - Returns: the slots after the rotation.
+    /// - Throws: ``CipherStoreError/wrongKey(path:)`` when a passphrase opens no slot,
+    ///   ``KeySlotError/nothingToKeep`` for an empty list,
+    ///   ``KeySlotError``, ``ConversionError``, ``DatabaseError``. On failure the database still
+    ///   opens with its old data key and every old slot.
+    @discardableResult
+    public static func rotateDataKey(path: String, keeping passphrases: [Passphrase], cipher: CipherSettings = .libraryDefaults,
+                                     options: ConversionOptions = ConversionOptions()) throws -> [KeySlotInfo] {
+        guard !passphrases.isEmpty else {
+            throw KeySlotError.nothingToKeep
+        }
+        return try modify(path) { state in
+            var kept: [(slot: KeySlotFile.Slot, secret: SecureBytes)] = []
+            for passphrase in passphrases {
+                let opened = try state.slots(openedBy: passphrase)
+                guard !opened.isEmpty else { throw CipherStoreError.wrongKey(path: path) }
+                kept += opened.filter { candidate in !kept.contains { $0.slot.id == candidate.slot.id } }
+            }
+            let oldKey = try state.unlock(passphrases[0]).dataKey
+            let newKey = SecureBytes(count: 32) { buffer in
+                SymmetricKey(size: .bits256).withUnsafeBytes { buffer.copyMemory(from: $0) }
+            }
+            let newSalt = randomBytes(16)
+
+            // 1. The new slots beside the old ones; slots of any other salt (an earlier,
+            //    interrupted rotation) go.
+            var file = state.file
+            file.slots.removeAll { $0.databaseSalt != state.databaseSalt }
+            var added: [(id: Int, wrappingKey: SymmetricKey)] = []
+            for (slot, secret) in kept {
+                let (sealed, wrappingKey) = try secret.withUnsafeBytes {
+                    try SlotSealer.seal(newKey, into: file, id: file.nextSlotID, kind: slot.kind, derivation: slot.derivation,
+                                        secret: $0, databaseSalt: newSalt, label: slot.label)
+                }
+                file.slots.append(sealed)
+                added.append((sealed.id, wrappingKey))
+            }
+            try KeySlotStore.replace(state.slotPath, with: file)
+            for (id, wrappingKey) in added {
+                try SlotSealer.checkReadBack(state.slotPath, database: path, slotID: id, wrappingKey: wrappingKey, dataKey: newKey)
+            }
+
+            // 2. The database, under the new data key and salt.
+            do {
+                let old = try oldKey.withUnsafeBytes { try DatabaseKey.rawKey($0, salt: state.databaseSalt) }
+                let new = try newKey.withUnsafeBytes { try DatabaseKey.rawKey($0, salt: newSalt) }
+                try DatabaseMaintenance.changeKey(path: path, oldKey: old, oldCipher: cipher, newKey: new, newCipher: cipher,
+                                                  to: .inPlace(), options: options)
+            } catch {
+                // The database kept its old key: the new slots would open nothing.
+                file.slots.removeAll { $0.databaseSalt == newSalt }
+                try? KeySlotStore.replace(state.slotPath, with: file)
+                throw error
+            }
+
+            // 3. The old slots go.
+            file.slots.removeAll { $0.databaseSalt != newSalt }
+            try KeySlotStore.replace(state.slotPath, with: file)
+            return file.slots.map { KeySlotInfo($0, currentSalt: newSalt) }
+        }
+    }
+}

@@ -1,0 +1,167 @@
+import Crypto
+import Foundation
+
+/// Key slots: a database encrypted with a random data key, kept wrapped under one or more
+/// passphrases (and recovery keys) in a slot file beside it, `<database>.keys`.
+///
+/// ```swift
+/// try KeySlots.encrypt(path: "app.db", passphrase: Passphrase("first passphrase"))
+/// let key = try DatabaseKey.slots(passphrase: Passphrase("first passphrase"), path: "app.db")
+/// let queue = try DatabaseQueue(path: "app.db", key: key)
+/// try KeySlots.changePassphrase(path: "app.db", from: Passphrase("first passphrase"),
+///                               to: Passphrase("second passphrase"))
+/// ```
+///
+/// The format, the threat model, what it does not protect and how to recover are in the
+/// <doc:KeySlotsDesign> article. Every operation takes the database's path; the slot file's path
+/// follows from it (``slotFilePath(forDatabase:)``).
+public enum KeySlots {
+    /// Where the slot file of a database lives: beside it, its name followed by `.keys`.
+    public static func slotFilePath(forDatabase path: String) -> String {
+        path + ".keys"
+    }
+
+    /// Encrypts a plaintext database in place under a new random data key, with a first
+    /// passphrase slot. The slot file is written first; the database is then rewritten with the
+    /// verified, atomic conversion of ``DatabaseMaintenance/encrypt(path:to:key:cipher:options:)``.
+    ///
+    /// - Parameters:
+    ///   - path: the plaintext database.
+    ///   - passphrase: the first passphrase.
+    ///   - label: a name for the slot, shown by ``list(path:)``.
+    ///   - kdf: how the passphrase is stretched.
+    ///   - cipher: cipher settings of the result, as for `encrypt`; the same must be given when opening.
+    ///   - options: progress, cancellation, busy timeout.
+    /// - Returns: the new slot.
+    /// - Throws: ``KeySlotError/slotFileExists(path:)``, ``ConversionError`` (not plaintext…),
+    ///   ``CipherStoreError``, ``DatabaseError``. On failure nothing is left changed.
+    @discardableResult
+    public static func encrypt(path: String, passphrase: Passphrase, label: String = "passphrase", kdf: KeySlotKDF = .default,
+                               cipher: CipherSettings = .libraryDefaults, options: ConversionOptions = ConversionOptions()) throws -> KeySlotInfo {
+        try makeSlotDatabase(path: path, passphrase: passphrase, label: label, kdf: kdf) { key in
+            try DatabaseMaintenance.encrypt(path: path, to: .inPlace(), key: key, cipher: cipher, options: options)
+        }
+    }
+
+    /// Turns a database encrypted with a passphrase (or raw key) into a slot database, in
+    /// place, through the verified, atomic rewrite of
+    /// ``DatabaseMaintenance/changeKey(path:oldKey:oldCipher:newKey:newCipher:to:options:)``.
+    ///
+    /// - Parameters:
+    ///   - path: the encrypted database.
+    ///   - currentKey: the database's key now.
+    ///   - currentCipher: the database's cipher settings now.
+    ///   - passphrase: the first passphrase.
+    ///   - label: a name for the slot, shown by ``list(path:)``.
+    ///   - kdf: how the passphrase is stretched.
+    ///   - cipher: settings of the result; each left `nil` is the source's.
+    ///   - options: progress, cancellation, busy timeout.
+    /// - Returns: the new slot.
+    /// - Throws: as ``encrypt(path:passphrase:label:kdf:cipher:options:)``, and
+    ///   ``CipherStoreError/wrongKey(path:)`` for a wrong current key.
+    @discardableResult
+    public static func convert(path: String, currentKey: DatabaseKey, currentCipher: CipherSettings = .libraryDefaults,
+                               passphrase: Passphrase, label: String = "passphrase", kdf: KeySlotKDF = .default,
+                               cipher: CipherSettings = .libraryDefaults, options: ConversionOptions = ConversionOptions()) throws -> KeySlotInfo {
+        try makeSlotDatabase(path: path, passphrase: passphrase, label: label, kdf: kdf) { key in
+            try DatabaseMaintenance.changeKey(path: path, oldKey: currentKey, oldCipher: currentCipher, newKey: key,
+                                              newCipher: cipher, to: .inPlace(), options: options)
+        }
+    }
+
+    /// The key that opens a slot database: one key derivation, then the raw data key with the
+    /// database's salt. Keep it for the process's later connections. Same as
+    /// ``DatabaseKey/slots(passphrase:path:)``.
+    ///
+    /// - Throws: ``CipherStoreError/wrongKey(path:)`` when no slot opens with the passphrase,
+    ///   ``KeySlotError`` for a missing, damaged or foreign slot file, ``ConversionError/sourceMissing(path:)``,
+    ///   ``CipherStoreError/notEncrypted(path:)``.
+    public static func unlock(path: String, passphrase: Passphrase) throws -> DatabaseKey {
+        let state = try SlotState.load(database: path)
+        let opened = try state.unlock(passphrase)
+        return try opened.dataKey.withUnsafeBytes { try DatabaseKey.rawKey($0, salt: state.databaseSalt) }
+    }
+
+    /// The slots of a database's slot file, without secrets. Runs no key derivation.
+    /// - Throws: ``KeySlotError`` for a missing or damaged slot file.
+    public static func list(path: String) throws -> [KeySlotInfo] {
+        let slotPath = slotFilePath(forDatabase: path)
+        let file = try KeySlotStore.read(slotPath, database: path)
+        let salt = SlotState.databaseSalt(of: path)
+        return file.slots.map { KeySlotInfo($0, currentSalt: salt) }
+    }
+
+    /// The raw data key and the database's salt as 96 hexadecimal digits, for recovery without
+    /// the slot file (`PRAGMA key = "x'…'"` in the `sqlcipher` shell). Keep it offline; anyone
+    /// who has it can read the database.
+    /// - Throws: as ``unlock(path:passphrase:)``.
+    public static func exportRawKey(path: String, passphrase: Passphrase) throws -> String {
+        let state = try SlotState.load(database: path)
+        let opened = try state.unlock(passphrase)
+        let hex = opened.dataKey.withUnsafeBytes { Array($0) } + state.databaseSalt
+        return hex.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+    }
+
+    // MARK: Making a slot database
+
+    private static func makeSlotDatabase(path: String, passphrase: Passphrase, label: String, kdf: KeySlotKDF,
+                                         convert: (DatabaseKey) throws -> ConversionReport) throws -> KeySlotInfo {
+        let slotPath = slotFilePath(forDatabase: path)
+        guard !FileSystem.exists(slotPath) else { throw KeySlotError.slotFileExists(path: slotPath) }
+        try validate(label: label)
+        let derivation = try kdf.resolve()
+        let dataKey = SecureBytes(count: 32) { buffer in
+            SymmetricKey(size: .bits256).withUnsafeBytes { buffer.copyMemory(from: $0) }
+        }
+        let salt = randomBytes(16)
+        var file = KeySlotFile(fileID: randomBytes(16), slots: [])
+        let (slot, wrappingKey) = try passphrase.bytes.withUnsafeBytes {
+            try SlotSealer.seal(dataKey, into: file, id: 1, kind: .passphrase, derivation: derivation, secret: $0, databaseSalt: salt, label: label)
+        }
+        file.slots = [slot]
+        try KeySlotStore.create(slotPath, with: file)
+        do {
+            try SlotSealer.checkReadBack(slotPath, database: path, slotID: slot.id, wrappingKey: wrappingKey, dataKey: dataKey)
+            let key = try dataKey.withUnsafeBytes { try DatabaseKey.rawKey($0, salt: salt) }
+            _ = try convert(key)
+        } catch {
+            // The database is unchanged: the slot file made for it must go too.
+            FileSystem.removeIfPresent(slotPath)
+            try? FileSystem.syncDirectory(of: slotPath)
+            throw error
+        }
+        return KeySlotInfo(slot, currentSalt: salt)
+    }
+
+    static func validate(label: String) throws {
+        guard label.utf8.count <= KeySlotFile.maximumLabelBytes else {
+            throw KeySlotError.invalidLabel(reason: "it is \(label.utf8.count) bytes long; at most \(KeySlotFile.maximumLabelBytes) are allowed.")
+        }
+        guard !label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw KeySlotError.invalidLabel(reason: "it contains control characters (line breaks, tabs…); use printable text.")
+        }
+    }
+
+    static func randomBytes(_ count: Int) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    }
+}
+
+extension DatabaseKey {
+    /// The key of a slot database, unlocked with any slot's passphrase or recovery key: one key
+    /// derivation, then the raw data key with the database's salt (no SQLCipher KDF at open).
+    ///
+    /// ```swift
+    /// let key = try DatabaseKey.slots(passphrase: Passphrase("s3cret passphrase"), path: "app.db")
+    /// let queue = try DatabaseQueue(path: "app.db", key: key)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - passphrase: a slot's passphrase, or a recovery key as text.
+    ///   - path: the database; its slot file is ``KeySlots/slotFilePath(forDatabase:)``.
+    /// - Throws: as ``KeySlots/unlock(path:passphrase:)``.
+    public static func slots(passphrase: Passphrase, path: String) throws -> DatabaseKey {
+        try KeySlots.unlock(path: path, passphrase: passphrase)
+    }
+}

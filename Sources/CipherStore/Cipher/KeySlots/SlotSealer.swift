@@ -1,0 +1,46 @@
+import Crypto
+import Foundation
+
+/// Wraps the data key into a slot (AES-256-GCM under the derived key, the slot's fields as
+/// associated data) and unwraps it.
+enum SlotSealer {
+    /// A new slot holding `dataKey`, and the wrapping key derived for it (kept to check the
+    /// read-back without a second derivation).
+    static func seal(_ dataKey: SecureBytes, into file: KeySlotFile, id: Int, kind: KeySlotFile.Slot.Kind,
+                     derivation: KeyDerivation, secret: UnsafeRawBufferPointer, databaseSalt: [UInt8],
+                     label: String) throws -> (KeySlotFile.Slot, SymmetricKey) {
+        var slot = KeySlotFile.Slot(
+            id: id, kind: kind, derivation: derivation, kdfSalt: KeySlots.randomBytes(32), databaseSalt: databaseSalt,
+            created: Int64(Date().timeIntervalSince1970), label: label, nonce: [], sealedKey: [])
+        let wrappingKey = try derivation.deriveKey(from: secret, salt: slot.kdfSalt)
+        let nonce = AES.GCM.Nonce()
+        let box = try dataKey.withUnsafeBytes {
+            try AES.GCM.seal($0, using: wrappingKey, nonce: nonce, authenticating: file.associatedData(for: slot))
+        }
+        slot.nonce = Array(nonce)
+        slot.sealedKey = Array(box.ciphertext) + Array(box.tag)
+        return (slot, wrappingKey)
+    }
+
+    /// The data key in `slot`, or `nil` when `wrappingKey` does not open it.
+    static func open(_ slot: KeySlotFile.Slot, of file: KeySlotFile, with wrappingKey: SymmetricKey) -> SecureBytes? {
+        guard let nonce = try? AES.GCM.Nonce(data: slot.nonce),
+              let box = try? AES.GCM.SealedBox(nonce: nonce, ciphertext: slot.sealedKey[0..<32], tag: slot.sealedKey[32...]),
+              var plain = try? AES.GCM.open(box, using: wrappingKey, authenticating: file.associatedData(for: slot)),
+              plain.count == 32
+        else { return nil }
+        defer { plain.withUnsafeMutableBytes { SecureBytes.wipe($0) } }
+        return SecureBytes(count: 32) { $0.copyBytes(from: plain) }
+    }
+
+    /// Reads the slot file back from disk and opens the slot just written with its wrapping
+    /// key: the bytes on disk, not the ones in memory, must give the data key.
+    /// - Throws: ``KeySlotError/readBackFailed(path:)``.
+    static func checkReadBack(_ slotPath: String, database: String, slotID: Int, wrappingKey: SymmetricKey, dataKey: SecureBytes) throws {
+        let file = try KeySlotStore.read(slotPath, database: database)
+        guard let slot = file.slots.first(where: { $0.id == slotID }),
+              let opened = open(slot, of: file, with: wrappingKey),
+              opened.withUnsafeBytes({ a in dataKey.withUnsafeBytes { b in a.elementsEqual(b) } })
+        else { throw KeySlotError.readBackFailed(path: database) }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+/// A database and its slot file, read together: the database's salt, the parsed slot file,
+/// and the slots that belong to the database.
+struct SlotState {
+    let databasePath: String
+    let slotPath: String
+    let databaseSalt: [UInt8]
+    let file: KeySlotFile
+
+    /// A slot that opened, and the data key it holds.
+    struct Opened {
+        let slot: KeySlotFile.Slot
+        let dataKey: SecureBytes
+    }
+
+    /// The first 16 bytes of a database file: the salt of an encrypted one.
+    static func databaseSalt(of path: String) -> [UInt8]? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let data = try? handle.read(upToCount: 16), data.count == 16 else { return nil }
+        return Array(data)
+    }
+
+    /// Reads the database's salt and its slot file, and checks that they belong together.
+    static func load(database path: String) throws -> SlotState {
+        let info = DatabaseFileInfo.inspect(path: path)
+        switch info.kind {
+        case .missing: throw ConversionError.sourceMissing(path: path)
+        case .directory: throw ConversionError.sourceIsDirectory(path: path)
+        case .plaintext: throw CipherStoreError.notEncrypted(path: path)
+        default: break
+        }
+        let slotPath = KeySlots.slotFilePath(forDatabase: path)
+        let file = try KeySlotStore.read(slotPath, database: path)
+        guard let salt = databaseSalt(of: path), !file.slots(forDatabaseSalt: salt).isEmpty else {
+            throw KeySlotError.belongsToAnotherDatabase(slotFile: slotPath, database: path)
+        }
+        return SlotState(databasePath: path, slotPath: slotPath, databaseSalt: salt, file: file)
+    }
+
+    /// Opens the first slot of this database that `passphrase` opens, skipping `excluded`.
+    /// Recovery-key slots are tried first, and only when the text has a recovery key's form
+    /// (they cost no stretching); then each passphrase slot, one derivation each.
+    ///
+    /// - Throws: ``CipherStoreError/wrongKey(path:)``, or ``KeySlotError/recoveryKeyMistyped``
+    ///   when nothing opened and the text has a recovery key's form with a wrong checksum.
+    func unlock(_ passphrase: Passphrase, excluding excluded: Int? = nil) throws -> Opened {
+        let candidates = file.slots(forDatabaseSalt: databaseSalt).filter { $0.id != excluded }
+        let reading = passphrase.bytes.withUnsafeBytes { RecoveryKey.read($0) }
+        if case .valid(let secret) = reading {
+            for slot in candidates where slot.kind == .recoveryKey {
+                if let opened = try secret.withUnsafeBytes({ try open(slot, secret: $0) }) { return opened }
+            }
+        }
+        for slot in candidates where slot.kind == .passphrase {
+            if let opened = try passphrase.bytes.withUnsafeBytes({ try open(slot, secret: $0) }) { return opened }
+        }
+        if case .mistyped = reading, candidates.contains(where: { $0.kind == .recoveryKey }) {
+            throw KeySlotError.recoveryKeyMistyped
+        }
+        throw CipherStoreError.wrongKey(path: databasePath)
+    }
+
+    /// Every passphrase slot of this database that `passphrase` opens (a change interrupted
+    /// by a crash can leave two), at one derivation per passphrase slot.
+    func passphraseSlots(openedBy passphrase: Passphrase) throws -> [KeySlotFile.Slot] {
+        try file.slots(forDatabaseSalt: databaseSalt).filter { slot in
+            guard slot.kind == .passphrase else { return false }
+            return try passphrase.bytes.withUnsafeBytes { try open(slot, secret: $0) } != nil
+        }
+    }
+
+    /// Every slot of this database that `passphrase` opens — passphrase slots, and recovery-key
+    /// slots when it is a recovery key — each with the secret that opened it.
+    func slots(openedBy passphrase: Passphrase) throws -> [(slot: KeySlotFile.Slot, secret: SecureBytes)] {
+        var result: [(KeySlotFile.Slot, SecureBytes)] = []
+        if case .valid(let secret) = passphrase.bytes.withUnsafeBytes({ RecoveryKey.read($0) }) {
+            for slot in file.slots(forDatabaseSalt: databaseSalt) where slot.kind == .recoveryKey {
+                if try secret.withUnsafeBytes({ try open(slot, secret: $0) }) != nil { result.append((slot, secret)) }
+            }
+        }
+        for slot in try passphraseSlots(openedBy: passphrase) { result.append((slot, passphrase.bytes)) }
+        return result
+    }
+
+    private func open(_ slot: KeySlotFile.Slot, secret: UnsafeRawBufferPointer) throws -> Opened? {
+        let wrappingKey = try slot.derivation.deriveKey(from: secret, salt: slot.kdfSalt)
+        return SlotSealer.open(slot, of: file, with: wrappingKey).map { Opened(slot: slot, dataKey: $0) }
+    }
+}

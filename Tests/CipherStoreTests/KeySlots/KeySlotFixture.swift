@@ -1,0 +1,54 @@
+@testable import CipherStore
+import Foundation
+import Testing
+
+/// Every key-slot suite, one test at a time: the tests count the key derivations of this process.
+@Suite(.serialized) enum KeySlotSuites {}
+
+/// A slot database in a temporary directory, made with a tiny scrypt so tests stay fast.
+struct KeySlotFixture {
+    /// N = 2^4, r = 1: microseconds. Real slots are calibrated to about 0.25 s.
+    static let fastKDF = KeySlotKDF.scrypt(log2N: 4, blockSize: 1, parallelism: 1)
+
+    let directory: TemporaryDirectory
+    let path: String
+    var slotPath: String { KeySlots.slotFilePath(forDatabase: path) }
+
+    /// A plaintext database with the sample schema, made a slot database with `passphrase`.
+    init(passphrase: String = "first passphrase") throws {
+        directory = try TemporaryDirectory()
+        path = directory.path("app.db")
+        try SampleDatabases.makeRichPlaintext(at: path)
+        try KeySlots.encrypt(path: path, passphrase: Passphrase(passphrase), kdf: Self.fastKDF)
+    }
+
+    /// The authors' names, read through a queue opened with `passphrase` via the slot file.
+    func authors(opening passphrase: String) throws -> [String] {
+        let key = try DatabaseKey.slots(passphrase: Passphrase(passphrase), path: path)
+        let queue = try DatabaseQueue(path: path, key: key)
+        defer { try? queue.close() }
+        return try queue.inDatabase { db in
+            try db.fetchAll(sql: "SELECT name FROM author ORDER BY id").map { try $0.value(String.self, at: 0) }
+        }
+    }
+
+    var slotFileBytes: [UInt8] { Array(fileBytes(slotPath)) }
+
+    func writeSlotFile(_ bytes: [UInt8]) throws {
+        try Data(bytes).write(to: URL(fileURLWithPath: slotPath))
+    }
+
+    /// `bytes` with its trailing SHA-256 recomputed, as a deliberate (not accidental) change would.
+    static func resealed(_ bytes: [UInt8]) -> [UInt8] {
+        var body = Array(bytes.dropLast(32))
+        body += KeySlotFile.checksum(body)
+        return body
+    }
+
+    /// How many scrypt/PBKDF2 derivations `body` ran.
+    static func derivations(_ body: () throws -> Void) rethrows -> Int {
+        let before = KeyDerivation.stretchingCount.load(ordering: .relaxed)
+        try body()
+        return KeyDerivation.stretchingCount.load(ordering: .relaxed) - before
+    }
+}

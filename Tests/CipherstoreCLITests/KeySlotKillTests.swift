@@ -1,0 +1,108 @@
+import CipherStore
+import Foundation
+import Testing
+
+/// kill -9 a process that changes a slot database's passphrase back and forth: whenever it
+/// dies, the slot file must open the database with the old or the new passphrase.
+@Suite(.serialized) struct KeySlotKillTests {
+    static let changer = CLI.executable.deletingLastPathComponent().appendingPathComponent("key-slot-changer")
+    static let passphrases = ["passphrase one", "passphrase two"]
+
+    /// Which of the two passphrases open the database through its slot file.
+    static func opening(_ path: String) -> [String] {
+        passphrases.filter { text in
+            guard let passphrase = try? Passphrase(text),
+                  let key = try? DatabaseKey.slots(passphrase: passphrase, path: path),
+                  let db = try? Connection(path: path, key: key, configuration: Configuration(readOnly: true)) else { return false }
+            defer { try? db.close() }
+            return (try? db.fetchScalar(Int.self, sql: "SELECT count(*) FROM big")) == 100
+        }
+    }
+
+    @Test func killedPassphraseChangeLeavesASlotFileThatOpensWithTheOldOrTheNewPassphrase() throws {
+        let workspace = try Workspace()
+        let path = workspace.path("slots.db")
+        let source = try Connection(path: path, key: nil)
+        try source.execute(sql: "PRAGMA page_size = \(SQLCipherLibrary.defaultPageSize)")
+        try source.execute(sql: "CREATE TABLE big(id INTEGER PRIMARY KEY)")
+        try source.execute(sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100) INSERT INTO big SELECT i FROM n")
+        try source.close()
+        try KeySlots.encrypt(path: path, passphrase: Passphrase(Self.passphrases[0]), kdf: .scrypt(log2N: 4, blockSize: 1, parallelism: 1))
+        var totalChanges = 0
+        var outcomes: [String: Int] = [:]
+        for round in 0..<12 {
+            guard let current = Self.opening(path).first else {
+                Issue.record("round \(round): the database opens with neither passphrase")
+                return
+            }
+            let other = Self.passphrases.first { $0 != current }!
+            let process = Process()
+            process.executableURL = Self.changer
+            process.arguments = [path, "change"]
+            let input = Pipe(), output = Pipe()
+            process.standardInput = input
+            process.standardOutput = output
+            try process.run()
+            input.fileHandleForWriting.write(Data("\(current)\n\(other)\n".utf8))
+            try input.fileHandleForWriting.close()
+            Thread.sleep(forTimeInterval: 0.15 + Double(round) * 0.037)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            totalChanges += printed.split(separator: "\n").count
+            let opens = Self.opening(path)
+            #expect(!opens.isEmpty, "round \(round): opens with neither passphrase")
+            let outcome = opens.count == 2 ? "both (new slot added, old not yet removed)" : "one"
+            outcomes[outcome, default: 0] += 1
+        }
+        // The kills interrupted a process that was really changing passphrases.
+        #expect(totalChanges > 12, "only \(totalChanges) changes completed before the kills")
+        print("key-slot kill outcomes: \(outcomes), \(totalChanges) changes completed")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: workspace.url.path).filter { $0.contains(".cipherstore-") }
+        // Temporary files of killed runs are removed by the next change.
+        // A clean change afterwards leaves the old passphrase opening nothing, even when a kill
+        // left a slot for each.
+        let current = try #require(Self.opening(path).first)
+        let other = Self.passphrases.first { $0 != current }!
+        try KeySlots.changePassphrase(path: path, from: Passphrase(current), to: Passphrase(other))
+        #expect(Self.opening(path) == [other])
+        let remaining = try FileManager.default.contentsOfDirectory(atPath: workspace.url.path).filter { $0.contains(".cipherstore-") }
+        #expect(remaining.isEmpty, "left behind: \(remaining) (before clean-up: \(leftovers))")
+    }
+
+    @Test func killedDataKeyRotationLeavesADatabaseAndSlotFileThatStillMatch() throws {
+        let workspace = try Workspace()
+        let path = workspace.path("rotating.db")
+        let source = try Connection(path: path, key: nil)
+        try source.execute(sql: "PRAGMA page_size = \(SQLCipherLibrary.defaultPageSize)")
+        try source.execute(sql: "CREATE TABLE big(id INTEGER PRIMARY KEY, body TEXT)")
+        // About 1 MB: each rotation rewrites it, so kills land before, during and after the rename.
+        try source.execute(sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100) INSERT INTO big SELECT i, printf('%010000d', i) FROM n")
+        try source.close()
+        try KeySlots.encrypt(path: path, passphrase: Passphrase(Self.passphrases[0]), kdf: .scrypt(log2N: 4, blockSize: 1, parallelism: 1))
+        let firstRawKey = try KeySlots.exportRawKey(path: path, passphrase: Passphrase(Self.passphrases[0]))
+        var rotations = 0
+        var slotsAfterKill: [Int] = []
+        for round in 0..<10 {
+            let process = Process()
+            process.executableURL = Self.changer
+            process.arguments = [path, "rotate"]
+            let input = Pipe(), output = Pipe()
+            process.standardInput = input
+            process.standardOutput = output
+            try process.run()
+            input.fileHandleForWriting.write(Data("\(Self.passphrases[0])\n\(Self.passphrases[1])\n".utf8))
+            try input.fileHandleForWriting.close()
+            Thread.sleep(forTimeInterval: 0.2 + Double(round) * 0.053)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            rotations += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").count
+            #expect(Self.opening(path) == [Self.passphrases[0]], "round \(round): the database and its slot file no longer match")
+            slotsAfterKill.append(try KeySlots.list(path: path).count)
+        }
+        #expect(rotations > 10, "only \(rotations) rotations completed before the kills")
+        print("data-key rotation kill: \(rotations) rotations completed, slots after each kill: \(slotsAfterKill)")
+        // The data key changed: the first one no longer opens the database.
+        #expect(throws: CipherStoreError.wrongKey(path: path)) { try Connection(path: path, key: .rawKey(hex: firstRawKey)) }
+    }
+}

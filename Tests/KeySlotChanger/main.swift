@@ -1,0 +1,31 @@
+import CipherStore
+import Foundation
+
+// A child process for the key-slot crash tests, run until it is killed:
+//   key-slot-changer DATABASE change   changes the passphrase back and forth between two,
+//                                      printing "changed N" after each change;
+//   key-slot-changer DATABASE rotate   rotates the data key, keeping the first passphrase,
+//                                      printing "rotated N" after each rotation.
+// The passphrases come on standard input, one per line, the current one first.
+
+let arguments = CommandLine.arguments
+guard arguments.count == 3, ["change", "rotate"].contains(arguments[2]), let first = readLine(), let second = readLine() else {
+    FileHandle.standardError.write(Data("usage: key-slot-changer DATABASE change|rotate (two passphrases on standard input)\n".utf8))
+    exit(64)
+}
+let passphrases = try [Passphrase(first), Passphrase(second)]
+// A tiny scrypt: each change is a few file writes, so kills land anywhere in them.
+let kdf = KeySlotKDF.scrypt(log2N: 4, blockSize: 1, parallelism: 1)
+var current = 0
+var count = 0
+while true {
+    if arguments[2] == "change" {
+        try KeySlots.changePassphrase(path: arguments[1], from: passphrases[current], to: passphrases[1 - current], kdf: kdf)
+        current = 1 - current
+    } else {
+        try KeySlots.rotateDataKey(path: arguments[1], keeping: [passphrases[0]])
+    }
+    count += 1
+    // Written straight to the descriptor: nothing is left in a buffer when the process is killed.
+    FileHandle.standardOutput.write(Data("\(arguments[2] == "change" ? "changed" : "rotated") \(count)\n".utf8))
+}
