@@ -46,8 +46,8 @@ extension CipherStoreCommand {
                 let backup = keepBackup ? source + ".plaintext-backup" : nil
                 let (options, _) = CommandRunner.conversionOptions(output, verb: "encrypting")
                 let report = try DatabaseMaintenance.encrypt(
-                    path: source, to: output.destination(backup: backup), key: databaseKey,
-                    cipher: cipher.settings, options: options)
+                    path: source, key: databaseKey, cipher: cipher.settings,
+                    to: output.destination(backup: backup), options: options)
                 CommandRunner.say(Summary.conversion(report, verb: "Encrypted", fullCheck: output.fullCheck), quiet: output.quiet)
                 for leftover in report.removedLeftovers { warn("removed \(leftover), left by an interrupted earlier run.") }
                 if let backup = report.backupPath {
