@@ -123,9 +123,8 @@ import Testing
         let cursor = try db.fetchCursor(Item.self, sql: "SELECT * FROM item")
         #expect(try cursor.next() == stored)
         #expect(try cursor.next() == nil)
-        // Shapes a row cannot hold are an error, not a crash.
-        struct Nested: Encodable { var list: [Int] }
-        #expect(throws: EncodingError.self) { try db.insert(Nested(list: [1, 2]), into: "item") }
+        // A record that is not keyed is an error, not a crash.
+        #expect(throws: EncodingError.self) { try db.insert([1, 2], into: "item") }
         // A missing column is a clear decoding error, not a default value.
         #expect(throws: RecordDecodingError(recordType: "Item", column: "price", problem: .missingColumn(availableColumns: ["id", "name"]))) {
             try db.fetchOne(Item.self, sql: "SELECT id, name FROM item")
