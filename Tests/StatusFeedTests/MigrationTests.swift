@@ -118,7 +118,7 @@ import Testing
         stored.id = db.lastInsertedRowID
         #expect(try db.fetchOne(Item.self, sql: "SELECT * FROM item") == stored)
         stored.tag = "green"
-        #expect(try db.update(stored, in: "item"))
+        try db.update(stored, in: "item")
         #expect(try db.fetchAll(Item.self, sql: "SELECT * FROM item") == [stored])
         let cursor = try db.fetchCursor(Item.self, sql: "SELECT * FROM item")
         #expect(try cursor.next() == stored)
