@@ -57,7 +57,7 @@ extension CipherStoreCommand {
 
             // 2. Upgrade: encrypt with the export tool, verified before it replaces anything.
             let key = try randomKey()
-            let report = try DatabaseMaintenance.encrypt(path: legacy, to: .file(feed), key: key)
+            let report = try DatabaseMaintenance.encrypt(path: legacy, key: key, to: .file(feed))
             let rows = report.verification.tables.reduce(0) { $0 + $1.rowCount }
             step(2, "encrypted it into \(feed) with a random 256-bit key: \(rows) rows verified in \(String(format: "%.2f", report.seconds)) s, \(report.verification.pageSize)-byte pages as in the original")
             // The encrypted file keeps the original's page size: every open names it.
