@@ -84,6 +84,20 @@ import Testing
         #expect(wrongKey.status == 65)
     }
 
+    /// SQLCipher would run `PRAGMA rekey` while preparing it, before any read-only check.
+    @Test func aKeyPragmaIsRefusedWithOrWithoutWrite() throws {
+        let before = try Data(contentsOf: URL(fileURLWithPath: database))
+        for extra in [[], ["--write"]] {
+            let result = try CLI.run(["query", database, "PRAGMA rekey = 'hacked'", "--key-file", keyFile] + extra)
+            #expect(result.status == 1, "\(result.errorOutput)")
+            #expect(result.errorOutput.contains("refused in SQL text"))
+            #expect(!result.errorOutput.contains("hacked"))
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == before)
+        let verify = try CLI.run(["verify", database, "--key-file", keyFile])
+        #expect(verify.status == 0, "\(verify.errorOutput)")
+    }
+
     @Test func leavesNoLogFilesBesideAWALDatabase() throws {
         let db = try Connection(path: database, key: .passphrase("query secret"), configuration: Configuration(journalMode: .wal))
         try db.close()

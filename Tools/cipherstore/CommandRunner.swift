@@ -46,7 +46,7 @@ enum CommandRunner {
             case .verificationFailed, .damaged: return ExitCodes.verificationFailed
             case .outputExists, .outputIsSource, .outputIsDirectory, .backupExists, .sourceHasOtherNames: return 64
             case .cancelled: return Interruption.exitCode
-            case .sourceMissing, .sourceIsDirectory, .notARegularFile, .outputDirectoryUnusable, .databaseInUse, .io: return ExitCodes.ioFailure
+            case .sourceMissing, .sourceIsDirectory, .notARegularFile, .outputDirectoryUnusable, .databaseInUse, .ownerCannotBeKept, .io: return ExitCodes.ioFailure
             }
         default:
             return ExitCodes.ioFailure

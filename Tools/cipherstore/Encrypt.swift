@@ -11,8 +11,10 @@ extension CipherStoreCommand {
                 application_id and auto_vacuum, into a new encrypted file; verifies it against the \
                 source (integrity check, schema, row counts; with --full-check also every page \
                 read back from the file); syncs it; then moves it into place with one atomic \
-                rename. If anything fails, the source is unchanged and no partial output remains. \
-                Writers are kept out of the source while it is read.
+                rename. If anything fails, the source's content is unchanged and no partial output \
+                remains. Writers are kept out of the source while it is read. As when any SQLite \
+                connection closes, a WAL source's pending log is checkpointed into it and its -wal \
+                and -shm removed. In place, the result keeps the original's owner, group and mode.
 
                 The key is never taken on the command line: give it with --key-file, --key-env or \
                 --key-stdin, or type it at the prompt (asked twice).
@@ -65,7 +67,7 @@ extension CipherStoreCommand {
                 } else if output.inPlace {
                     warnings.append("the plaintext original was replaced. Its old blocks may survive on SSDs, in file-system snapshots and in backups: deleting is best effort there.")
                 } else {
-                    warnings.append("the plaintext original \(source) is still there, with any \(source)-wal / -journal beside it. Delete them once the encrypted copy is in use; on SSDs, snapshots and backups, deletion is best effort.")
+                    warnings.append("the plaintext original \(source) is still there (with any \(source)-journal beside it). Delete them once the encrypted copy is in use; on SSDs, snapshots and backups, deletion is best effort.")
                 }
                 Summary.conversionFinished(report, verb: "Encrypted", output: output, json: json, warnings: warnings)
             }

@@ -8,7 +8,9 @@ extension CipherStoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "Open a database with its key, run an integrity check and list its tables.",
             discussion: """
-                Never writes. A plaintext database is checked without a key when none is given.
+                Never changes the content. As any SQLite open, it rolls back a hot journal left \
+                by a crash and checkpoints a pending WAL log when it closes. A plaintext \
+                database is checked without a key when none is given.
 
                 Examples:
                   cipherstore verify app.db --key-file app.key

@@ -198,6 +198,7 @@ public final class Connection {
             try handle.check(openCode)
             sqlite3_extended_result_codes(pointer, 1)
             try requireSQLCipher(pointer)
+            KeyPragmaGuard.install(on: pointer)
         } catch {
             try? handle.close()
             throw error

@@ -43,7 +43,8 @@ final class ConnectionHandle {
         }
         let extended = sqlite3_extended_errcode(pointer)
         let resultCode = (extended & 0xFF) == (code & 0xFF) ? extended : code
-        return DatabaseError(resultCode: ResultCode(rawValue: resultCode), message: String(cString: sqlite3_errmsg(pointer)), sql: sql)
+        let message = (code & 0xFF) == SQLITE_AUTH ? KeyPragmaGuard.refusal : String(cString: sqlite3_errmsg(pointer))
+        return DatabaseError(resultCode: ResultCode(rawValue: resultCode), message: message, sql: sql)
     }
 
     /// Closes the handle now. Closing a closed handle does nothing.

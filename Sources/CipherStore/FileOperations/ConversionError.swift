@@ -34,6 +34,9 @@ public enum ConversionError: Error, Sendable, CustomStringConvertible, Equatable
     case backupExists(path: String)
     /// Another connection or process is using the database.
     case databaseInUse(path: String, detail: String)
+    /// An in-place conversion could not give its result the original's owner and group (this
+    /// process is neither the owner, in the group, nor root).
+    case ownerCannotBeKept(path: String, owner: UInt32, group: UInt32)
     /// The written result did not match the source; it was discarded.
     case verificationFailed(detail: String)
     /// The operation was cancelled; nothing was changed.
@@ -77,6 +80,8 @@ public enum ConversionError: Error, Sendable, CustomStringConvertible, Equatable
             return "The backup '\(path)' already exists. \(unchanged) Move it away first."
         case .databaseInUse(let path, let detail):
             return "'\(path)' is in use (\(detail)). \(unchanged) Close the apps and connections using it, then retry."
+        case .ownerCannotBeKept(let path, let owner, let group):
+            return "'\(path)' belongs to user \(owner), group \(group); a file this process writes in its place could not, which would lock its owner out. \(unchanged) Run as its owner (or root), or convert into a new file."
         case .verificationFailed(let detail):
             return "The converted database did not match the source (\(detail)); it was discarded. The source was not changed. Run `cipherstore verify` on the source and report the problem."
         case .cancelled:

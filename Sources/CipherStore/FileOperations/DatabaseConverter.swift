@@ -42,6 +42,7 @@ struct DatabaseConverter: Sendable {
         try target.cipher.validate()
         try checkSource()
         let outputPath = try resolveOutput()
+        if isInPlace { try FileSystem.checkOwnerCanBeKept(sourcePath) }
         let removedLeftovers = TemporaryFiles.removeLeftovers(for: outputPath)
         try checkCancelled()
 
@@ -58,6 +59,8 @@ struct DatabaseConverter: Sendable {
         let temporaryPath = TemporaryFiles.path(for: outputPath)
         do {
             try FileSystem.createOwnerOnlyFile(temporaryPath)
+            // The result replaces the original for whoever used it: same owner, group and mode.
+            if isInPlace { try FileSystem.copyOwnerAndMode(from: sourcePath, to: temporaryPath) }
             let verification = try converter.copyAndVerify(into: temporaryPath, journalMode: lock.wasWAL ? "wal" : nil)
             report(.replacing, written: FileSystem.size(temporaryPath))
             // The last moment to stop: after the rename the result is in place.

@@ -157,6 +157,33 @@ enum FileSystem {
     }
 
     /// An error naming the failed call, the path and the system's reason.
+    /// Refuses, before anything is written, an in-place conversion whose result could not keep
+    /// the file's owner and group: a file replaced by another user's would lock its owner out.
+    static func checkOwnerCanBeKept(_ path: String) throws {
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw ioError("read the owner of", path) }
+        let user = geteuid()
+        guard user != 0 else { return }
+        var groups = [gid_t](repeating: 0, count: Int(getgroups(0, nil)))
+        let count = getgroups(Int32(groups.count), &groups)
+        let inGroup = status.st_gid == getegid() || groups.prefix(Int(max(count, 0))).contains(status.st_gid)
+        if status.st_uid == user && inGroup { return }
+        throw ConversionError.ownerCannotBeKept(path: path, owner: status.st_uid, group: status.st_gid)
+    }
+
+    /// Gives `path` the owner, group and permission bits of `original`, so an in-place result
+    /// stays usable by whoever used the original.
+    static func copyOwnerAndMode(from original: String, to path: String) throws {
+        var status = stat()
+        guard stat(original, &status) == 0 else { throw ioError("read the owner of", original) }
+        var current = stat()
+        guard stat(path, &current) == 0 else { throw ioError("read the owner of", path) }
+        if current.st_uid != status.st_uid || current.st_gid != status.st_gid {
+            guard chown(path, status.st_uid, status.st_gid) == 0 else { throw ioError("give the original's owner to", path) }
+        }
+        guard chmod(path, status.st_mode & 0o777) == 0 else { throw ioError("give the original's permissions to", path) }
+    }
+
     static func ioError(_ operation: String, _ path: String) -> ConversionError {
         ConversionError.io(operation: operation, path: path, reason: String(cString: strerror(errno)))
     }
