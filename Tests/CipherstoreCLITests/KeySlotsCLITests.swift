@@ -282,4 +282,20 @@ import Testing
         #expect(!run.screen.contains("typed passphrase"), "echoed: \(run.screen)")
         #expect(opens("typed passphrase") && !opens(first))
     }
+
+    /// Every keys command has its --help and its line in the README; the commands that open a
+    /// database say in --help how they open a slot database.
+    @Test func theKeysCommandsAreDocumented() throws {
+        let readme = try String(contentsOf: ReadmeExampleTests.root.appendingPathComponent("README.md"), encoding: .utf8)
+        for command in ["init", "list", "add", "change", "remove", "recovery", "rotate", "export-raw-key"] {
+            let help = try CLI.run(["keys", command, "--help"])
+            #expect(help.status == 0 && help.output.contains("Exit codes:"), "keys \(command)")
+            #expect(readme.contains("cipherstore keys \(command) "), "README: keys \(command)")
+        }
+        for command in ["verify", "query", "decrypt", "rekey"] {
+            #expect(try CLI.run([command, "--help"]).output.contains("slot file is used automatically"), "\(command) --help")
+        }
+        #expect(try CLI.run(["encrypt", "--help"]).output.contains("--key-slots"))
+        #expect(readme.contains("| 66 | not a database, not encrypted, or already encrypted; a slot file"))
+    }
 }
