@@ -24,7 +24,7 @@ import Testing
             if progress.fractionCompleted >= fraction { cancellation.cancel() }
         }, cancellation: cancellation)
         #expect(throws: ConversionError.cancelled) {
-            try DatabaseMaintenance.encrypt(path: source, to: .inPlace(), key: key, options: options)
+            try DatabaseMaintenance.encrypt(path: source, key: key, to: .inPlace(), options: options)
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: source)) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["large.db"])

@@ -24,7 +24,7 @@ import Testing
         let encrypted = directory.path("encrypted.sqlite")
         let decrypted = directory.path("decrypted.sqlite")
         let before = fileBytes(plainPath)
-        let report = try DatabaseMaintenance.encrypt(path: plainPath, to: .file(encrypted), key: key)
+        let report = try DatabaseMaintenance.encrypt(path: plainPath, key: key, to: .file(encrypted))
         #expect(fileBytes(plainPath) == before)
         #expect(report.verification.isEncrypted)
         #expect(report.verification.userVersion == 7)
@@ -53,14 +53,14 @@ import Testing
     @Test func encryptedResultOpensInTheShellWithTheSameKey() throws {
         let encrypted = directory.path("encrypted.sqlite")
         let passphrase = try DatabaseKey.passphrase("shell can read this")
-        try DatabaseMaintenance.encrypt(path: plainPath, to: .file(encrypted), key: passphrase)
+        try DatabaseMaintenance.encrypt(path: plainPath, key: passphrase, to: .file(encrypted))
         let result = try SQLCipherShell.run(database: encrypted, script: "PRAGMA key = 'shell can read this';\nSELECT name FROM author ORDER BY id;\n")
         #expect(result.output.contains("冰儿"))
     }
 
     @Test func changeKeyWithNewSettingsOpensOnlyWithTheNewKey() throws {
         let path = directory.path("rotating.sqlite")
-        try DatabaseMaintenance.encrypt(path: plainPath, to: .file(path), key: key)
+        try DatabaseMaintenance.encrypt(path: plainPath, key: key, to: .file(path))
         let newKey = try DatabaseKey.passphrase("the new key")
         let settings = CipherSettings(pageSize: 4096, kdfIterations: 20_000)
         let report = try DatabaseMaintenance.changeKey(path: path, oldKey: key, newKey: newKey, newCipher: settings)
@@ -78,7 +78,7 @@ import Testing
     @Test func inPlaceEncryptionWithBackupKeepsThePlaintextOriginal() throws {
         let backup = directory.path("legacy.plaintext-backup")
         let before = fileBytes(plainPath)
-        let report = try DatabaseMaintenance.encrypt(path: plainPath, to: .inPlace(backup: backup), key: key)
+        let report = try DatabaseMaintenance.encrypt(path: plainPath, key: key, to: .inPlace(backup: backup))
         #expect(report.backupPath == backup)
         #expect(fileBytes(backup) == before)
         #expect(DatabaseFileInfo.inspect(path: plainPath).kind == .encrypted)
@@ -95,7 +95,7 @@ import Testing
         for index in 0..<100 { try writer.execute(sql: "INSERT INTO t VALUES (?)", arguments: [index]) }
         #expect(FileSystem_size(walPath + "-wal") > 0)
         let encrypted = directory.path("wal-encrypted.sqlite")
-        try DatabaseMaintenance.encrypt(path: walPath, to: .file(encrypted), key: key)
+        try DatabaseMaintenance.encrypt(path: walPath, key: key, to: .file(encrypted))
         let db = try Connection(path: encrypted, key: key)
         #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM t") == 100)
         #expect(try db.fetchScalar(String.self, sql: "PRAGMA journal_mode") == "wal")
@@ -112,7 +112,7 @@ import Testing
             try writer.execute(sql: "INSERT INTO t VALUES ('kept')")
             try writer.close()
         }
-        try DatabaseMaintenance.encrypt(path: walPath, to: .inPlace(), key: key)
+        try DatabaseMaintenance.encrypt(path: walPath, key: key, to: .inPlace())
         #expect(!FileManager.default.fileExists(atPath: walPath + "-wal") || FileSystem_size(walPath + "-wal") == 0)
         let db = try Connection(path: walPath, key: key)
         #expect(try db.fetchScalar(String.self, sql: "SELECT x FROM t") == "kept")
@@ -123,7 +123,7 @@ import Testing
         try SampleDatabases.makeLarge(at: large, rows: 5_000)
         let before = fileBytes(large)
         let phases = PhaseRecorder()
-        _ = try DatabaseMaintenance.encrypt(path: large, to: .file(directory.path("a.sqlite")), key: key,
+        _ = try DatabaseMaintenance.encrypt(path: large, key: key, to: .file(directory.path("a.sqlite")),
                                             options: ConversionOptions(progress: { phases.record($0) }))
         #expect(phases.phases.first == .copying)
         #expect(phases.phases.last == .done)
@@ -134,7 +134,7 @@ import Testing
         let cancellation = ConversionCancellation()
         let output = directory.path("b.sqlite")
         #expect(throws: ConversionError.cancelled) {
-            try DatabaseMaintenance.encrypt(path: large, to: .file(output), key: key,
+            try DatabaseMaintenance.encrypt(path: large, key: key, to: .file(output),
                                             options: ConversionOptions(progress: { _ in cancellation.cancel() }, cancellation: cancellation))
         }
         #expect(fileBytes(large) == before)
@@ -151,7 +151,7 @@ import Testing
         let encrypted = directory.path("encrypted.sqlite")
         let decrypted = directory.path("decrypted.sqlite")
         let options = ConversionOptions(pageCacheBytes: 16 * 1024)
-        let report = try DatabaseMaintenance.encrypt(path: large, to: .file(encrypted), key: key, options: options)
+        let report = try DatabaseMaintenance.encrypt(path: large, key: key, to: .file(encrypted), options: options)
         #expect(report.verification.tables.map(\.rowCount) == [3_000])
         try DatabaseMaintenance.decrypt(path: encrypted, key: key, to: .file(decrypted), options: options)
         #expect(try dump(decrypted) == dump(large))
@@ -176,7 +176,7 @@ import Testing
         let before = fileBytes(damaged)
         let output = directory.path("out.sqlite")
         #expect {
-            try DatabaseMaintenance.encrypt(path: damaged, to: .file(output), key: key)
+            try DatabaseMaintenance.encrypt(path: damaged, key: key, to: .file(output))
         } throws: { error in
             guard case ConversionError.verificationFailed(let detail) = error else { return false }
             return detail.contains("missing from index")
@@ -206,7 +206,7 @@ import Testing
         }
         let output = directory.path("out.sqlite")
         #expect {
-            try DatabaseMaintenance.encrypt(path: large, to: .file(output), key: key,
+            try DatabaseMaintenance.encrypt(path: large, key: key, to: .file(output),
                                             options: ConversionOptions(progress: damage, fullReadBack: true))
         } throws: { error in
             guard case ConversionError.verificationFailed = error else { return false }
@@ -222,14 +222,14 @@ import Testing
         // is above Linux's default pid_max: no such process.
         let leftover = directory.path(".out.sqlite.28559e77.cipherstore-4194305-abc.tmp")
         try Data("partial".utf8).write(to: URL(fileURLWithPath: leftover))
-        let report = try DatabaseMaintenance.encrypt(path: plainPath, to: .file(output), key: key)
+        let report = try DatabaseMaintenance.encrypt(path: plainPath, key: key, to: .file(output))
         #expect(report.removedLeftovers == [leftover])
         #expect(!FileManager.default.fileExists(atPath: leftover))
     }
 
     @Test func verifyReportsTablesAndRowCounts() throws {
         let encrypted = directory.path("encrypted.sqlite")
-        try DatabaseMaintenance.encrypt(path: plainPath, to: .file(encrypted), key: key)
+        try DatabaseMaintenance.encrypt(path: plainPath, key: key, to: .file(encrypted))
         let report = try DatabaseMaintenance.verify(path: encrypted, key: key)
         #expect(report.isEncrypted)
         #expect(report.applicationID == 1234567)
@@ -272,7 +272,7 @@ final class PhaseRecorder: @unchecked Sendable {
         try SampleDatabases.makeRichPlaintext(at: source)
         let output = directory.path("out.sqlite")
         #expect(throws: CipherStoreError.self) {
-            try DatabaseMaintenance.encrypt(path: source, to: .file(output), key: .passphrase("k"), cipher: CipherSettings(pageSize: 1000))
+            try DatabaseMaintenance.encrypt(path: source, key: .passphrase("k"), cipher: CipherSettings(pageSize: 1000), to: .file(output))
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["plain.sqlite"])
     }
@@ -311,15 +311,15 @@ final class PhaseRecorder: @unchecked Sendable {
         try db.close()
         let key = try DatabaseKey.rawKey(hex: String(repeating: "4d", count: 32))
 
-        let encrypted = try DatabaseMaintenance.encrypt(path: plain, to: .file(directory.path("e.sqlite")), key: key)
+        let encrypted = try DatabaseMaintenance.encrypt(path: plain, key: key, to: .file(directory.path("e.sqlite")))
         #expect(encrypted.verification.pageSize == 4096)
         let decrypted = try DatabaseMaintenance.decrypt(path: encrypted.outputPath, key: key, cipher: CipherSettings(pageSize: 4096),
                                                         to: .file(directory.path("d.sqlite")))
         #expect(decrypted.verification.pageSize == 4096)
         #expect(DatabaseFileInfo.inspect(path: decrypted.outputPath).plaintextPageSize == 4096)
 
-        let smaller = try DatabaseMaintenance.encrypt(path: plain, to: .file(directory.path("s.sqlite")), key: key,
-                                                      cipher: CipherSettings(pageSize: 1024))
+        let smaller = try DatabaseMaintenance.encrypt(path: plain, key: key,
+                                                      cipher: CipherSettings(pageSize: 1024), to: .file(directory.path("s.sqlite")))
         #expect(smaller.verification.pageSize == 1024)
     }
 }

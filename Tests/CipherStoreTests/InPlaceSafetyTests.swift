@@ -116,7 +116,7 @@ import Testing
         try db.close()
         try #require(FileManager.default.fileExists(atPath: path + "-journal"))
 
-        try DatabaseMaintenance.encrypt(path: path, to: .inPlace(), key: newKey)
+        try DatabaseMaintenance.encrypt(path: path, key: newKey, to: .inPlace())
 
         for name in try FileManager.default.contentsOfDirectory(atPath: directory.url.path) {
             let contents = try Data(contentsOf: URL(fileURLWithPath: directory.path(name)))

@@ -42,7 +42,7 @@ import Testing
     func expectVersion1(_ queue: DatabaseQueue, migrator: DatabaseMigrator, capture: LogCapture) throws {
         try queue.inDatabase { db in
             #expect(try migrator.appliedMigrations(db) == ["v1 tag"])
-            #expect(try db.userVersion() == 1)
+            #expect(try db.userVersion() == 0)
             #expect(try !db.tableExists("note"))
             #expect(try !db.tableExists("later"))
             #expect(try db.fetchAll(sql: "SELECT name FROM tag").map { try $0.value(String.self, at: 0) } == ["swift"])

@@ -10,7 +10,7 @@ try queue.inTransaction { db in
     try db.execute(sql: "INSERT INTO note(body) VALUES (?)", arguments: ["Meet at 9:00 \"sharp\""])
     return .commit
 }
-let count = try await queue.read { db in
+let count = try queue.read { db in
     try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM note") ?? 0
 }
 print("notes: \(count)")

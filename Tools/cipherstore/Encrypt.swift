@@ -71,8 +71,8 @@ extension CipherStoreCommand {
                 let backup = keepBackup ? source + ".plaintext-backup" : nil
                 let (options, _) = CommandRunner.conversionOptions(output, verb: "encrypting")
                 let report = try DatabaseMaintenance.encrypt(
-                    path: source, to: output.destination(backup: backup), key: databaseKey,
-                    cipher: cipher.settings, options: options)
+                    path: source, key: databaseKey, cipher: cipher.settings,
+                    to: output.destination(backup: backup), options: options)
                 var warnings: [String] = []
                 if let backup = report.backupPath {
                     warnings.append("the backup \(backup) is PLAINTEXT: anyone who can read it reads your data. Delete it once you no longer need it.")

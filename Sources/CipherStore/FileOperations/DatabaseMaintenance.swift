@@ -1,6 +1,9 @@
 /// Whole-file operations: encrypt a plaintext database, decrypt one, change the key (and
 /// cipher settings), verify, and inspect.
 ///
+/// Every conversion takes its arguments in one order: the source's `path`, then keys and
+/// cipher settings (old before new), then the destination (`to:`), then `options`.
+///
 /// Every conversion writes a new file beside its output, checks it against the source
 /// (`integrity_check`, schema, row counts, `sqlite_sequence`, `user_version`,
 /// `application_id`, `auto_vacuum`), syncs it, and only then moves it into place with one
@@ -14,7 +17,7 @@
 ///
 /// ```swift
 /// let key = try DatabaseKey.passphrase("new secret")
-/// let report = try DatabaseMaintenance.encrypt(path: "legacy.db", to: .file("app.db"), key: key)
+/// let report = try DatabaseMaintenance.encrypt(path: "legacy.db", key: key, to: .file("app.db"))
 /// print(report.verification.tables)
 /// ```
 ///
@@ -24,25 +27,48 @@
 public enum DatabaseMaintenance {
     /// Encrypts a plaintext database.
     ///
+    /// ```swift
+    /// try DatabaseMaintenance.encrypt(path: "legacy.db", key: key, to: .file("app.db"))
+    /// ```
+    ///
     /// - Parameters:
     ///   - path: the plaintext source.
-    ///   - destination: a new file, or in place.
     ///   - key: the new key.
     ///   - cipher: cipher settings of the result; a page size left `nil` is the source's, the
     ///     other settings left `nil` are the library's defaults.
+    ///   - destination: a new file, or in place.
     ///   - options: progress, cancellation, busy timeout.
     /// - Throws: ``ConversionError``, ``CipherStoreError``, ``DatabaseError``; the source is unchanged.
     @discardableResult
-    public static func encrypt(path: String, to destination: OutputDestination, key: DatabaseKey,
-                               cipher: CipherSettings = .libraryDefaults, options: ConversionOptions = ConversionOptions()) throws -> ConversionReport {
+    public static func encrypt(path: String, key: DatabaseKey, cipher: CipherSettings = .libraryDefaults,
+                               to destination: OutputDestination, options: ConversionOptions = ConversionOptions()) throws -> ConversionReport {
         try DatabaseConverter(
             sourcePath: path, source: .init(key: nil, cipher: .libraryDefaults),
             target: .init(key: key, cipher: cipher), destination: destination, options: options
         ).run()
     }
 
+    /// The former argument order of ``encrypt(path:key:cipher:to:options:)``.
+    @available(*, deprecated, renamed: "encrypt(path:key:cipher:to:options:)",
+               message: "Every conversion now takes its arguments in one order: path, key, cipher, destination, options.")
+    @discardableResult
+    public static func encrypt(path: String, to destination: OutputDestination, key: DatabaseKey,
+                               cipher: CipherSettings = .libraryDefaults, options: ConversionOptions = ConversionOptions()) throws -> ConversionReport {
+        try encrypt(path: path, key: key, cipher: cipher, to: destination, options: options)
+    }
+
     /// Decrypts an encrypted database into a plaintext one, with the source's page size.
     ///
+    /// ```swift
+    /// try DatabaseMaintenance.decrypt(path: "app.db", key: key, to: .file("plain.db"))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - path: the encrypted source.
+    ///   - key: the source's key.
+    ///   - cipher: the source's cipher settings.
+    ///   - destination: a new file, or in place.
+    ///   - options: progress, cancellation, busy timeout.
     /// - Throws: ``ConversionError``, ``CipherStoreError`` (wrong key…), ``DatabaseError``; the source is unchanged.
     @discardableResult
     public static func decrypt(path: String, key: DatabaseKey, cipher: CipherSettings = .libraryDefaults,

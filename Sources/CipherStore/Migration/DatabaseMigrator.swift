@@ -12,11 +12,23 @@ import Logging
 ///
 /// Each migration runs in its own transaction with foreign key enforcement off, and commits
 /// only when `PRAGMA foreign_key_check` finds no violation (so a migration may rebuild tables,
-/// see ``Connection/rebuildTable(_:as:copying:)``). Applied migrations are listed in the table
-/// `cipherstore_migrations` and counted in `PRAGMA user_version`. Running the migrator again
-/// does nothing; a failing migration is rolled back entirely and its error is rethrown as it
-/// was (see ``migrate(_:)-(Connection)``); a database that has migrations this app does not
-/// know (made by a newer version) is refused.
+/// see ``Connection/rebuildTable(_:as:copying:)``). Applied migrations are listed, by name, in
+/// the migrator's own table `cipherstore_migrations`. Running the migrator again does nothing;
+/// a failing migration is rolled back entirely and its error is rethrown as it was (see
+/// ``migrate(_:)-(Connection)``); a database that has migrations this app does not know (made
+/// by a newer version) is refused.
+///
+/// ## `user_version` belongs to the app
+///
+/// The migrator never writes `PRAGMA user_version`: an app may keep its own schema version
+/// there, and a migration may set it (`try db.execute(sql: "PRAGMA user_version = 3")`; it
+/// commits or rolls back with the migration). Databases migrated by earlier versions of
+/// CipherStore, which also counted applied migrations in `user_version`, are recognised by
+/// their `cipherstore_migrations` table as before; their `user_version` is left as it is.
+///
+/// An app that already numbered its schema in `user_version` before it used the migrator
+/// adopts that number once with ``migrate(_:adoptingUserVersion:)-(Connection,_)``: version
+/// *n* stands for the first *n* registered migrations.
 public struct DatabaseMigrator: Sendable {
     private var migrations: [(name: String, body: @Sendable (Connection) throws -> Void)] = []
 
@@ -38,6 +50,59 @@ public struct DatabaseMigrator: Sendable {
     /// error, unchanged.
     public func migrate(_ queue: DatabaseQueue) throws {
         try queue.inDatabase { try migrate($0) }
+    }
+
+    /// Runs the migrations not yet applied, through the queue, after adopting the database's
+    /// `user_version` when no migration is recorded yet. See
+    /// ``migrate(_:adoptingUserVersion:)-(Connection,_)``.
+    public func migrate(_ queue: DatabaseQueue, adoptingUserVersion: Bool) throws {
+        try queue.inDatabase { try migrate($0, adoptingUserVersion: adoptingUserVersion) }
+    }
+
+    /// Runs the migrations not yet applied, after taking the database's `PRAGMA user_version`
+    /// as the number of registered migrations it already has, when asked to and when no
+    /// migration is recorded yet.
+    ///
+    /// For an app that numbered its schema in `user_version` (1, 2, 3…) before it used the
+    /// migrator: register one migration per former version, in order, and adopt once.
+    ///
+    /// ```swift
+    /// var migrator = DatabaseMigrator()
+    /// migrator.registerMigration("v1 notes") { db in … }   // what version 1 created
+    /// migrator.registerMigration("v2 tags") { db in … }    // what version 2 added
+    /// migrator.registerMigration("v3 pins") { db in … }    // new
+    /// // A database at user_version 2: v1 and v2 are marked as applied, only v3 runs.
+    /// try migrator.migrate(queue, adoptingUserVersion: true)
+    /// ```
+    ///
+    /// A `user_version` of 0, or a database that already lists applied migrations, adopts
+    /// nothing: the list in `cipherstore_migrations` is what counts from then on. The migrator
+    /// does not change `user_version`, now or later.
+    ///
+    /// - Parameters:
+    ///   - db: the connection.
+    ///   - adoptingUserVersion: whether to adopt `user_version`; `false` is ``migrate(_:)-(Connection)``.
+    /// - Throws: ``MigrationError/userVersionBeyondMigrations(userVersion:registered:)`` when
+    ///   `user_version` is larger than the number of registered migrations (nothing is marked
+    ///   or run then), and the errors of ``migrate(_:)-(Connection)``.
+    public func migrate(_ db: Connection, adoptingUserVersion: Bool) throws {
+        if adoptingUserVersion {
+            try adoptUserVersion(db)
+        }
+        try migrate(db)
+    }
+
+    /// Marks the first `user_version` migrations as applied when none is recorded yet.
+    private func adoptUserVersion(_ db: Connection) throws {
+        guard try appliedMigrations(db).isEmpty else { return }
+        let userVersion = try db.userVersion()
+        guard userVersion > 0 else { return }
+        guard userVersion <= migrations.count else {
+            throw MigrationError.userVersionBeyondMigrations(userVersion: userVersion, registered: migrations.count)
+        }
+        let adopted = migrations.prefix(userVersion).map(\.name)
+        try markApplied(adopted, in: db)
+        db.logger?.info("adopted user_version", metadata: ["userVersion": "\(userVersion)", "migrations": "\(adopted.joined(separator: ", "))"])
     }
 
     /// Runs the migrations not yet applied, in the order they were registered.
@@ -77,7 +142,7 @@ public struct DatabaseMigrator: Sendable {
         // foreign_keys cannot change inside a transaction: switch it off around each one.
         try db.execute(sql: "PRAGMA foreign_keys = OFF")
         defer { if foreignKeysWereOn { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
-        for (position, migration) in migrations.enumerated() where !applied.contains(migration.name) {
+        for migration in migrations where !applied.contains(migration.name) {
             do {
                 try db.inTransaction(.immediate) {
                     try migration.body(db)
@@ -85,7 +150,6 @@ public struct DatabaseMigrator: Sendable {
                         throw MigrationError.foreignKeyViolation(table: try violation.value(String.self, at: 0))
                     }
                     try db.execute(sql: "INSERT INTO cipherstore_migrations(name) VALUES (?)", arguments: [migration.name])
-                    try db.execute(sql: "PRAGMA user_version = \(position + 1)")
                     return .commit
                 }
             } catch {
@@ -99,18 +163,18 @@ public struct DatabaseMigrator: Sendable {
     }
 
     /// Marks migrations as applied without running them: for a database whose schema an
-    /// older app created by hand, exactly as those migrations would have.
+    /// older app created by hand, exactly as those migrations would have. Leaves
+    /// `user_version` as it is.
     /// - Throws: ``MigrationError/unregisteredMigration(name:)`` for a name no migration has
     ///   (nothing is marked then), or ``DatabaseError``.
     public func markApplied(_ names: [String], in db: Connection) throws {
         _ = try appliedMigrations(db)
         try db.inTransaction(.immediate) {
             for name in names {
-                guard let position = migrations.firstIndex(where: { $0.name == name }) else {
+                guard migrations.contains(where: { $0.name == name }) else {
                     throw MigrationError.unregisteredMigration(name: name)
                 }
                 try db.execute(sql: "INSERT OR IGNORE INTO cipherstore_migrations(name) VALUES (?)", arguments: [name])
-                try db.execute(sql: "PRAGMA user_version = \(position + 1)")
             }
             return .commit
         }

@@ -10,6 +10,9 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible, Equatable 
     case foreignKeyViolation(table: String)
     /// ``DatabaseMigrator/markApplied(_:in:)`` was given a name no registered migration has.
     case unregisteredMigration(name: String)
+    /// ``DatabaseMigrator/migrate(_:adoptingUserVersion:)-(Connection,_)`` found a
+    /// `user_version` larger than the number of registered migrations.
+    case userVersionBeyondMigrations(userVersion: Int, registered: Int)
 
     public var description: String {
         switch self {
@@ -19,6 +22,8 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible, Equatable 
             return "The migration left rows in \(table) that break a foreign key, so it was rolled back: the database is as it was before it. Fix the migration or the data so that `PRAGMA foreign_key_check` finds nothing, then retry."
         case .unregisteredMigration(let name):
             return "No migration named '\(name)' is registered, so nothing was marked as applied. Register it with registerMigration(_:_:) first, or check the name's spelling."
+        case .userVersionBeyondMigrations(let userVersion, let registered):
+            return "The database's user_version is \(userVersion), but only \(registered) migrations are registered, so there is nothing to adopt it as. Register one migration per former schema version (in order), or migrate without adopting user_version; the database was not changed."
         }
     }
 }

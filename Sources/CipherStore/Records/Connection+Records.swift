@@ -44,41 +44,4 @@ extension Connection {
     public func decode<Record: Decodable>(_ type: Record.Type, from row: Row) throws -> Record {
         try RecordDecoder(source: .row(row)).decode(Record.self)
     }
-
-    /// Inserts an `Encodable` record: one column per coding key, every value bound.
-    ///
-    /// ```swift
-    /// struct NewNote: Encodable { var body: String }
-    /// try db.insert(NewNote(body: "hi"), into: "note")
-    /// let id = db.lastInsertedRowID
-    /// ```
-    public func insert(_ record: some Encodable, into table: String) throws {
-        let columns = try RecordEncoder.columns(of: record)
-        let names = columns.map(\.name)
-        let sql: String
-        if let cached = insertStatementSQL[table], cached.columns == names {
-            sql = cached.sql
-        } else {
-            let list = names.map(Self.quoteIdentifier).joined(separator: ", ")
-            let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
-            sql = "INSERT INTO \(Self.quoteIdentifier(table)) (\(list)) VALUES (\(placeholders))"
-            insertStatementSQL[table] = (names, sql)
-        }
-        try execute(sql: sql, arguments: .positional(columns.map(\.value)))
-    }
-
-    /// Updates the row of `table` whose `primaryKey` column equals the record's value for it.
-    /// - Returns: whether a row was updated.
-    @discardableResult
-    public func update(_ record: some Encodable, in table: String, primaryKey: String = "id") throws -> Bool {
-        let columns = try RecordEncoder.columns(of: record)
-        guard let key = columns.first(where: { $0.name.lowercased() == primaryKey.lowercased() }) else {
-            throw CipherStoreError.invalidArguments(reason: "the record has no \(primaryKey) property", sql: "UPDATE \(table)")
-        }
-        let others = columns.filter { $0.name.lowercased() != primaryKey.lowercased() }
-        let assignments = others.map { "\(Self.quoteIdentifier($0.name)) = ?" }.joined(separator: ", ")
-        try execute(sql: "UPDATE \(Self.quoteIdentifier(table)) SET \(assignments) WHERE \(Self.quoteIdentifier(key.name)) = ?",
-                    arguments: .positional(others.map(\.value) + [key.value]))
-        return changesCount > 0
-    }
 }

@@ -59,11 +59,11 @@ extension RecordDecoder {
         }
 
         func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-            throw decoder.error(.unsupportedShape("it asks for a nested keyed container, but a column holds one value"), key: key)
+            throw decoder.error(.unsupportedShape("it asks for a nested keyed container, but a column holds one value (to read a column's JSON, decode the property's type with decode(_:forKey:))"), key: key)
         }
 
         func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-            throw decoder.error(.unsupportedShape("it asks for an array, but a column holds one value"), key: key)
+            throw decoder.error(.unsupportedShape("it asks for an array, but a column holds one value (to read a column's JSON array, decode the property's type with decode(_:forKey:))"), key: key)
         }
 
         // A subclass's init(from:) passes this to its superclass: the same row, the same columns.
@@ -72,8 +72,12 @@ extension RecordDecoder {
     }
 
     /// One column as a single value, for property types that decode themselves from one value
-    /// (enums with a raw value, wrappers around one primitive).
+    /// (enums with a raw value, wrappers around one primitive). A type that asks for a keyed or
+    /// unkeyed container instead is read from the column's JSON (see ``RecordDecoder/value(_:at:key:)``).
     struct ValueDecoder: Decoder, SingleValueDecodingContainer {
+        /// Thrown when the type asks for a container: the column holds it as JSON.
+        struct NeedsJSON: Error {}
+
         let decoder: RecordDecoder
         let column: Int
         let key: any CodingKey
@@ -81,11 +85,11 @@ extension RecordDecoder {
         var userInfo: [CodingUserInfoKey: Any] { [:] }
 
         func container<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
-            throw decoder.error(.unsupportedShape("its type decodes as a keyed container (a struct or dictionary), but a column holds one value"), key: key)
+            throw NeedsJSON()
         }
 
         func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-            throw decoder.error(.unsupportedShape("its type decodes as an array, but a column holds one value"), key: key)
+            throw NeedsJSON()
         }
 
         func singleValueContainer() throws -> any SingleValueDecodingContainer { self }

@@ -1,4 +1,5 @@
 import CSQLCipher
+import Foundation
 
 /// Decodes `Decodable` records from a ``ColumnSource``: a statement's current row (record
 /// cursors, nothing copied) or a fetched ``Row`` (``Connection/decode(_:from:)``). One
@@ -122,9 +123,10 @@ final class RecordDecoder {
         return text
     }
 
-    /// Any other property type: a ``DatabaseValueConvertible`` (`Date`, `Data`…) converts
-    /// the column's value; another `Decodable` (an enum with a raw value) decodes it as a
-    /// single value.
+    /// Any other property type: a ``DatabaseValueConvertible`` (`Date`, `Data`, `UUID`…)
+    /// converts the column's value; another `Decodable` decodes it as a single value (an enum
+    /// with a raw value), or, when it asks for a container (a nested struct, an array), from
+    /// the column's JSON text.
     func value<T: Decodable>(_ type: T.Type, at column: Int, key: some CodingKey) throws -> T {
         if let convertible = T.self as? any DatabaseValueConvertible.Type {
             guard let result = convertible.fromDatabaseValue(source.databaseValue(at: column)) as? T else {
@@ -134,6 +136,8 @@ final class RecordDecoder {
         }
         do {
             return try T(from: ValueDecoder(decoder: self, column: column, key: key))
+        } catch is ValueDecoder.NeedsJSON {
+            return try json(T.self, at: column, key: key)
         } catch let inner as RecordDecodingError {
             // Name the property's type (`Mood`), not the primitive it reads (`String`).
             switch inner.problem {
@@ -144,6 +148,21 @@ final class RecordDecoder {
         } catch let decodingError as DecodingError {
             // The type's own init(from:) refused the value, e.g. an unknown raw value.
             throw error(.invalidValue(Self.reason(decodingError)), key: key)
+        }
+    }
+
+    /// A nested value or array stored as JSON text (or a blob of UTF-8 JSON).
+    private func json<T: Decodable>(_ type: T.Type, at column: Int, key: some CodingKey) throws -> T {
+        let data: Data
+        switch source.databaseValue(at: column) {
+        case .text(let text): data = Data(text.utf8)
+        case .blob(let blob): data = blob
+        default: throw mismatch(at: column, key: key, type: T.self)
+        }
+        do {
+            return try JSONColumn.value(T.self, from: data)
+        } catch let decodingError as DecodingError {
+            throw error(.invalidValue("\(T.self) is stored as JSON text, and the column's text does not decode as one: \(Self.reason(decodingError))"), key: key)
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Encodes an `Encodable` value into column values, in the order of its coding keys.
+/// Encodes an `Encodable` value into column values, in the order of its coding keys: one
+/// column per property, each converted by ``ColumnValueEncoder``.
 final class RecordEncoder: Encoder {
     var codingPath: [any CodingKey] = []
     var userInfo: [CodingUserInfoKey: Any] = [:]
@@ -44,23 +45,53 @@ private struct RecordKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProto
     var codingPath: [any CodingKey] { [] }
 
     mutating func encodeNil(forKey key: Key) throws { encoder.set(key.stringValue, .null) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { encoder.set(key.stringValue, .integer(value)) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { encoder.set(key.stringValue, .integer(Int64(value))) }
     mutating func encode(_ value: Double, forKey key: Key) throws { encoder.set(key.stringValue, .real(value)) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { encoder.set(key.stringValue, value.databaseValue) }
     mutating func encode(_ value: Bool, forKey key: Key) throws { encoder.set(key.stringValue, .integer(value ? 1 : 0)) }
     mutating func encode(_ value: String, forKey key: Key) throws { encoder.set(key.stringValue, .text(value)) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { try integer(value, key) }
 
+    /// Column types, single values (enums with a raw value, wrappers), and nested values and
+    /// arrays as JSON text: see ``ColumnValueEncoder``.
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        if let convertible = value as? any DatabaseValueConvertible {
-            encoder.set(key.stringValue, convertible.databaseValue)
-        } else if let raw = (value as? any RawRepresentable)?.rawValue as? any DatabaseValueConvertible {
-            encoder.set(key.stringValue, raw.databaseValue)
-        } else {
-            throw EncodingError.invalidValue(value, .init(codingPath: [key], debugDescription: "\(T.self) is not a column type; make it DatabaseValueConvertible"))
-        }
+        encoder.set(key.stringValue, try ColumnValueEncoder.databaseValue(of: value, codingPath: [key]))
     }
 
+    private func integer(_ value: some FixedWidthInteger, _ key: Key) throws {
+        encoder.set(key.stringValue, try ColumnValueEncoder.integer(value, codingPath: [key]))
+    }
+
+    // Synthesized encode(to:) calls encodeIfPresent for optionals, and the standard library's
+    // versions skip nil: the column would then be left out, so an update would keep the old
+    // value and an insert would take the column's default. A nil property is stored as NULL.
     mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { try optional(value, key) }
+    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { try optional(value, key) }
+    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { try optional(value, key) }
+    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { try optional(value, key) }
+    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { try optional(value, key) }
+    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { try optional(value, key) }
+    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { try optional(value, key) }
+    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { try optional(value, key) }
+    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { try optional(value, key) }
+    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { try optional(value, key) }
+    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { try optional(value, key) }
+    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { try optional(value, key) }
+    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { try optional(value, key) }
+    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { try optional(value, key) }
+
+    private mutating func optional(_ value: (some Encodable)?, _ key: Key) throws {
         if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
     }
 

@@ -10,6 +10,9 @@ import CipherStore
 /// - v3: `Status.text`, `Status.user` and `Status.createdAt` become NOT NULL and the text
 ///   must not be empty: a constraint change SQLite 3.15.2 cannot make in place, done with
 ///   ``CipherStore/Connection/rebuildTable(_:as:copying:)``.
+///
+/// The feed keeps its schema version in `PRAGMA user_version` (1 to 3), as apps do: each
+/// migration sets it, since the migrator leaves `user_version` to the app.
 public enum FeedSchema {
     /// The name of migration v1.
     public static let v1 = "v1 users and statuses"
@@ -32,11 +35,15 @@ public enum FeedSchema {
     /// The migrator up to `version` (1 to 3).
     public static func migrator(upTo version: Int = 3) -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration(v1) { db in try db.executeScript(version1SQL) }
+        migrator.registerMigration(v1) { db in
+            try db.executeScript(version1SQL)
+            try db.execute(sql: "PRAGMA user_version = 1")
+        }
         guard version >= 2 else { return migrator }
         migrator.registerMigration(v2) { db in
             try db.execute(sql: "ALTER TABLE Status ADD COLUMN clientMessageId text")
             try db.execute(sql: "CREATE UNIQUE INDEX status_client_message ON Status(clientMessageId)")
+            try db.execute(sql: "PRAGMA user_version = 2")
         }
         guard version >= 3 else { return migrator }
         migrator.registerMigration(v3) { db in
@@ -45,6 +52,7 @@ public enum FeedSchema {
                                      createdAt date NOT NULL, "text" text NOT NULL CHECK (length("text") > 0),
                                      user integer NOT NULL REFERENCES User (Id) ON DELETE CASCADE, clientMessageId text)
                 """, copying: #"Id, coalesce(source, ''), createdAt, "text", user, clientMessageId"#)
+            try db.execute(sql: "PRAGMA user_version = 3")
         }
         return migrator
     }

@@ -65,7 +65,9 @@ public struct StatusService: Sendable {
         try Self.validate(status.text)
         try queue.inDatabase { db in
             do {
-                guard try db.update(status, in: "Status", primaryKey: "Id") else { throw FeedError.statusNotFound(id) }
+                try db.update(status, in: "Status", primaryKey: "Id")
+            } catch RecordError.rowNotFound {
+                throw FeedError.statusNotFound(id)
             } catch ResultCode.SQLITE_CONSTRAINT {
                 if try db.fetchOne(sql: "SELECT 1 FROM User WHERE Id = ?", arguments: [status.user]) == nil {
                     throw FeedError.userNotFound("with id \(status.user)")

@@ -54,7 +54,9 @@ public struct UserService: Sendable {
         guard let id = user.id else { throw FeedError.userNotFound("without an id") }
         try queue.inDatabase { db in
             do {
-                guard try db.update(user, in: "User", primaryKey: "Id") else { throw FeedError.userNotFound("with id \(id)") }
+                try db.update(user, in: "User", primaryKey: "Id")
+            } catch RecordError.rowNotFound {
+                throw FeedError.userNotFound("with id \(id)")
             } catch ResultCode.SQLITE_CONSTRAINT {
                 throw FeedError.duplicateUserName(user.name)
             }

@@ -111,10 +111,10 @@ extension KeySlotSuites { @Suite struct KeySlotTests {
         let hex = try KeySlots.exportRawKey(path: fixture.path, passphrase: Passphrase("first passphrase"))
         #expect(hex.count == 96)
         let result = try SQLCipherShell.run(database: fixture.path, script: "PRAGMA key = \"x'\(hex)'\";\nSELECT name FROM author ORDER BY id;\n")
-        #expect(result.output == "冰儿\nLily \"quoted\"\n", "\(result.errorOutput)")
+        #expect(SQLCipherShell.queryOutput(of: result) == "冰儿\nLily \"quoted\"\n", "\(result.errorOutput)")
         // The data key without the salt opens it too: SQLCipher reads the salt from the file.
         let keyOnly = try SQLCipherShell.run(database: fixture.path, script: "PRAGMA key = \"x'\(hex.prefix(64))'\";\nSELECT count(*) FROM book;\n")
-        #expect(keyOnly.output == "2\n", "\(keyOnly.errorOutput)")
+        #expect(SQLCipherShell.queryOutput(of: keyOnly) == "2\n", "\(keyOnly.errorOutput)")
     }
 
     @Test func makingASlotDatabaseRefusesAnExistingSlotFileAndCleansUpAfterAFailure() throws {

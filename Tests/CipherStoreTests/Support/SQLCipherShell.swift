@@ -21,6 +21,12 @@ enum SQLCipherShell {
         return ProcessResult.collect(process, output: output, errors: errors)
     }
 
+    /// What the script's queries printed: SQLCipher 4's shell first answers `PRAGMA key` with a
+    /// line "ok", SQLCipher 3's prints nothing.
+    static func queryOutput(of result: ProcessResult) -> String {
+        result.output.hasPrefix("ok\n") ? String(result.output.dropFirst(3)) : result.output
+    }
+
     /// The SQLCipher version a shell reports (`PRAGMA cipher_version`), e.g. "3.4.1".
     static func version(of shell: String = "sqlcipher") -> String? {
         guard let result = try? run(database: ":memory:", script: "PRAGMA cipher_version;\n", shell: shell),

@@ -23,7 +23,7 @@ public enum KeySlots {
 
     /// Encrypts a plaintext database in place under a new random data key, with a first
     /// passphrase slot. The slot file is written first; the database is then rewritten with the
-    /// verified, atomic conversion of ``DatabaseMaintenance/encrypt(path:to:key:cipher:options:)``.
+    /// verified, atomic conversion of ``DatabaseMaintenance/encrypt(path:key:cipher:to:options:)``.
     ///
     /// - Parameters:
     ///   - path: the plaintext database.
@@ -39,7 +39,7 @@ public enum KeySlots {
     public static func encrypt(path: String, passphrase: Passphrase, label: String = "passphrase", kdf: KeySlotKDF = .default,
                                cipher: CipherSettings = .libraryDefaults, options: ConversionOptions = ConversionOptions()) throws -> KeySlotInfo {
         try makeSlotDatabase(path: path, passphrase: passphrase, label: label, kdf: kdf) { key in
-            try DatabaseMaintenance.encrypt(path: path, to: .inPlace(), key: key, cipher: cipher, options: options)
+            try DatabaseMaintenance.encrypt(path: path, key: key, cipher: cipher, to: .inPlace(), options: options)
         }
     }
 

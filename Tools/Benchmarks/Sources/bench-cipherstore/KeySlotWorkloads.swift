@@ -22,7 +22,7 @@ func keySlotWorkloads(_ bench: Benchmark, directory: String, megabytes: Int) thr
     let texts = ["slot benchmark A", "slot benchmark B"]
     let keys = try texts.map { try DatabaseKey.passphrase($0) }
     let passphrases = try texts.map { try Passphrase($0) }
-    try DatabaseMaintenance.encrypt(path: plain, to: .file(passphraseDB), key: keys[0])
+    try DatabaseMaintenance.encrypt(path: plain, key: keys[0], to: .file(passphraseDB))
     try FileManager.default.copyItem(atPath: plain, toPath: slotDB)
     try KeySlots.encrypt(path: slotDB, passphrase: passphrases[0])
 
@@ -59,7 +59,7 @@ func keySlotWorkloads(_ bench: Benchmark, directory: String, megabytes: Int) thr
     }
     let rawKeyDB = directory + "/slots-raw.db"
     let rawKey = try DatabaseKey.rawKey(hex: String(repeating: "6d", count: 32))
-    try DatabaseMaintenance.encrypt(path: plain, to: .file(rawKeyDB), key: rawKey)
+    try DatabaseMaintenance.encrypt(path: plain, key: rawKey, to: .file(rawKeyDB))
     let (rawOpen, laterSlotOpen) = try bench.compare("open + first query, raw key", "open + first query, key slots (key kept)", baseline: {
         try openAndCount(rawKeyDB, rawKey)
     }) {

@@ -1,0 +1,35 @@
+/// Why a record could not be updated or deleted by its primary key, or its new id not set.
+///
+/// Descriptions name the table and the primary key column, never the key's value (which may
+/// be personal data, as bound arguments may be).
+///
+/// ```swift
+/// do {
+///     try db.update(note, in: "note")
+/// } catch RecordError.rowNotFound {
+///     // deleted meanwhile: insert it again, or tell the user
+/// }
+/// ```
+public enum RecordError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No row of `table` has the record's primary key: nothing was updated or deleted.
+    case rowNotFound(table: String, primaryKey: String)
+    /// The record has no property (coding key) named like the primary key column.
+    case missingPrimaryKey(table: String, primaryKey: String, recordType: String)
+    /// The record's primary key is `nil`: it was never inserted.
+    case nilPrimaryKey(table: String, primaryKey: String)
+    /// The new row's rowid does not fit the record's `id` type (a rowid above 127 for an `Int8`).
+    case rowIDOutOfRange(table: String, rowID: Int64, idType: String)
+
+    public var description: String {
+        switch self {
+        case .rowNotFound(let table, let primaryKey):
+            return "No row of \(table) has the record's \(primaryKey), so nothing was changed. The row may have been deleted: fetch it again, or insert the record instead."
+        case .missingPrimaryKey(let table, let primaryKey, let recordType):
+            return "\(recordType) has no property named \(primaryKey), so its row of \(table) cannot be found. Pass primaryKey: with the name of the property that holds the table's primary key (as its coding key spells it)."
+        case .nilPrimaryKey(let table, let primaryKey):
+            return "The record's \(primaryKey) is nil, so it has no row of \(table) yet. Insert it first (insert(&record, into:) sets its id), or set its \(primaryKey)."
+        case .rowIDOutOfRange(let table, let rowID, let idType):
+            return "The new row of \(table) has rowid \(rowID), which does not fit the record's id type \(idType); the row was inserted, the record's id was not set. Declare id as Int64?."
+        }
+    }
+}

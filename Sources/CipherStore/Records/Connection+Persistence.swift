@@ -1,0 +1,123 @@
+extension Connection {
+    /// Inserts an `Encodable` record: one column per coding key, every value bound.
+    ///
+    /// ```swift
+    /// struct NewNote: Encodable { var body: String }
+    /// try db.insert(NewNote(body: "hi"), into: "note")
+    /// let id = db.lastInsertedRowID
+    /// ```
+    ///
+    /// To have the record's `id` set from the new row, see `insert(&record, into:)`.
+    /// - Throws: ``DatabaseError``; `EncodingError` for a value no column holds (an integer
+    ///   above `Int64.max`).
+    public func insert(_ record: some Encodable, into table: String) throws {
+        let columns = try RecordEncoder.columns(of: record)
+        let names = columns.map(\.name)
+        let sql: String
+        if let cached = insertStatementSQL[table], cached.columns == names {
+            sql = cached.sql
+        } else {
+            let list = names.map(Self.quoteIdentifier).joined(separator: ", ")
+            let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
+            sql = "INSERT INTO \(Self.quoteIdentifier(table)) (\(list)) VALUES (\(placeholders))"
+            insertStatementSQL[table] = (names, sql)
+        }
+        try execute(sql: sql, arguments: .positional(columns.map(\.value)))
+    }
+
+    /// Inserts a record and, when its `id` is `nil`, sets it to the new row's rowid.
+    ///
+    /// ```swift
+    /// var note = Note(id: nil, body: "hi")
+    /// try db.insert(&note, into: "note")
+    /// // note.id is the new row's id
+    /// ```
+    ///
+    /// The `id` column must be the table's `INTEGER PRIMARY KEY` (the rowid): SQLite then gives
+    /// a NULL id the next free value. A record whose `id` is set is inserted with it, unchanged.
+    ///
+    /// - Throws: ``DatabaseError`` (the record is unchanged then),
+    ///   ``RecordError/rowIDOutOfRange(table:rowID:idType:)``, or `EncodingError`.
+    public func insert<Record: RowIDRecord>(_ record: inout Record, into table: String) throws {
+        try insert(record, into: table)
+        guard record.id == nil else { return }
+        let rowID = lastInsertedRowID
+        guard let id = Record.RowID(exactly: rowID) else {
+            throw RecordError.rowIDOutOfRange(table: table, rowID: rowID, idType: "\(Record.RowID.self)")
+        }
+        record.id = id
+    }
+
+    /// Updates the row of `table` whose `primaryKey` column equals the record's value for it,
+    /// with every other property of the record.
+    ///
+    /// ```swift
+    /// note.body = "edited"
+    /// try db.update(note, in: "note")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - record: the record, with its primary key set.
+    ///   - table: the table.
+    ///   - primaryKey: the primary key column, as the record's coding key spells it (case-insensitive).
+    /// - Throws: ``RecordError/rowNotFound(table:primaryKey:)`` when no row has the key (nothing
+    ///   changed), ``RecordError/missingPrimaryKey(table:primaryKey:recordType:)``,
+    ///   ``RecordError/nilPrimaryKey(table:primaryKey:)``, ``DatabaseError``, `EncodingError`.
+    public func update<Record: Encodable>(_ record: Record, in table: String, primaryKey: String = "id") throws {
+        let columns = try RecordEncoder.columns(of: record)
+        let key = try primaryKeyColumn(of: columns, table: table, primaryKey: primaryKey, recordType: Record.self)
+        let others = columns.filter { $0.name.lowercased() != key.name.lowercased() }
+        let quotedKey = Self.quoteIdentifier(key.name)
+        // A record that is only its key still checks that its row exists.
+        let assignments = others.isEmpty
+            ? "\(quotedKey) = \(quotedKey)"
+            : others.map { "\(Self.quoteIdentifier($0.name)) = ?" }.joined(separator: ", ")
+        try execute(sql: "UPDATE \(Self.quoteIdentifier(table)) SET \(assignments) WHERE \(quotedKey) = ?",
+                    arguments: .positional(others.map(\.value) + [key.value]))
+        guard changesCount > 0 else { throw RecordError.rowNotFound(table: table, primaryKey: key.name) }
+    }
+
+    /// Deletes the row of `table` whose `primaryKey` column equals the record's value for it.
+    ///
+    /// ```swift
+    /// try db.delete(note, from: "note")
+    /// ```
+    ///
+    /// - Throws: ``RecordError/rowNotFound(table:primaryKey:)`` when no row has the key,
+    ///   ``RecordError/missingPrimaryKey(table:primaryKey:recordType:)``,
+    ///   ``RecordError/nilPrimaryKey(table:primaryKey:)``, ``DatabaseError``, `EncodingError`.
+    public func delete<Record: Encodable>(_ record: Record, from table: String, primaryKey: String = "id") throws {
+        let columns = try RecordEncoder.columns(of: record)
+        let key = try primaryKeyColumn(of: columns, table: table, primaryKey: primaryKey, recordType: Record.self)
+        try deleteOne(from: table, key: key.value, primaryKey: key.name)
+    }
+
+    /// Deletes the row of `table` whose `primaryKey` column equals `key`.
+    ///
+    /// ```swift
+    /// try db.deleteOne(from: "note", key: 42)
+    /// ```
+    ///
+    /// To delete a row that may already be gone, without an error, run
+    /// `DELETE FROM … WHERE id = ?` with ``execute(sql:arguments:)`` and read ``changesCount``.
+    ///
+    /// - Throws: ``RecordError/rowNotFound(table:primaryKey:)`` when no row has the key,
+    ///   ``RecordError/nilPrimaryKey(table:primaryKey:)`` for a NULL key, ``DatabaseError``.
+    public func deleteOne(from table: String, key: some DatabaseValueConvertible, primaryKey: String = "id") throws {
+        let value = key.databaseValue
+        guard !value.isNull else { throw RecordError.nilPrimaryKey(table: table, primaryKey: primaryKey) }
+        try execute(sql: "DELETE FROM \(Self.quoteIdentifier(table)) WHERE \(Self.quoteIdentifier(primaryKey)) = ?",
+                    arguments: .positional([value]))
+        guard changesCount > 0 else { throw RecordError.rowNotFound(table: table, primaryKey: primaryKey) }
+    }
+
+    /// The record's primary key column and value, checked.
+    private func primaryKeyColumn(of columns: [(name: String, value: DatabaseValue)], table: String,
+                                  primaryKey: String, recordType: Any.Type) throws -> (name: String, value: DatabaseValue) {
+        guard let key = columns.first(where: { $0.name.lowercased() == primaryKey.lowercased() }) else {
+            throw RecordError.missingPrimaryKey(table: table, primaryKey: primaryKey, recordType: "\(recordType)")
+        }
+        guard !key.value.isNull else { throw RecordError.nilPrimaryKey(table: table, primaryKey: key.name) }
+        return key
+    }
+}
