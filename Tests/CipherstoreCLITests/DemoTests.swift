@@ -8,10 +8,15 @@ import Testing
             let result = try CLI.run(["demo", "--directory", workspace.path("demo")])
             #expect(result.status == 0, "\(result.errorOutput)")
             for expected in ["[1] created plaintext", "[2] encrypted", "上海", "深圳", "丽丽", "no 'SQLite format 3' header",
-                             "a wrong key is refused", "the old key is refused"] {
+                             "a wrong key is refused", "the old key is refused", "unlocked the data key with the passphrase",
+                             "feed.db.keys", "was not rewritten", "the old passphrase is refused", "rotated the data key"] {
                 #expect(result.output.contains(expected), "missing: \(expected)")
             }
             #expect(!result.output.contains("炎月"), "the removed user still shows in the timeline")
+            // The passphrase change is timed, and the time is that of key derivations, not of the file.
+            let change = try #require(result.output.split(separator: "\n").first { $0.hasPrefix("[6] changed the passphrase in ") })
+            let milliseconds = try #require(Double(change.dropFirst("[6] changed the passphrase in ".count).prefix { $0 != " " }))
+            #expect(milliseconds > 0 && milliseconds < 5000, "\(change)")
         }
     }
 }

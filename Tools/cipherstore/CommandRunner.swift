@@ -48,6 +48,14 @@ enum CommandRunner {
             case .cancelled: return Interruption.exitCode
             case .sourceMissing, .sourceIsDirectory, .notARegularFile, .outputDirectoryUnusable, .databaseInUse, .ownerCannotBeKept, .io: return ExitCodes.ioFailure
             }
+        case let error as KeySlotError:
+            switch error {
+            case .recoveryKeyMistyped: return ExitCodes.wrongKey
+            case .notASlotFile, .unsupportedVersion, .belongsToAnotherDatabase: return ExitCodes.wrongFileKind
+            case .damaged, .kdfParametersOutOfRange: return ExitCodes.verificationFailed
+            case .slotFileMissing, .readBackFailed: return ExitCodes.ioFailure
+            case .lastSlot, .noSuchSlot, .removalNeedsAnotherSlot, .slotFileExists, .tooManySlots, .invalidLabel, .invalidKDF, .nothingToKeep: return 64
+            }
         default:
             return ExitCodes.ioFailure
         }
@@ -60,12 +68,17 @@ enum CommandRunner {
     /// Conversion options wired to a progress bar (when standard error is a terminal and not
     /// quiet) and to Ctrl-C, SIGTERM and SIGHUP, with `--full-check`.
     static func conversionOptions(_ output: OutputOptions, verb: String) -> (ConversionOptions, ProgressBar?) {
+        conversionOptions(quiet: output.quiet, fullCheck: output.fullCheck, verb: verb)
+    }
+
+    /// The same, for commands that rewrite a database without `OutputOptions` (`keys init`, `keys rotate`).
+    static func conversionOptions(quiet: Bool, fullCheck: Bool, verb: String) -> (ConversionOptions, ProgressBar?) {
         let cancellation = ConversionCancellation()
         Interruption.cancelOnSignal(cancellation)
-        let bar = (!output.quiet && isatty(STDERR_FILENO) == 1) ? ProgressBar(verb: verb) : nil
+        let bar = (!quiet && isatty(STDERR_FILENO) == 1) ? ProgressBar(verb: verb) : nil
         var progress: (@Sendable (ConversionProgress) -> Void)?
         if let bar { progress = { bar.update($0) } }
-        let options = ConversionOptions(progress: progress, cancellation: cancellation, fullReadBack: output.fullCheck)
+        let options = ConversionOptions(progress: progress, cancellation: cancellation, fullReadBack: fullCheck)
         return (options, bar)
     }
 

@@ -14,6 +14,8 @@ extension CipherStoreCommand {
                   cipherstore decrypt app.db --output export.db --key-file app.key
                   cipherstore decrypt app.db --output export.db --raw-key --key-env APP_DB_RAW_KEY
 
+                \(SlotDatabase.help)
+
                 \(JSONOutput.help)
 
                 Exit codes: 0 success, 64 usage error, \(ExitCodes.summary).
@@ -32,13 +34,16 @@ extension CipherStoreCommand {
             try CommandRunner.run(json: json) {
                 try output.check()
                 CommandRunner.removeLeftovers(source: source, destination: output.destination(backup: nil))
-                let databaseKey = try KeyReader.read(key.source(confirm: false))
+                let databaseKey = try SlotDatabase.openingKey(for: source, from: key.source(confirm: false))
                 let (options, _) = CommandRunner.conversionOptions(output, verb: "decrypting")
                 let report = try DatabaseMaintenance.decrypt(
                     path: source, key: databaseKey, cipher: cipher.settings,
                     to: output.destination(backup: nil), options: options)
-                Summary.conversionFinished(report, verb: "Decrypted", output: output, json: json,
-                                           warnings: ["\(report.outputPath) is PLAINTEXT. Keep it only as long as you need it."])
+                var warnings = ["\(report.outputPath) is PLAINTEXT. Keep it only as long as you need it."]
+                if output.inPlace && SlotDatabase.hasSlotFile(source) {
+                    warnings.append("the slot file \(KeySlots.slotFilePath(forDatabase: source)) belongs to the encrypted database that was replaced and opens nothing now; delete it.")
+                }
+                Summary.conversionFinished(report, verb: "Decrypted", output: output, json: json, warnings: warnings)
             }
         }
     }

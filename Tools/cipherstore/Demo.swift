@@ -10,9 +10,11 @@ extension CipherStoreCommand {
             abstract: "Run the StatusFeed demo: upgrade a plaintext app database to an encrypted one and use it.",
             discussion: """
                 Creates a plaintext database as the old app did (five users, ten statuses), \
-                encrypts it, runs the app's flows on it through the services, prints the \
+                encrypts it into a slot database (a random data key, wrapped under a passphrase \
+                in feed.db.keys), runs the app's flows on it through the services, prints the \
                 timeline, shows that the file is ciphertext and that a wrong key is refused, \
-                rotates the key and reopens. Keys are random and never printed.
+                changes the passphrase in milliseconds without rewriting the file, rotates the \
+                data key and reopens. Keys and passphrases are random and never printed.
 
                 Example:
                   cipherstore demo --directory /tmp/feed-demo
@@ -34,7 +36,7 @@ extension CipherStoreCommand {
             let feed = folder + "/feed.db"
             // A second run starts over with its own files.
             for path in [legacy, feed, legacy + ".plaintext-backup"] {
-                for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+                for suffix in ["", "-journal", "-wal", "-shm", ".keys"] { try? FileManager.default.removeItem(atPath: path + suffix) }
             }
 
             // 1. The old app: plaintext tables, values spliced in as it did not — bound here.
@@ -55,15 +57,22 @@ extension CipherStoreCommand {
             try old.close()
             step(1, "created plaintext \(legacy) the old app's way: \(SampleData.users.count) users, \(SampleData.statuses.count) statuses")
 
-            // 2. Upgrade: encrypt with the export tool, verified before it replaces anything.
-            let key = try randomKey()
-            let report = try DatabaseMaintenance.encrypt(path: legacy, key: key, to: .file(feed))
-            let rows = report.verification.tables.reduce(0) { $0 + $1.rowCount }
-            step(2, "encrypted it into \(feed) with a random 256-bit key: \(rows) rows verified in \(String(format: "%.2f", report.seconds)) s, \(report.verification.pageSize)-byte pages as in the original")
+            // 2. Upgrade: a copy of the old file becomes a slot database, verified before it
+            //    replaces the copy; the original stays for comparison.
+            let pageSize = DatabaseFileInfo.inspect(path: legacy).plaintextPageSize ?? SQLCipherLibrary.defaultPageSize
+            try FileManager.default.copyItem(atPath: legacy, toPath: feed)
+            let passphrase = try randomPassphrase()
+            let clock = ContinuousClock()
+            var start = clock.now
+            let slot = try KeySlots.encrypt(path: feed, passphrase: passphrase, kdf: Self.kdf)
+            step(2, "encrypted a copy into \(feed), verified, in \(Summary.milliseconds(clock.now - start)): a random 256-bit data key, wrapped under a random passphrase in feed.db.keys (\(slot.kdf)); \(pageSize)-byte pages as in the original")
             // The encrypted file keeps the original's page size: every open names it.
-            let settings = Configuration(cipher: CipherSettings(pageSize: report.verification.pageSize))
+            let settings = Configuration(cipher: CipherSettings(pageSize: pageSize))
 
             // 3. The app on the encrypted file: migrate, run the seed flows, show the timeline.
+            start = clock.now
+            let key = try DatabaseKey.slots(passphrase: passphrase, path: feed)
+            let derivation = clock.now - start
             let queue = try DatabaseQueue(path: feed, key: key, configuration: settings)
             try FeedSchema.migrate(queue)
             let users = UserService(queue: queue)
@@ -75,38 +84,61 @@ extension CipherStoreCommand {
                 try users.modify(user)
             }
             let timeline = try statuses.timeline()
-            step(3, "migrated to schema v3, removed Yanyue, moved Xiaona to 上海 and Lily to 深圳; the timeline (\(timeline.count) statuses, one query):")
+            step(3, "unlocked the data key with the passphrase (one key derivation, \(Summary.milliseconds(derivation)); connections then open with no KDF), migrated to schema v3, removed Yanyue, moved Xiaona to 上海 and Lily to 深圳; the timeline (\(timeline.count) statuses, one query):")
             print(TimelineTable.render(timeline))
             try queue.close()
 
-            // 4. At rest: ciphertext, wrong key refused, key rotated.
+            // 4. At rest: ciphertext; a wrong passphrase refused.
             let header = bytes(of: feed, count: 16)
             let looksLikeSQLite = header.starts(with: Array("SQLite format 3".utf8))
             step(4, "first 16 bytes of feed.db: \(header.map { String(format: "%02x", $0) }.joined(separator: " ")) — \(looksLikeSQLite ? "PLAINTEXT HEADER" : "random salt, no 'SQLite format 3' header")")
             do {
-                _ = try DatabaseQueue(path: feed, key: randomKey(), configuration: settings)
-                throw CLIError(exitCode: ExitCodes.verificationFailed, message: "a wrong key opened the database")
+                _ = try DatabaseKey.slots(passphrase: randomPassphrase(), path: feed)
+                throw CLIError(exitCode: ExitCodes.verificationFailed, message: "a wrong passphrase opened the database")
             } catch CipherStoreError.wrongKey {
                 step(5, "a wrong key is refused: \"Cannot decrypt …: the key is wrong\"")
             }
-            let newKey = try randomKey()
-            try DatabaseMaintenance.changeKey(path: feed, oldKey: key, oldCipher: settings.cipher, newKey: newKey)
-            let reopened = try DatabaseQueue(path: feed, key: newKey, configuration: settings)
+
+            // 6. A passphrase change re-wraps the data key: the database file is not touched.
+            let before = try Data(contentsOf: URL(fileURLWithPath: feed))
+            let newPassphrase = try randomPassphrase()
+            start = clock.now
+            try KeySlots.changePassphrase(path: feed, from: passphrase, to: newPassphrase)
+            let change = clock.now - start
+            let untouched = try Data(contentsOf: URL(fileURLWithPath: feed)) == before
+            let oldPassphraseRefused = (try? DatabaseKey.slots(passphrase: passphrase, path: feed)) == nil
+            let newKey = try DatabaseKey.slots(passphrase: newPassphrase, path: feed)
+            let changed = try DatabaseQueue(path: feed, key: newKey, configuration: settings)
+            let changedCount = try StatusService(queue: changed).timeline().count
+            try changed.close()
+            step(6, "changed the passphrase in \(Summary.milliseconds(change)) — key derivations of about \(Summary.milliseconds(derivation)) each, not the size of the file: feed.db (\(before.count / 1024) KiB) was \(untouched ? "not rewritten" : "REWRITTEN"); the new passphrase opens it (\(changedCount) statuses), the old passphrase \(oldPassphraseRefused ? "is refused" : "STILL OPENS IT")")
+
+            // 7. After a suspected leak: a new data key, the whole file rewritten like rekey.
+            start = clock.now
+            try KeySlots.rotateDataKey(path: feed, keeping: [newPassphrase], cipher: settings.cipher)
+            let rotation = clock.now - start
+            let reopened = try DatabaseQueue(path: feed, key: DatabaseKey.slots(passphrase: newPassphrase, path: feed), configuration: settings)
             let count = try StatusService(queue: reopened).timeline().count
-            let oldKeyRefused = (try? DatabaseQueue(path: feed, key: key, configuration: settings)) == nil
-            step(6, "rotated the key: reopened with the new key (\(count) statuses); the old key \(oldKeyRefused ? "is refused" : "STILL OPENS IT")")
-            print("Files are in \(folder). The plaintext legacy.db is kept for comparison: delete it when done.")
+            try reopened.close()
+            let oldKeyRefused = (try? DatabaseQueue(path: feed, key: newKey, configuration: settings)) == nil
+            step(7, "rotated the data key in \(Summary.milliseconds(rotation)) (a verified rewrite of the whole file, as rekey does): reopened with the passphrase (\(count) statuses); the old key \(oldKeyRefused ? "is refused" : "STILL OPENS IT")")
+            print("Files are in \(folder) (feed.db and its slot file feed.db.keys go together). The plaintext legacy.db is kept for comparison: delete it when done.")
         }
 
         private func step(_ number: Int, _ text: String) {
             print("[\(number)] \(text)")
         }
 
-        private func randomKey() throws -> DatabaseKey {
+        /// Slots calibrated to about 0.1 s here, to keep the demo quick (the library's default is 0.25 s).
+        private static let kdf = KeySlotKDF.scrypt(targetDuration: .milliseconds(100))
+
+        /// 24 random letters and digits.
+        private func randomPassphrase() throws -> Passphrase {
+            let alphabet = Array("abcdefghijkmnpqrstuvwxyz23456789".utf8)
             var generator = SystemRandomNumberGenerator()
-            var bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            var bytes = (0..<24).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] }
             defer { secureWipe(&bytes) }
-            return try DatabaseKey.rawKey(bytes)
+            return try Passphrase(bytes: bytes)
         }
 
         private func bytes(of path: String, count: Int) -> [UInt8] {

@@ -19,9 +19,14 @@ extension CipherStoreCommand {
                 The key is never taken on the command line: give it with --key-file, --key-env or \
                 --key-stdin, or type it at the prompt (asked twice).
 
+                With --key-slots (and --in-place), the result is a slot database: encrypted with \
+                a random data key, kept wrapped under the passphrase given in the slot file \
+                SOURCE.keys (see `cipherstore keys`). Its passphrase then changes in milliseconds.
+
                 Examples:
                   cipherstore encrypt legacy.db --output app.db --key-file app.key
                   cipherstore encrypt app.db --in-place --keep-backup --key-env APP_DB_KEY
+                  cipherstore encrypt app.db --in-place --key-slots --key-file first.key
 
                 \(JSONOutput.help)
 
@@ -40,6 +45,11 @@ extension CipherStoreCommand {
         @Flag(help: "With --in-place: keep the plaintext original as SOURCE.plaintext-backup.")
         var keepBackup = false
 
+        @Flag(help: "Make a slot database (with --in-place): a random data key, wrapped under the passphrase in SOURCE.keys.")
+        var keySlots = false
+
+        @OptionGroup(title: "Key derivation of the slot (with --key-slots)") var kdf: SlotKDFOptions
+
         func validate() throws {
             // With --json, checked in run(), where a refusal is printed as JSON.
             if !output.json { try checkBackupOption() }
@@ -47,6 +57,9 @@ extension CipherStoreCommand {
 
         private func checkBackupOption() throws {
             if keepBackup && !output.inPlace { throw ValidationError("--keep-backup applies to --in-place only; with --output the source stays as it is.") }
+            if keySlots && (!output.inPlace || keepBackup) {
+                throw ValidationError("--key-slots encrypts in place, with the slot file beside the database: use it with --in-place and without --keep-backup (copy the plaintext first to keep it).")
+            }
         }
 
         func run() throws {
@@ -55,6 +68,7 @@ extension CipherStoreCommand {
                 try output.check()
                 try checkBackupOption()
                 CommandRunner.removeLeftovers(source: source, destination: output.destination(backup: nil))
+                if keySlots { return try encryptWithKeySlots(json: json) }
                 let databaseKey = try KeyReader.read(key.source(confirm: true))
                 let backup = keepBackup ? source + ".plaintext-backup" : nil
                 let (options, _) = CommandRunner.conversionOptions(output, verb: "encrypting")
@@ -71,6 +85,22 @@ extension CipherStoreCommand {
                 }
                 Summary.conversionFinished(report, verb: "Encrypted", output: output, json: json, warnings: warnings)
             }
+        }
+
+        /// `--key-slots`: the library makes the slot file, then encrypts in place under the data key.
+        private func encryptWithKeySlots(json: JSONOutput?) throws {
+            if SlotDatabase.hasSlotFile(source) { throw KeySlotError.slotFileExists(path: KeySlots.slotFilePath(forDatabase: source)) }
+            let passphrase = try KeyReader.readPassphrase(key.source(role: "passphrase", confirm: true))
+            let (options, _) = CommandRunner.conversionOptions(output, verb: "encrypting")
+            let slot = try KeySlots.encrypt(path: source, passphrase: passphrase, kdf: kdf.kdf, cipher: cipher.settings, options: options)
+            let slotFile = KeySlots.slotFilePath(forDatabase: source)
+            let warning = "the plaintext original was replaced. Its old blocks may survive on SSDs, in file-system snapshots and in backups: deleting is best effort there."
+            if let json {
+                json.succeed(["output": source, "slotFile": slotFile, "slot": Summary.fields(slot), "warnings": [warning]])
+            } else {
+                CommandRunner.say("Encrypted \(source) in place into a slot database, verified; its slot file is \(slotFile) (\(Summary.text(slot))). Back up the two together.", quiet: output.quiet)
+            }
+            warn(warning)
         }
     }
 }

@@ -2,17 +2,21 @@ import ArgumentParser
 
 /// The exit codes of `cipherstore`, one per kind of failure a script may want to tell apart.
 enum ExitCodes {
-    /// The key does not open the database.
+    /// The key does not open the database: no slot opens with the passphrase, or a recovery
+    /// key was mistyped (its checksum does not match).
     static let wrongKey: Int32 = 65
-    /// The file is not a database, or not in the expected state (plaintext vs encrypted).
+    /// The file is not a database, or not in the expected state (plaintext vs encrypted); or
+    /// the slot file is not one, is of an unknown format version, or belongs to another database.
     static let wrongFileKind: Int32 = 66
-    /// The result failed verification, or the database is damaged; the original was left as it was.
+    /// The result failed verification, or the database is damaged, or the slot file is
+    /// (truncated, a bit changed, absurd KDF parameters); the original was left as it was.
     static let verificationFailed: Int32 = 67
-    /// Reading or writing a file failed (missing, permissions, disk full, busy).
+    /// Reading or writing a file failed (missing — the slot file too, with the path where it
+    /// was expected —, permissions, disk full, busy).
     static let ioFailure: Int32 = 74
     /// Cancelled by Ctrl-C (SIGINT); the original was left as it was and nothing partial remains.
     /// SIGTERM and SIGHUP cancel alike, with 128 + their number: 143 and 129.
     static let cancelled: Int32 = 130
 
-    static let summary = "\(wrongKey) wrong key, \(wrongFileKind) not a database / not encrypted / already encrypted, \(verificationFailed) damaged or verification failed, \(ioFailure) I/O failure, \(cancelled) cancelled by Ctrl-C (143 by SIGTERM, 129 by SIGHUP)"
+    static let summary = "\(wrongKey) wrong key, \(wrongFileKind) not a database / not encrypted / already encrypted / not this database's slot file, \(verificationFailed) damaged (database or slot file) or verification failed, \(ioFailure) I/O failure (a missing slot file too), \(cancelled) cancelled by Ctrl-C (143 by SIGTERM, 129 by SIGHUP)"
 }

@@ -9,7 +9,8 @@ extension CipherStoreCommand {
             abstract: "Tell whether a file is a plaintext SQLite database, an encrypted one, or neither.",
             discussion: """
                 Reads only the first bytes of the file and never needs a key. Also prints the \
-                linked SQLCipher and SQLite versions.
+                linked SQLCipher and SQLite versions, and whether the database uses key slots \
+                (a slot file FILE.keys beside it) and how many open it.
 
                 Example:
                   cipherstore info app.db
@@ -38,6 +39,7 @@ extension CipherStoreCommand {
             }
             let walBytes = FileManager.default.fileExists(atPath: file + "-wal")
                 ? ((try? FileManager.default.attributesOfItem(atPath: file + "-wal")[.size] as? Int) ?? 0) : 0
+            let slots = SlotDatabase.hasSlotFile(file) ? Result { try KeySlots.list(path: file) } : nil
             if json {
                 var object: [String: Any] = [
                     "path": info.path,
@@ -48,6 +50,7 @@ extension CipherStoreCommand {
                 ]
                 if let pageSize = info.plaintextPageSize { object["pageSize"] = pageSize }
                 if walBytes > 0 { object["walBytes"] = walBytes }
+                object["keySlots"] = slots.map { Self.keySlotFields($0, slotFile: KeySlots.slotFilePath(forDatabase: file)) } ?? NSNull()
                 print(JSONOutput.text(object))
             } else {
                 print("file:     \(info.path)")
@@ -57,6 +60,7 @@ extension CipherStoreCommand {
                 if walBytes > 0 {
                     print("WAL:      \(file)-wal holds \(walBytes) bytes of changes not yet in the main file (they are part of the database: copy the two files together)")
                 }
+                if let slots { print("slots:    \(Self.keySlotText(slots, slotFile: KeySlots.slotFilePath(forDatabase: file)))") }
                 print("SQLCipher \(SQLCipherLibrary.sqlcipherVersion ?? "not linked"), SQLite \(SQLCipherLibrary.sqliteVersion)")
             }
             switch info.kind {
@@ -64,6 +68,31 @@ extension CipherStoreCommand {
                 throw CLIError(exitCode: ExitCodes.wrongFileKind, message: "'\(file)' is not a SQLite or SQLCipher database.")
             default:
                 break
+            }
+        }
+
+        /// `keySlots` in `--json`: the slot file, how many slots open the database, or what is wrong with the file.
+        private static func keySlotFields(_ slots: Result<[KeySlotInfo], any Error>, slotFile: String) -> [String: Any] {
+            var fields: [String: Any] = ["file": slotFile]
+            switch slots {
+            case .success(let slots):
+                fields["count"] = Summary.openingSlots(slots)
+                fields["recoveryKeys"] = slots.filter { $0.opensCurrentDatabase && $0.kind == .recoveryKey }.count
+            case .failure(let error):
+                fields["error"] = ErrorText.message(for: error)
+            }
+            return fields
+        }
+
+        private static func keySlotText(_ slots: Result<[KeySlotInfo], any Error>, slotFile: String) -> String {
+            switch slots {
+            case .success(let slots):
+                let opening = slots.filter(\.opensCurrentDatabase)
+                let recovery = opening.filter { $0.kind == .recoveryKey }.count
+                return "uses key slots: \(Summary.counted(opening.count, "slot")) in \(slotFile)"
+                    + (recovery > 0 ? ", including \(Summary.counted(recovery, "recovery key"))" : "") + "; open it with any of their passphrases (`cipherstore keys list` shows them)"
+            case .failure(let error):
+                return "a slot file \(slotFile) is beside it, but: \(ErrorText.message(for: error))"
             }
         }
     }

@@ -70,6 +70,12 @@ struct JSONOutput {
             return error.kind ?? kind(exitCode: error.exitCode)
         case is DatabaseError:
             return "sqlite"
+        case let error as KeySlotError:
+            switch error {
+            case .recoveryKeyMistyped: return "recoveryKeyMistyped"
+            case .nothingToKeep: return "nothingToKeep"
+            default: return caseName(of: error) ?? kind(exitCode: CommandRunner.exitCode(for: error))
+            }
         case let error as ConversionError:
             if case .cancelled = error { return "cancelled" }
             return caseName(of: error) ?? kind(exitCode: CommandRunner.exitCode(for: error))

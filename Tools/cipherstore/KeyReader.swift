@@ -31,6 +31,17 @@ enum KeyReader {
     }
 
     static func read(_ source: Source) throws -> DatabaseKey {
+        try read(source, as: key(from:_:))
+    }
+
+    /// A passphrase (or recovery key) for a key slot, read by the same rule. A raw key opens
+    /// no slot, so `--raw-key` is refused here.
+    static func readPassphrase(_ source: Source) throws -> Passphrase {
+        try read(source, as: passphrase(from:_:))
+    }
+
+    /// One secret from `source`, made by `make` from the bytes read, which are wiped after.
+    static func read<Secret>(_ source: Source, as make: (ArraySlice<UInt8>, Source) throws -> Secret) throws -> Secret {
         try checkGivenOnce(source)
         var bytes: [UInt8]
         if let file = source.file {
@@ -43,13 +54,22 @@ enum KeyReader {
             bytes = try prompt(source)
         }
         defer { SecretInput.wipe(&bytes) }
-        return try key(from: bytes, source)
+        return try make(bytes[...], source)
     }
 
     /// The current and the new key of `rekey`. With both on standard input, its first line is
     /// the current key and the rest (minus one trailing line ending) the new key.
     static func readPair(current: Source, new: Source) throws -> (current: DatabaseKey, new: DatabaseKey) {
-        guard current.standardInput && new.standardInput else { return (try read(current), try read(new)) }
+        try readPair(current: current, as: key(from:_:), new: new, as: key(from:_:))
+    }
+
+    /// Two secrets, each made by its own function, with the same rule for standard input as
+    /// ``readPair(current:new:)``.
+    static func readPair<Current, New>(current: Source, as makeCurrent: (ArraySlice<UInt8>, Source) throws -> Current,
+                                       new: Source, as makeNew: (ArraySlice<UInt8>, Source) throws -> New) throws -> (current: Current, new: New) {
+        guard current.standardInput && new.standardInput else {
+            return (try read(current, as: makeCurrent), try read(new, as: makeNew))
+        }
         try checkGivenOnce(current)
         try checkGivenOnce(new)
         var input = try readStandardInput(current)
@@ -57,7 +77,7 @@ enum KeyReader {
         guard let lineEnd = input.firstIndex(of: UInt8(ascii: "\n")) else {
             throw CLIError(exitCode: 64, message: "Standard input holds one line, and both keys were to be read there: the first line is the \(current.role), the rest the \(new.role). Nothing was changed.")
         }
-        return (try key(from: input[...lineEnd], current), try key(from: input[(lineEnd + 1)...], new))
+        return (try makeCurrent(input[...lineEnd], current), try makeNew(input[(lineEnd + 1)...], new))
     }
 
     private static func checkGivenOnce(_ source: Source) throws {
@@ -67,7 +87,19 @@ enum KeyReader {
         }
     }
 
-    private static func key(from bytes: some BidirectionalCollection<UInt8>, _ source: Source) throws -> DatabaseKey {
+    static func passphrase(from bytes: ArraySlice<UInt8>, _ source: Source) throws -> Passphrase {
+        if source.raw {
+            let flag = String(source.optionPrefix.dropLast(3)) + "raw-key"
+            throw CLIError(exitCode: 64, message: "A key slot opens with a passphrase or a recovery key, not a raw key: leave out \(flag). (The raw data key opens the database without its slot file: verify, query and decrypt take it with --raw-key.)")
+        }
+        do {
+            return try Passphrase(keyFileContents: bytes)
+        } catch CipherStoreError.invalidKey(let reason) {
+            throw CLIError(exitCode: 64, message: "The \(source.role) cannot be used: \(reason)")
+        }
+    }
+
+    static func key(from bytes: ArraySlice<UInt8>, _ source: Source) throws -> DatabaseKey {
         do {
             return source.raw ? try DatabaseKey.rawKey(hexKeyFileContents: bytes) : try DatabaseKey.passphrase(keyFileContents: bytes)
         } catch CipherStoreError.invalidKey(let reason) {

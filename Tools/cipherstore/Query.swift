@@ -26,6 +26,8 @@ extension CipherStoreCommand {
                   echo "SELECT count(*) FROM status" | cipherstore query app.db --key-env APP_DB_KEY --format json
                   cipherstore query app.db "DELETE FROM session" --write --key-file app.key
 
+                \(SlotDatabase.help)
+
                 Exit codes: 0 success, 1 the statement failed (invalid SQL, a constraint, a write \
                 without --write), 64 usage error, \(ExitCodes.summary).
                 """
@@ -59,7 +61,7 @@ extension CipherStoreCommand {
                     throw CLIError(exitCode: 64, message: "No SQL was given. Pass a statement as the second argument or on standard input.")
                 }
                 let plaintext = !key.isGiven && DatabaseFileInfo.inspect(path: database).kind == .plaintext
-                let databaseKey = plaintext ? nil : try KeyReader.read(key.source(confirm: false))
+                let databaseKey = plaintext ? nil : try SlotDatabase.openingKey(for: database, from: key.source(confirm: false))
                 let settings = plaintext ? CipherSettings.libraryDefaults : cipher.settings
                 let db = write
                     ? try Connection(path: database, key: databaseKey, configuration: Configuration(cipher: settings, foreignKeys: true))

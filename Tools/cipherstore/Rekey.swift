@@ -19,6 +19,8 @@ extension CipherStoreCommand {
                   cipherstore rekey app.db --in-place --old-key-file old.key --new-key-file new.key
                   printf '%s\\n%s\\n' "$OLD" "$NEW" | cipherstore rotate-key app.db --in-place --old-key-stdin --new-key-stdin
 
+                \(SlotDatabase.help)
+
                 \(JSONOutput.help)
 
                 Exit codes: 0 success, 64 usage error, \(ExitCodes.summary).
@@ -39,7 +41,11 @@ extension CipherStoreCommand {
             try CommandRunner.run(json: json) {
                 try output.check()
                 CommandRunner.removeLeftovers(source: database, destination: output.destination(backup: nil))
-                let (old, new) = try KeyReader.readPair(current: oldKey.source, new: newKey.source)
+                if output.inPlace && SlotDatabase.hasSlotFile(database) {
+                    throw CLIError(exitCode: 64, message: "'\(database)' is a slot database: rekeying it in place would leave its slot file opening nothing. Nothing was changed. Change a passphrase with `cipherstore keys change`, replace the data key with `cipherstore keys rotate`, or write a passphrase database elsewhere with --output.")
+                }
+                let (old, new) = try KeyReader.readPair(current: oldKey.source, as: SlotDatabase.keyMaker(for: database),
+                                                        new: newKey.source, as: KeyReader.key(from:_:))
                 let (options, _) = CommandRunner.conversionOptions(output, verb: "rekeying")
                 let report = try DatabaseMaintenance.changeKey(
                     path: database, oldKey: old,

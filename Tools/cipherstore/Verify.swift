@@ -16,6 +16,8 @@ extension CipherStoreCommand {
                   cipherstore verify app.db --key-file app.key
                   cipherstore verify app.db --key-env APP_DB_KEY --json
 
+                \(SlotDatabase.help)
+
                 \(JSONOutput.help)
 
                 Exit codes: 0 success, 64 usage error, \(ExitCodes.summary).
@@ -37,7 +39,7 @@ extension CipherStoreCommand {
                 // No key is asked for a plaintext file, nor for one that is not there to open.
                 let kind = DatabaseFileInfo.inspect(path: database).kind
                 let plaintext = !key.isGiven && [.plaintext, .missing, .directory, .empty].contains(kind)
-                let databaseKey = plaintext ? nil : try KeyReader.read(key.source(confirm: false))
+                let databaseKey = plaintext ? nil : try SlotDatabase.openingKey(for: database, from: key.source(confirm: false))
                 let report = try DatabaseMaintenance.verify(path: database, key: databaseKey, cipher: plaintext ? .libraryDefaults : cipher.settings)
                 if let output { output.succeed(Summary.fields(report)) } else { print(Summary.text(report)) }
             }

@@ -11,6 +11,14 @@ if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "--encrypt-once
 // CipherStore against the raw SQLCipher C API, in one process, on one machine, in one run.
 let bench = Benchmark()
 let directory = benchmarkDirectory("cipherstore")
+
+// `bench-cipherstore --key-slots-only`: the key-slot rows alone, to try them without the full run.
+if CommandLine.arguments.dropFirst().first == "--key-slots-only" {
+    print((["| workload | baseline | CipherStore | result | target |", "| --- | --- | --- | --- | --- |"]
+           + (try keySlotWorkloads(bench, directory: directory, megabytes: bench.quick ? 10 : 100))).joined(separator: "\n"))
+    try? FileManager.default.removeItem(atPath: directory)
+    exit(0)
+}
 let rawKeyHex = String(repeating: "3a", count: 32)
 let rawKey = Array("x'\(rawKeyHex)'".utf8)
 let key = try DatabaseKey.rawKey(hex: rawKeyHex)
@@ -31,6 +39,12 @@ output += try fileToolWorkloads(bench, directory: directory, megabytes: bench.qu
 output += try await contentionWorkloads(directory: directory, operations: bench.quick ? 4_000 : 32_000, key: key)
 output += try batchClaim(bench, directory: directory, rows: bench.quick ? 1_000 : 10_000, key: key)
 output += try feedWorkload(bench, directory: directory, statuses: 10_000, key: key, rawKey: rawKey)
+output.append("")
+output.append("### Key slots (passphrase change and open; slots calibrated to the default 0.25 s of scrypt here)")
+output.append("")
+output.append("| workload | baseline | CipherStore | result | target |")
+output.append("| --- | --- | --- | --- | --- |")
+output += try keySlotWorkloads(bench, directory: directory, megabytes: bench.quick ? 10 : 100)
 output.append("")
 output.append("### What encryption costs (raw C API, SQLCipher vs plaintext on the same library)")
 output.append("")

@@ -1,0 +1,92 @@
+import ArgumentParser
+import CipherStore
+import Foundation
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#endif
+
+extension CipherStoreCommand.Keys {
+    /// `cipherstore keys export-raw-key DATABASE`: the recovery path without the slot file.
+    struct KeysExportRawKey: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "export-raw-key",
+            abstract: "Write the raw data key and salt (96 hexadecimal digits), for recovery without the slot file.",
+            discussion: """
+                Whoever has the raw key reads the database, with no passphrase and no slot file. \
+                Keep it offline. It is written only where asked: --to-file writes a new file \
+                (mode 600, never over an existing one), --to-stdout prints it.
+
+                It opens the database with --raw-key in every command, and in the sqlcipher \
+                shell with PRAGMA key = "x'<the 96 digits>'" (typed at its prompt).
+
+                Examples:
+                  cipherstore keys export-raw-key app.db --key-file first.key --to-file /media/usb/app.rawkey
+                  cipherstore verify app.db --raw-key --key-file /media/usb/app.rawkey
+
+                \(CipherStoreCommand.Keys.exitCodes)
+                """
+        )
+
+        @Argument(help: "The slot database.")
+        var database: String
+
+        @OptionGroup(title: "A passphrase or recovery key that opens the database now") var key: KeyOptions
+
+        @Option(name: .customLong("to-file"), help: ArgumentHelp("Write the raw key into this new file (mode 600).", valueName: "path"))
+        var file: String?
+
+        @Flag(name: .customLong("to-stdout"), help: "Print the raw key on standard output.")
+        var standardOutput = false
+
+        @OptionGroup var output: KeysOutputOptions
+
+        func validate() throws {
+            if !output.json { try check() }
+        }
+
+        private func check() throws {
+            if (file == nil) == !standardOutput {
+                throw ValidationError("Say where the raw key goes, once: --to-file PATH or --to-stdout.")
+            }
+        }
+
+        func run() throws {
+            let json = output.jsonOutput(command: "export-raw-key", path: database)
+            try CommandRunner.run(json: json) {
+                try check()
+                try SlotDatabase.requireSlotFile(database)
+                if let file, FileManager.default.fileExists(atPath: file) {
+                    throw CLIError(exitCode: 64, message: "'\(file)' already exists. Nothing was written. Choose a new file name.")
+                }
+                let passphrase = try KeyReader.readPassphrase(key.currentPassphrase())
+                let rawKey = try KeySlots.exportRawKey(path: database, passphrase: passphrase)
+                if let file {
+                    try Self.store(rawKey + "\n", inNewFile: file)
+                    output.finish(json, ["file": file], text: "Wrote the raw key of \(database) to \(file) (mode 600).")
+                } else {
+                    output.finish(json, ["rawKey": rawKey], text: rawKey)
+                }
+                warn("the raw key opens \(database) without any passphrase or slot file: keep it offline, and delete every other copy.")
+            }
+        }
+
+        /// Creates `path` with mode 0600 (never replacing a file), writes `text` and syncs it.
+        private static func store(_ text: String, inNewFile path: String) throws {
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else {
+                throw CLIError(exitCode: ExitCodes.ioFailure, message: "Cannot create '\(path)': \(String(cString: strerror(errno))). Nothing was written.")
+            }
+            defer { close(descriptor) }
+            var bytes = Array(text.utf8)
+            defer { SecretInput.wipe(&bytes) }
+            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            guard written == bytes.count, fsync(descriptor) == 0 else {
+                let reason = String(cString: strerror(errno))
+                unlink(path)
+                throw CLIError(exitCode: ExitCodes.ioFailure, message: "Cannot write '\(path)': \(reason). Nothing was kept.")
+            }
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import CipherStore
+import Foundation
+
+/// How the commands that open a database (`verify`, `query`, `decrypt`, `rekey`'s source) open
+/// a slot database: automatically. When `<database>.keys` exists and the key given is a
+/// passphrase, the passphrase (or recovery key) unlocks a slot — one key derivation — and the
+/// data key opens the database; a passphrase could not open such a database otherwise, as it
+/// is encrypted with a raw key. With `--raw-key`, the key is used as given: the 96 hexadecimal
+/// digits of `keys export-raw-key` open the database without its slot file.
+enum SlotDatabase {
+    /// The paragraph of `--help` that says so.
+    static let help = """
+        A slot database (made by `keys init` or `encrypt --key-slots`, with its slot file \
+        DATABASE.keys beside it) opens with any of its passphrases or its recovery key, given \
+        like any key: the slot file is used automatically. --raw-key with the 96 hexadecimal \
+        digits of `keys export-raw-key` opens it without the slot file.
+        """
+
+    static func hasSlotFile(_ database: String) -> Bool {
+        FileManager.default.fileExists(atPath: KeySlots.slotFilePath(forDatabase: database))
+    }
+
+    /// Refuses a database without a slot file before any key is asked for.
+    static func requireSlotFile(_ database: String) throws {
+        guard hasSlotFile(database) else {
+            let error = KeySlotError.slotFileMissing(expectedAt: KeySlots.slotFilePath(forDatabase: database), database: database)
+            throw CLIError(exitCode: ExitCodes.ioFailure,
+                           message: error.description + " If '\(database)' does not use key slots yet, make it a slot database with `cipherstore keys init`.",
+                           kind: "slotFileMissing")
+        }
+    }
+
+    /// The key that opens `database`, read from `source`.
+    static func openingKey(for database: String, from source: KeyReader.Source) throws -> DatabaseKey {
+        try KeyReader.read(source, as: keyMaker(for: database))
+    }
+
+    /// Makes the key that opens `database` from the bytes read: through its slot file when it
+    /// has one and they are a passphrase, else as ``KeyReader/key(from:_:)`` does.
+    static func keyMaker(for database: String) -> (ArraySlice<UInt8>, KeyReader.Source) throws -> DatabaseKey {
+        { bytes, source in
+            guard !source.raw, hasSlotFile(database) else { return try KeyReader.key(from: bytes, source) }
+            return try KeySlots.unlock(path: database, passphrase: KeyReader.passphrase(from: bytes, source))
+        }
+    }
+}
