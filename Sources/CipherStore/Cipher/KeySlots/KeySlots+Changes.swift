@@ -88,7 +88,8 @@ extension KeySlots {
             // the old passphrase opens (left by an interrupted change), so that it opens none.
             var stale: Set<Int> = [opened.slot.id]
             if opened.slot.kind == .passphrase {
-                stale.formUnion(try state.passphraseSlots(openedBy: old).map(\.id))
+                // The slot just opened is known: only the others need a derivation each.
+                stale.formUnion(try state.passphraseSlots(openedBy: old, skipping: opened.slot.id).map(\.id))
             }
             var file = try KeySlotStore.read(state.slotPath, database: path)
             file.slots.removeAll { stale.contains($0.id) }

@@ -64,9 +64,9 @@ struct SlotState {
 
     /// Every passphrase slot of this database that `passphrase` opens (a change interrupted
     /// by a crash can leave two), at one derivation per passphrase slot.
-    func passphraseSlots(openedBy passphrase: Passphrase) throws -> [KeySlotFile.Slot] {
+    func passphraseSlots(openedBy passphrase: Passphrase, skipping known: Int? = nil) throws -> [KeySlotFile.Slot] {
         try file.slots(forDatabaseSalt: databaseSalt).filter { slot in
-            guard slot.kind == .passphrase else { return false }
+            guard slot.kind == .passphrase, slot.id != known else { return false }
             return try passphrase.bytes.withUnsafeBytes { try open(slot, secret: $0) } != nil
         }
     }
