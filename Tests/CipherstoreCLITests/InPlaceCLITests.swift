@@ -163,6 +163,30 @@ import Testing
         try Connection(path: path, key: .passphrase("new secret"), configuration: Configuration(cipher: strong)).close()
     }
 
+    /// The page cache bounds the conversion's memory; a smaller one only costs time.
+    @Test func aSmallPageCacheConvertsTheSameAndAnAbsurdOneIsRefused() throws {
+        let workspace = try Workspace()
+        let source = workspace.path("plain.db")
+        let keyFile = try workspace.keyFile("k.key", "small cache\n")
+        let db = try Connection(path: source, key: nil)
+        try db.execute(sql: "PRAGMA page_size = \(SQLCipherLibrary.defaultPageSize)")
+        try db.execute(sql: "CREATE TABLE t(x)")
+        try db.execute(sql: """
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
+            INSERT INTO t SELECT printf('%0300d', i) FROM n
+            """)
+        try db.close()
+        let result = try CLI.run(["encrypt", source, "-o", workspace.path("e.db"), "--key-file", keyFile, "--page-cache-mib", "1"])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        let encrypted = try Connection(path: workspace.path("e.db"), key: .passphrase("small cache"))
+        #expect(try encrypted.fetchScalar(Int.self, sql: "SELECT count(*) FROM t") == 20000)
+        try encrypted.close()
+        let refused = try CLI.run(["encrypt", source, "-o", workspace.path("f.db"), "--key-file", keyFile, "--page-cache-mib", "0"])
+        #expect(refused.status == 64)
+        #expect(refused.errorOutput.contains("--page-cache-mib must be between 1 and 65536"))
+        #expect(!FileManager.default.fileExists(atPath: workspace.path("f.db")))
+    }
+
     @Test func encryptKeepsTheSourcesPageSize() throws {
         let workspace = try Workspace()
         let source = workspace.path("plain.db")

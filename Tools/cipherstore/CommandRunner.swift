@@ -68,17 +68,21 @@ enum CommandRunner {
     /// Conversion options wired to a progress bar (when standard error is a terminal and not
     /// quiet) and to Ctrl-C, SIGTERM and SIGHUP, with `--full-check`.
     static func conversionOptions(_ output: OutputOptions, verb: String) -> (ConversionOptions, ProgressBar?) {
-        conversionOptions(quiet: output.quiet, fullCheck: output.fullCheck, verb: verb)
+        conversionOptions(quiet: output.quiet, fullCheck: output.fullCheck, verb: verb,
+                          pageCacheBytes: output.pageCacheMib.map { $0 << 20 })
     }
 
     /// The same, for commands that rewrite a database without `OutputOptions` (`keys init`, `keys rotate`).
-    static func conversionOptions(quiet: Bool, fullCheck: Bool, verb: String) -> (ConversionOptions, ProgressBar?) {
+    static func conversionOptions(quiet: Bool, fullCheck: Bool, verb: String,
+                                  pageCacheBytes: Int? = nil) -> (ConversionOptions, ProgressBar?) {
         let cancellation = ConversionCancellation()
         Interruption.cancelOnSignal(cancellation)
         let bar = (!quiet && isatty(STDERR_FILENO) == 1) ? ProgressBar(verb: verb) : nil
         var progress: (@Sendable (ConversionProgress) -> Void)?
         if let bar { progress = { bar.update($0) } }
-        let options = ConversionOptions(progress: progress, cancellation: cancellation, fullReadBack: fullCheck)
+        let options = ConversionOptions(progress: progress, cancellation: cancellation,
+                                        pageCacheBytes: pageCacheBytes ?? ConversionOptions.defaultPageCacheBytes,
+                                        fullReadBack: fullCheck)
         return (options, bar)
     }
 

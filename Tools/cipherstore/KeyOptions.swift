@@ -100,6 +100,9 @@ struct OutputOptions: ParsableArguments {
     @Flag(help: "Before replacing anything, also read back and decrypt every page of the result (a full integrity check on a fresh connection). Takes about as long again.")
     var fullCheck = false
 
+    @Option(help: ArgumentHelp("Memory for the result's pages during the copy, in MiB (default: 1/32 of physical memory, at most 256). Smaller uses less memory and takes longer.", valueName: "MiB"))
+    var pageCacheMib: Int?
+
     func validate() throws {
         // With --json the command checks in run() instead, where a refusal is printed as JSON.
         if !json { try check() }
@@ -109,6 +112,9 @@ struct OutputOptions: ParsableArguments {
     func check() throws {
         if output == nil && !inPlace { throw ValidationError("Choose where the result goes: --output PATH or --in-place.") }
         if output != nil && inPlace { throw ValidationError("--output and --in-place exclude each other.") }
+        if let pageCacheMib, !(1...65_536).contains(pageCacheMib) {
+            throw ValidationError("--page-cache-mib must be between 1 and 65536 (MiB).")
+        }
     }
 
     /// Where `--json` goes, when it is given.
