@@ -33,14 +33,26 @@ struct OldKeyOptions: ParsableArguments {
     var standardInput = false
     @Flag(name: .customLong("old-raw-key"), help: "The current key is 64 hexadecimal digits.")
     var raw = false
-    @Option(name: .customLong("old-kdf-iterations"), help: "KDF iterations the database was made with (default: the library's).")
-    var kdfIterations: Int?
-    @Option(name: .customLong("old-page-size"), help: "Page size the database was made with (default: the library's).")
-    var pageSize: Int?
 
     var source: KeyReader.Source {
         KeyReader.Source(file: file, environment: environment, standardInput: standardInput, raw: raw,
                          role: "current key", optionPrefix: "--old-key", confirm: false)
+    }
+}
+
+/// `--old-kdf-iterations`, `--old-page-size`, `--old-sqlcipher3`: the settings the source of
+/// `rekey` or `upgrade` was made with (`CipherOptions` are the result's).
+struct OldCipherOptions: ParsableArguments {
+    @Option(name: .customLong("old-kdf-iterations"), help: "KDF iterations the database was made with (default: the library's; upgrade: 64000).")
+    var kdfIterations: Int?
+    @Option(name: .customLong("old-page-size"), help: "Page size the database was made with (default: the library's; upgrade: 1024).")
+    var pageSize: Int?
+    @Flag(name: .customLong("old-sqlcipher3"), help: "The database was made with SQLCipher 3's settings (for a SQLCipher 3 file when the linked SQLCipher is 4; upgrade implies it); --old-page-size and --old-kdf-iterations still apply.")
+    var sqlcipher3 = false
+
+    /// The source's settings, on top of `base` (SQLCipher 3's with --old-sqlcipher3).
+    func settings(base: CipherSettings = .libraryDefaults) -> CipherSettings {
+        CipherOptions.settings(base: sqlcipher3 ? .sqlcipher3 : base, pageSize: pageSize, kdfIterations: kdfIterations)
     }
 }
 
@@ -73,7 +85,12 @@ struct CipherOptions: ParsableArguments {
     var sqlcipher3 = false
 
     var settings: CipherSettings {
-        var settings = sqlcipher3 ? CipherSettings.sqlcipher3 : CipherSettings()
+        Self.settings(base: sqlcipher3 ? .sqlcipher3 : .libraryDefaults, pageSize: pageSize, kdfIterations: kdfIterations)
+    }
+
+    /// `base` with the page size and KDF iterations given on the command line.
+    static func settings(base: CipherSettings, pageSize: Int?, kdfIterations: Int?) -> CipherSettings {
+        var settings = base
         settings.pageSize = pageSize ?? settings.pageSize
         settings.kdfIterations = kdfIterations ?? settings.kdfIterations
         return settings

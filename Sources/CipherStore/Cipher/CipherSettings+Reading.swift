@@ -1,4 +1,16 @@
 extension CipherSettings {
+    /// The settings that opened the main database of `db`, read back from SQLCipher: page size,
+    /// and for an encrypted database KDF iterations and HMAC use; with SQLCipher 4 also the KDF
+    /// and HMAC algorithms and the plaintext header size.
+    ///
+    /// ```swift
+    /// let db = try Connection(path: "app.db", key: key)
+    /// let settings = try CipherSettings.inUse(by: db)  // pageSize 4096, kdfIterations 256000…
+    /// ```
+    public static func inUse(by db: Connection) throws -> CipherSettings {
+        try inUse(by: db, encrypted: db.isEncrypted)
+    }
+
     /// The settings one database of an open connection actually uses, read back from
     /// SQLCipher: page size, and for an encrypted database KDF iterations and HMAC use (with
     /// SQLCipher 4, also the algorithms and the plaintext header size).
