@@ -22,6 +22,35 @@ enum Summary {
         return text
     }
 
+    /// The settings that opened a file: "4096-byte pages, 256000 KDF iterations
+    /// (PBKDF2_HMAC_SHA512), HMAC_SHA512 per page, no plaintext header".
+    static func text(_ settings: CipherSettings) -> String {
+        var parts: [String] = []
+        if let pageSize = settings.pageSize { parts.append("\(pageSize)-byte pages") }
+        if let iterations = settings.kdfIterations {
+            parts.append("\(iterations) KDF iterations" + (settings.kdfAlgorithm.map { " (\($0.kdfName))" } ?? ""))
+        }
+        if let useHMAC = settings.useHMAC {
+            parts.append(useHMAC ? (settings.hmacAlgorithm?.rawValue ?? "HMAC") + " per page" : "no HMAC")
+        }
+        if let header = settings.plaintextHeaderSize {
+            parts.append(header == 0 ? "no plaintext header" : "a \(header)-byte plaintext header")
+        }
+        return parts.joined(separator: ", ")
+    }
+
+    /// `info --json`'s `cipher` object; a setting the linked SQLCipher does not report is null.
+    static func fields(_ settings: CipherSettings) -> [String: Any] {
+        [
+            "pageSize": settings.pageSize.map { $0 as Any } ?? NSNull(),
+            "kdfIterations": settings.kdfIterations.map { $0 as Any } ?? NSNull(),
+            "useHMAC": settings.useHMAC.map { $0 as Any } ?? NSNull(),
+            "kdfAlgorithm": settings.kdfAlgorithm.map { $0.kdfName as Any } ?? NSNull(),
+            "hmacAlgorithm": settings.hmacAlgorithm.map { $0.rawValue as Any } ?? NSNull(),
+            "plaintextHeaderSize": settings.plaintextHeaderSize.map { $0 as Any } ?? NSNull(),
+        ]
+    }
+
     /// "1 table", "2 tables".
     static func counted(_ count: Int, _ noun: String) -> String {
         "\(count) \(noun)\(count == 1 ? "" : "s")"

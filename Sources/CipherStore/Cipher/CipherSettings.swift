@@ -22,7 +22,8 @@ public struct CipherSettings: Sendable, Hashable {
         case sha256 = "HMAC_SHA256"
         case sha512 = "HMAC_SHA512"
 
-        var kdfName: String { "PBKDF2_" + rawValue }
+        /// The name SQLCipher 4's `cipher_kdf_algorithm` gives the KDF with this hash: `PBKDF2_HMAC_SHA512`.
+        public var kdfName: String { "PBKDF2_" + rawValue }
     }
 
     /// Page size in bytes (`cipher_page_size`): a power of two from 512 to 65536. `nil` keeps the library default.
