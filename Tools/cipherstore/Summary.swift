@@ -8,6 +8,7 @@ enum Summary {
         return String(format: "%@ %@: %@, %@, %.1f MiB in %.2f s, verified (%@). %@.",
                       verb, report.outputPath, counted(report.verification.tables.count, "table"), counted(totalRows(report.verification), "row"),
                       mebibytes, report.seconds, checks(fullCheck: fullCheck).joined(separator: ", "), settings(report.verification))
+            + (report.verification.plaintextHeaderSalt.map { "\n" + saltLine($0) } ?? "")
     }
 
     /// What a conversion checked before replacing anything.
@@ -51,6 +52,12 @@ enum Summary {
         ]
     }
 
+    /// What to keep for a file with a plaintext header.
+    static func saltLine(_ salt: [UInt8]) -> String {
+        let hex = salt.map { String(format: "%02x", $0) }.joined()
+        return "Salt \(hex): the file has a plaintext header and does not hold it. Keep it with the key; open the file with --plaintext-header --salt \(hex)."
+    }
+
     /// "1 table", "2 tables".
     static func counted(_ count: Int, _ noun: String) -> String {
         "\(count) \(noun)\(count == 1 ? "" : "s")"
@@ -82,7 +89,7 @@ enum Summary {
             "tables": report.tables.map { ["name": $0.name, "rows": $0.rowCount] as [String: Any] },
             "rows": totalRows(report),
             "checks": ["integrity check"],
-        ]
+        ].merging(report.plaintextHeaderSalt.map { ["salt": $0.map { String(format: "%02x", $0) }.joined()] } ?? [:]) { $1 }
     }
 
     /// `encrypt`, `decrypt` and `rekey --json`'s fields: the result's, where it is, what was checked.

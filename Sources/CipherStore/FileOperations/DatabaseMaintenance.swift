@@ -223,6 +223,7 @@ public enum DatabaseMaintenance {
             userVersion: snapshot.userVersion, applicationID: snapshot.applicationID,
             journalMode: try db.fetchScalar(String.self, sql: "PRAGMA journal_mode") ?? "",
             schemaObjectCount: snapshot.schema.count, pageSize: settings.pageSize ?? 0,
-            kdfIterations: settings.kdfIterations)
+            kdfIterations: settings.kdfIterations,
+            plaintextHeaderSalt: (settings.plaintextHeaderSize ?? 0) > 0 ? try CipherSettings.salt(in: db) : nil)
     }
 }
