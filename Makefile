@@ -18,7 +18,9 @@ SQLCIPHER_ENV = PKG_CONFIG_PATH=$(SQLCIPHER4_PREFIX)/lib/pkgconfig LD_LIBRARY_PA
 SCRATCH = --scratch-path .build-sqlcipher4/swift
 LIBRARY = sqlcipher4
 else ifeq ($(SQLCIPHER),)
-SQLCIPHER_ENV =
+# With SQLCipher 4.6.1 built (`make sqlcipher4`), its shell joins the interop tests across
+# versions (the tests that need it say so when it is missing; .ci/run builds it first).
+SQLCIPHER_ENV = $(if $(wildcard $(CURDIR)/.build-sqlcipher4/prefix/bin/sqlcipher),CIPHERSTORE_SQLCIPHER4_SHELL=$(CURDIR)/.build-sqlcipher4/prefix/bin/sqlcipher)
 SCRATCH =
 LIBRARY =
 else

@@ -71,4 +71,58 @@ import Testing
         let back = try SQLCipherShell.run(database: path, script: "PRAGMA key = 'shell''s key';\nSELECT body FROM note ORDER BY id;\n", shell: shell)
         #expect(back.output.contains("made by SQLCipher 3\nadded on SQLCipher 4"), "\(back.output) \(back.errorOutput)")
     }
+
+    @Test(.enabled(if: LinkedSQLCipher.isVersion3, "SQLCipher 3 only; counterpart: aSQLCipher3FileMadeHereOpensInTheSQLCipher3Shell on SQLCipher 4"),
+          .enabled(if: SQLCipherShell.sqlcipher4 != nil, Comment(rawValue: SQLCipherShell.sqlcipher4Missing)))
+    func aFileMadeHereOnSQLCipher3OpensInTheSQLCipher4ShellInCompatibility3() throws {
+        let shell = try #require(SQLCipherShell.sqlcipher4)
+        #expect(SQLCipherShell.version(of: shell)?.hasPrefix("4.") == true, "\(shell) is not a SQLCipher 4 shell")
+        let directory = try TemporaryDirectory()
+        let path = directory.path("from-v3.sqlite")
+        do {
+            let db = try Connection(path: path, key: .passphrase("three and four ☂"))
+            try db.execute(sql: "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT)")
+            try db.execute(sql: "INSERT INTO note(body) VALUES (?)", arguments: ["made on SQLCipher 3"])
+        }
+        let compatible = try SQLCipherShell.run(database: path, script: """
+            PRAGMA key = 'three and four ☂';
+            PRAGMA cipher_compatibility = 3;
+            INSERT INTO note(body) VALUES ('added by SQLCipher 4');
+            SELECT body FROM note ORDER BY id;
+            """, shell: shell)
+        #expect(compatible.status == 0, "\(compatible.errorOutput)")
+        #expect(compatible.output.contains("made on SQLCipher 3\nadded by SQLCipher 4"), "\(compatible.output)")
+        // Its own defaults do not open a SQLCipher 3 file.
+        let defaults = try SQLCipherShell.run(database: path, script: "PRAGMA key = 'three and four ☂';\nSELECT count(*) FROM note;\n", shell: shell)
+        #expect(defaults.errorOutput.contains("not a database"), "\(defaults.output) \(defaults.errorOutput)")
+        // What SQLCipher 4 wrote in compatibility 3 reads here.
+        let db = try Connection(path: path, key: .passphrase("three and four ☂"))
+        #expect(try db.fetchAll(sql: "SELECT body FROM note ORDER BY id").map { try $0.value(String.self, at: 0) }
+                == ["made on SQLCipher 3", "added by SQLCipher 4"])
+    }
+
+    @Test(.enabled(if: LinkedSQLCipher.isVersion3, "SQLCipher 3 only; counterpart: aFileMadeByTheSQLCipher3ShellOpensHereWithSQLCipher3Settings on SQLCipher 4"),
+          .enabled(if: SQLCipherShell.sqlcipher4 != nil, Comment(rawValue: SQLCipherShell.sqlcipher4Missing)))
+    func aFileMadeByTheSQLCipher4ShellInCompatibility3OpensHereOnSQLCipher3() throws {
+        let shell = try #require(SQLCipherShell.sqlcipher4)
+        let directory = try TemporaryDirectory()
+        let path = directory.path("from-v4-shell.sqlite")
+        let made = try SQLCipherShell.run(database: path, script: """
+            PRAGMA key = 'shell''s key';
+            PRAGMA cipher_compatibility = 3;
+            CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT);
+            INSERT INTO note(body) VALUES ('made by SQLCipher 4 in compatibility 3');
+            """, shell: shell)
+        #expect(made.status == 0, "\(made.errorOutput)")
+        let hex = String(repeating: "c4", count: 32)
+        let rawPath = directory.path("raw.sqlite")
+        let madeRaw = try SQLCipherShell.run(database: rawPath, script: "PRAGMA key = \"x'\(hex)'\";\nPRAGMA cipher_compatibility = 3;\nCREATE TABLE t(x); INSERT INTO t VALUES (43);\n", shell: shell)
+        #expect(madeRaw.status == 0, "\(madeRaw.errorOutput)")
+
+        let db = try Connection(path: path, key: .passphrase("shell's key"))
+        #expect(try db.fetchScalar(String.self, sql: "SELECT body FROM note") == "made by SQLCipher 4 in compatibility 3")
+        #expect(try CipherSettings.inUse(by: db).pageSize == 1024)
+        let raw = try Connection(path: rawPath, key: .rawKey(hex: hex))
+        #expect(try raw.fetchScalar(Int.self, sql: "SELECT x FROM t") == 43)
+    }
 }

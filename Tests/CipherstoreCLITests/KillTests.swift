@@ -61,6 +61,54 @@ import Testing
         print("encrypt kill outcomes: \(outcomes)")
     }
 
+    @Test(.enabled(if: SQLCipherLibrary.sqlcipherMajorVersion >= 4, "SQLCipher 4 only; counterpart: UpgradeCLITests.upgradeExplainsThatItNeedsSQLCipher4"))
+    func killedUpgradeLeavesTheCompleteOldOrTheCompleteNewFile() throws {
+        let workspace = try Workspace()
+        let path = workspace.path("big.db")
+        let keyFile = try workspace.keyFile("key", "upgrade kill key")
+        let key = try DatabaseKey.passphrase("upgrade kill key")
+        func makeSQLCipher3Source() throws {
+            let db = try Connection(path: path, key: key, configuration: Configuration(cipher: .sqlcipher3))
+            try db.execute(sql: "CREATE TABLE big(id INTEGER PRIMARY KEY, body TEXT)")
+            try db.execute(sql: """
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+                INSERT INTO big SELECT i, printf('%01000d', i) FROM n
+                """, arguments: [Self.rows])
+            try db.close()
+        }
+        func isComplete(_ cipher: CipherSettings) -> Bool {
+            guard let db = try? Connection(path: path, key: key, configuration: Configuration(cipher: cipher, readOnly: true)),
+                  let check = try? db.fetchScalar(String.self, sql: "PRAGMA quick_check"), check == "ok",
+                  let count = try? db.fetchScalar(Int.self, sql: "SELECT count(*) FROM big"), count == Self.rows,
+                  let sum = try? db.fetchScalar(Int.self, sql: "SELECT sum(id) FROM big") else { return false }
+            return sum == Self.rows * (Self.rows + 1) / 2
+        }
+        try makeSQLCipher3Source()
+        var outcomes: [String] = []
+        for delay in Self.delays {
+            if isComplete(.sqlcipher4) {
+                try FileManager.default.removeItem(atPath: path)
+                try makeSQLCipher3Source()
+            }
+            let (process, _, _) = try CLI.start(["upgrade", path, "--in-place", "--quiet", "--key-file", keyFile])
+            Thread.sleep(forTimeInterval: delay)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let old = isComplete(.sqlcipher3)
+            let new = isComplete(.sqlcipher4)
+            #expect(old != new, "after \(delay) s: SQLCipher 3 format \(old), SQLCipher 4 format \(new)")
+            outcomes.append(new ? "upgraded" : "original")
+        }
+        if !isComplete(.sqlcipher4) {
+            let result = try CLI.run(["upgrade", path, "--in-place", "--quiet", "--key-file", keyFile])
+            #expect(result.status == 0, "\(result.errorOutput)")
+        }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: workspace.url.path).filter { $0.contains(".cipherstore-") }
+        #expect(leftovers.isEmpty, "left behind: \(leftovers)")
+        #expect(isComplete(.sqlcipher4))
+        print("upgrade kill outcomes: \(outcomes)")
+    }
+
     @Test func killedRekeyLeavesAFileThatOpensWithExactlyOneKey() throws {
         let workspace = try Workspace()
         let path = workspace.path("big.db")

@@ -8,13 +8,21 @@ extension CipherStoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "Tell whether a file is a plaintext SQLite database, an encrypted one, or neither.",
             discussion: """
-                Reads only the first bytes of the file and never needs a key. Also prints the \
-                linked SQLCipher and SQLite versions, and whether the database uses key slots \
-                (a slot file FILE.keys beside it) and how many open it.
+                Reads only the first bytes of the file and needs no key. Also prints the linked \
+                SQLCipher and SQLite versions, and whether the database uses key slots (a slot \
+                file FILE.keys beside it) and how many open it. With a key (--key-file, \
+                --key-env, --key-stdin; never asked for), it also opens the database, read-only, \
+                and prints the cipher settings that opened it: page size, KDF iterations and HMAC, \
+                and with SQLCipher 4 the KDF and HMAC algorithms and the plaintext header size. \
+                Give the settings the file was made with as for verify (--sqlcipher3, --page-size, \
+                --kdf-iterations).
 
-                Example:
+                Examples:
                   cipherstore info app.db
                   cipherstore info --json app.db
+                  cipherstore info app.db --key-file app.key --sqlcipher3
+
+                Exit codes: 0 success, 64 usage error, \(ExitCodes.summary).
                 """
         )
 
@@ -23,6 +31,9 @@ extension CipherStoreCommand {
 
         @Flag(help: "Print JSON instead of text.")
         var json = false
+
+        @OptionGroup(title: "Key (optional: to show the cipher settings that open the file)") var key: KeyOptions
+        @OptionGroup(title: "Cipher settings the database was made with") var cipher: CipherOptions
 
         func run() throws {
             try CommandRunner.run { try inspect() }
@@ -37,6 +48,8 @@ extension CipherStoreCommand {
             default:
                 break
             }
+            // Opened before anything is printed: a wrong key prints only its error.
+            let settings = try settingsInUse()
             let walBytes = FileManager.default.fileExists(atPath: file + "-wal")
                 ? ((try? FileManager.default.attributesOfItem(atPath: file + "-wal")[.size] as? Int) ?? 0) : 0
             let slots = SlotDatabase.hasSlotFile(file) ? Result { try KeySlots.list(path: file) } : nil
@@ -51,6 +64,7 @@ extension CipherStoreCommand {
                 if let pageSize = info.plaintextPageSize { object["pageSize"] = pageSize }
                 if walBytes > 0 { object["walBytes"] = walBytes }
                 object["keySlots"] = slots.map { Self.keySlotFields($0, slotFile: KeySlots.slotFilePath(forDatabase: file)) } ?? NSNull()
+                if let settings { object["cipher"] = Summary.fields(settings) }
                 print(JSONOutput.text(object))
             } else {
                 print("file:     \(info.path)")
@@ -61,6 +75,7 @@ extension CipherStoreCommand {
                     print("WAL:      \(file)-wal holds \(walBytes) bytes of changes not yet in the main file (they are part of the database: copy the two files together)")
                 }
                 if let slots { print("slots:    \(Self.keySlotText(slots, slotFile: KeySlots.slotFilePath(forDatabase: file)))") }
+                if let settings { print("opens:    with \(Summary.text(settings))") }
                 print("SQLCipher \(SQLCipherLibrary.sqlcipherVersion ?? "not linked"), SQLite \(SQLCipherLibrary.sqliteVersion)")
             }
             switch info.kind {
@@ -94,6 +109,15 @@ extension CipherStoreCommand {
             case .failure(let error):
                 return "a slot file \(slotFile) is beside it, but: \(ErrorText.message(for: error))"
             }
+        }
+
+        /// With a key: the settings that open the file, read back from SQLCipher.
+        private func settingsInUse() throws -> CipherSettings? {
+            guard key.isGiven else { return nil }
+            let databaseKey = try SlotDatabase.openingKey(for: file, from: key.source(confirm: false))
+            let db = try DatabaseMaintenance.openForReading(path: file, key: databaseKey, cipher: cipher.settings)
+            defer { try? db.close() }
+            return try CipherSettings.inUse(by: db)
         }
     }
 }

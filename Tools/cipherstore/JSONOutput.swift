@@ -13,7 +13,7 @@ import Foundation
 /// Keys are never part of it: the fields come from reports and error messages, which never
 /// hold key material.
 struct JSONOutput {
-    /// The subcommand's name: `verify`, `encrypt`, `decrypt`, `rekey`.
+    /// The subcommand's name: `verify`, `encrypt`, `decrypt`, `rekey`, `upgrade`.
     let command: String
     /// The database the command was given.
     let path: String

@@ -33,14 +33,26 @@ struct OldKeyOptions: ParsableArguments {
     var standardInput = false
     @Flag(name: .customLong("old-raw-key"), help: "The current key is 64 hexadecimal digits.")
     var raw = false
-    @Option(name: .customLong("old-kdf-iterations"), help: "KDF iterations the database was made with (default: the library's).")
-    var kdfIterations: Int?
-    @Option(name: .customLong("old-page-size"), help: "Page size the database was made with (default: the library's).")
-    var pageSize: Int?
 
     var source: KeyReader.Source {
         KeyReader.Source(file: file, environment: environment, standardInput: standardInput, raw: raw,
                          role: "current key", optionPrefix: "--old-key", confirm: false)
+    }
+}
+
+/// `--old-kdf-iterations`, `--old-page-size`, `--old-sqlcipher3`: the settings the source of
+/// `rekey` or `upgrade` was made with (`CipherOptions` are the result's).
+struct OldCipherOptions: ParsableArguments {
+    @Option(name: .customLong("old-kdf-iterations"), help: "KDF iterations the database was made with (default: the library's; upgrade: 64000).")
+    var kdfIterations: Int?
+    @Option(name: .customLong("old-page-size"), help: "Page size the database was made with (default: the library's; upgrade: 1024).")
+    var pageSize: Int?
+    @Flag(name: .customLong("old-sqlcipher3"), help: "The database was made with SQLCipher 3's settings (for a SQLCipher 3 file when the linked SQLCipher is 4; upgrade implies it); --old-page-size and --old-kdf-iterations still apply.")
+    var sqlcipher3 = false
+
+    /// The source's settings, on top of `base` (SQLCipher 3's with --old-sqlcipher3).
+    func settings(base: CipherSettings = .libraryDefaults) -> CipherSettings {
+        CipherOptions.settings(base: sqlcipher3 ? .sqlcipher3 : base, pageSize: pageSize, kdfIterations: kdfIterations)
     }
 }
 
@@ -72,8 +84,38 @@ struct CipherOptions: ParsableArguments {
     @Flag(help: "SQLCipher 3's settings (1024-byte pages, 64000 PBKDF2-HMAC-SHA1 iterations, HMAC-SHA1), for files made with SQLCipher 3 when the linked SQLCipher is 4; --page-size and --kdf-iterations still apply.")
     var sqlcipher3 = false
 
+    @Flag(help: "SQLCipher 4 only: the first 32 bytes of the file stay in plaintext (cipher_plaintext_header_size = 32, for iOS apps with a WAL database in a shared container). Such a file does not hold its salt: a conversion prints it; open the file with --plaintext-header --salt HEX.")
+    var plaintextHeader = false
+
+    @Option(help: ArgumentHelp("SQLCipher 4 only: the file's 16-byte KDF salt, as 32 hexadecimal digits (needed to open a file with a plaintext header; not secret).", valueName: "hex"))
+    var salt: String?
+
+    func validate() throws {
+        if let salt, Self.bytes(hex: salt) == nil {
+            throw ValidationError("--salt must be 32 hexadecimal digits (16 bytes), as printed when the file was made.")
+        }
+    }
+
     var settings: CipherSettings {
-        var settings = sqlcipher3 ? CipherSettings.sqlcipher3 : CipherSettings()
+        var settings = Self.settings(base: sqlcipher3 ? .sqlcipher3 : .libraryDefaults, pageSize: pageSize, kdfIterations: kdfIterations)
+        if plaintextHeader { settings.plaintextHeaderSize = 32 }
+        settings.salt = salt.flatMap(Self.bytes(hex:))
+        return settings
+    }
+
+    /// 32 hexadecimal digits as 16 bytes; `nil` for anything else.
+    static func bytes(hex: String) -> [UInt8]? {
+        let digits = Array(hex.utf8)
+        guard digits.count == 32 else { return nil }
+        return stride(from: 0, to: 32, by: 2).map { UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16) }
+            .reduce(into: [UInt8]?([])) { result, byte in
+                if let byte { result?.append(byte) } else { result = nil }
+            }
+    }
+
+    /// `base` with the page size and KDF iterations given on the command line.
+    static func settings(base: CipherSettings, pageSize: Int?, kdfIterations: Int?) -> CipherSettings {
+        var settings = base
         settings.pageSize = pageSize ?? settings.pageSize
         settings.kdfIterations = kdfIterations ?? settings.kdfIterations
         return settings

@@ -33,6 +33,7 @@ extension CipherStoreCommand {
 
         @OptionGroup var output: OutputOptions
         @OptionGroup(title: "Current key") var oldKey: OldKeyOptions
+        @OptionGroup(title: "Cipher settings the database was made with") var oldCipher: OldCipherOptions
         @OptionGroup(title: "New key") var newKey: NewKeyOptions
         @OptionGroup(title: "Cipher settings of the result") var cipher: CipherOptions
 
@@ -49,7 +50,7 @@ extension CipherStoreCommand {
                 let (options, _) = CommandRunner.conversionOptions(output, verb: "rekeying")
                 let report = try DatabaseMaintenance.changeKey(
                     path: database, oldKey: old,
-                    oldCipher: CipherSettings(pageSize: oldKey.pageSize, kdfIterations: oldKey.kdfIterations),
+                    oldCipher: oldCipher.settings(),
                     newKey: new, newCipher: cipher.settings,
                     to: output.destination(backup: nil), options: options)
                 Summary.conversionFinished(report, verb: "Re-keyed", output: output, json: json, warnings: [])

@@ -8,6 +8,7 @@ enum Summary {
         return String(format: "%@ %@: %@, %@, %.1f MiB in %.2f s, verified (%@). %@.",
                       verb, report.outputPath, counted(report.verification.tables.count, "table"), counted(totalRows(report.verification), "row"),
                       mebibytes, report.seconds, checks(fullCheck: fullCheck).joined(separator: ", "), settings(report.verification))
+            + (report.verification.plaintextHeaderSalt.map { "\n" + saltLine($0) } ?? "")
     }
 
     /// What a conversion checked before replacing anything.
@@ -20,6 +21,41 @@ enum Summary {
         var text = "Page size \(report.pageSize) bytes"
         if let iterations = report.kdfIterations { text += ", \(iterations) KDF iterations" }
         return text
+    }
+
+    /// The settings that opened a file: "4096-byte pages, 256000 KDF iterations
+    /// (PBKDF2_HMAC_SHA512), HMAC_SHA512 per page, no plaintext header".
+    static func text(_ settings: CipherSettings) -> String {
+        var parts: [String] = []
+        if let pageSize = settings.pageSize { parts.append("\(pageSize)-byte pages") }
+        if let iterations = settings.kdfIterations {
+            parts.append("\(iterations) KDF iterations" + (settings.kdfAlgorithm.map { " (\($0.kdfName))" } ?? ""))
+        }
+        if let useHMAC = settings.useHMAC {
+            parts.append(useHMAC ? (settings.hmacAlgorithm?.rawValue ?? "HMAC") + " per page" : "no HMAC")
+        }
+        if let header = settings.plaintextHeaderSize {
+            parts.append(header == 0 ? "no plaintext header" : "a \(header)-byte plaintext header")
+        }
+        return parts.joined(separator: ", ")
+    }
+
+    /// `info --json`'s `cipher` object; a setting the linked SQLCipher does not report is null.
+    static func fields(_ settings: CipherSettings) -> [String: Any] {
+        [
+            "pageSize": settings.pageSize.map { $0 as Any } ?? NSNull(),
+            "kdfIterations": settings.kdfIterations.map { $0 as Any } ?? NSNull(),
+            "useHMAC": settings.useHMAC.map { $0 as Any } ?? NSNull(),
+            "kdfAlgorithm": settings.kdfAlgorithm.map { $0.kdfName as Any } ?? NSNull(),
+            "hmacAlgorithm": settings.hmacAlgorithm.map { $0.rawValue as Any } ?? NSNull(),
+            "plaintextHeaderSize": settings.plaintextHeaderSize.map { $0 as Any } ?? NSNull(),
+        ]
+    }
+
+    /// What to keep for a file with a plaintext header.
+    static func saltLine(_ salt: [UInt8]) -> String {
+        let hex = salt.map { String(format: "%02x", $0) }.joined()
+        return "Salt \(hex): the file has a plaintext header and does not hold it. Keep it with the key; open the file with --plaintext-header --salt \(hex)."
     }
 
     /// "1 table", "2 tables".
@@ -53,7 +89,7 @@ enum Summary {
             "tables": report.tables.map { ["name": $0.name, "rows": $0.rowCount] as [String: Any] },
             "rows": totalRows(report),
             "checks": ["integrity check"],
-        ]
+        ].merging(report.plaintextHeaderSalt.map { ["salt": $0.map { String(format: "%02x", $0) }.joined()] } ?? [:]) { $1 }
     }
 
     /// `encrypt`, `decrypt` and `rekey --json`'s fields: the result's, where it is, what was checked.

@@ -1,4 +1,16 @@
 extension CipherSettings {
+    /// The settings that opened the main database of `db`, read back from SQLCipher: page size,
+    /// and for an encrypted database KDF iterations and HMAC use; with SQLCipher 4 also the KDF
+    /// and HMAC algorithms and the plaintext header size.
+    ///
+    /// ```swift
+    /// let db = try Connection(path: "app.db", key: key)
+    /// let settings = try CipherSettings.inUse(by: db)  // pageSize 4096, kdfIterations 256000…
+    /// ```
+    public static func inUse(by db: Connection) throws -> CipherSettings {
+        try inUse(by: db, encrypted: db.isEncrypted)
+    }
+
     /// The settings one database of an open connection actually uses, read back from
     /// SQLCipher: page size, and for an encrypted database KDF iterations and HMAC use (with
     /// SQLCipher 4, also the algorithms and the plaintext header size).
@@ -30,12 +42,30 @@ extension CipherSettings {
         return settings
     }
 
+    /// The 16-byte KDF salt of the main database of `db` (`PRAGMA cipher_salt`): what a file
+    /// with a plaintext header must be reopened with (``salt``). `nil` when `db` is not
+    /// encrypted or the linked SQLCipher is 3.x, which cannot report it.
+    public static func salt(in db: Connection, schema: String = "main") throws -> [UInt8]? {
+        guard db.isEncrypted, SQLCipherLibrary.sqlcipherMajorVersion >= 4,
+              let hex = try db.fetchScalar(String.self, sql: "PRAGMA " + Connection.quoteIdentifier(schema) + ".cipher_salt"),
+              hex.utf8.count == 32 else { return nil }
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            guard let byte = UInt8(hex[index..<next], radix: 16) else { return nil }
+            bytes.append(byte)
+            index = next
+        }
+        return bytes
+    }
+
     /// These settings, with each one left `nil` taken from `other`.
     func filling(from other: CipherSettings) -> CipherSettings {
         CipherSettings(
             pageSize: pageSize ?? other.pageSize, kdfIterations: kdfIterations ?? other.kdfIterations,
             useHMAC: useHMAC ?? other.useHMAC, kdfAlgorithm: kdfAlgorithm ?? other.kdfAlgorithm,
             hmacAlgorithm: hmacAlgorithm ?? other.hmacAlgorithm,
-            plaintextHeaderSize: plaintextHeaderSize ?? other.plaintextHeaderSize)
+            plaintextHeaderSize: plaintextHeaderSize ?? other.plaintextHeaderSize, salt: salt ?? other.salt)
     }
 }

@@ -22,7 +22,8 @@ public struct CipherSettings: Sendable, Hashable {
         case sha256 = "HMAC_SHA256"
         case sha512 = "HMAC_SHA512"
 
-        var kdfName: String { "PBKDF2_" + rawValue }
+        /// The name SQLCipher 4's `cipher_kdf_algorithm` gives the KDF with this hash: `PBKDF2_HMAC_SHA512`.
+        public var kdfName: String { "PBKDF2_" + rawValue }
     }
 
     /// Page size in bytes (`cipher_page_size`): a power of two from 512 to 65536. `nil` keeps the library default.
@@ -36,18 +37,29 @@ public struct CipherSettings: Sendable, Hashable {
     /// The page HMAC's hash (`cipher_hmac_algorithm`, SQLCipher 4 only; SHA-1 is SQLCipher 3's fixed choice).
     public var hmacAlgorithm: HashAlgorithm?
     /// Bytes of the header left in plaintext (`cipher_plaintext_header_size`, SQLCipher 4 only). 0 is SQLCipher 3's behaviour.
+    ///
+    /// With a plaintext header (32 bytes is the usual choice: iOS then recognises a WAL
+    /// database in a shared container and does not kill the app on suspend), the file no longer
+    /// holds the KDF salt where SQLCipher reads it: keep the salt with the key and give it as
+    /// ``salt`` to reopen the file. A new file's salt is read with ``salt(in:)``; a conversion
+    /// reports it in ``VerificationReport/plaintextHeaderSalt``.
     public var plaintextHeaderSize: Int?
+    /// The 16-byte KDF salt (`cipher_salt`, SQLCipher 4 only). `nil` reads it from the file (or
+    /// makes a random one for a new file), which a file with a plaintext header cannot do: give
+    /// it here. Not secret, but needed: without it the key looks wrong.
+    public var salt: [UInt8]?
 
     /// Creates settings; every `nil` keeps the linked library's default.
     public init(pageSize: Int? = nil, kdfIterations: Int? = nil, useHMAC: Bool? = nil,
                 kdfAlgorithm: HashAlgorithm? = nil, hmacAlgorithm: HashAlgorithm? = nil,
-                plaintextHeaderSize: Int? = nil) {
+                plaintextHeaderSize: Int? = nil, salt: [UInt8]? = nil) {
         self.pageSize = pageSize
         self.kdfIterations = kdfIterations
         self.useHMAC = useHMAC
         self.kdfAlgorithm = kdfAlgorithm
         self.hmacAlgorithm = hmacAlgorithm
         self.plaintextHeaderSize = plaintextHeaderSize
+        self.salt = salt
     }
 
     /// Whatever the linked SQLCipher does by default.
@@ -76,6 +88,9 @@ public struct CipherSettings: Sendable, Hashable {
             // SQLCipher 4 wants whole AES blocks; it would log the refusal and leave the setting broken.
             throw CipherStoreError.invalidConfiguration(reason: "plaintext header size \(plaintextHeaderSize) is not a multiple of 16 bytes (0, 16, 32…); 32 is the usual choice.")
         }
+        if let salt, salt.count != 16 {
+            throw CipherStoreError.invalidConfiguration(reason: "a salt must be 16 bytes (32 hexadecimal digits), got \(salt.count).")
+        }
     }
 
     /// The pragmas to run, each with the value it must read back as.
@@ -90,7 +105,14 @@ public struct CipherSettings: Sendable, Hashable {
         if let kdfAlgorithm { result.append(("cipher_kdf_algorithm", kdfAlgorithm.kdfName)) }
         if let hmacAlgorithm { result.append(("cipher_hmac_algorithm", hmacAlgorithm.rawValue)) }
         if let plaintextHeaderSize { result.append(("cipher_plaintext_header_size", String(plaintextHeaderSize))) }
+        // Set as x'…' and read back as bare hex (see Connection.applyCipherSettings).
+        if let salt { result.append(("cipher_salt", Self.hex(salt))) }
         return result
+    }
+
+    /// Lowercase hexadecimal digits, as `PRAGMA cipher_salt` reads.
+    static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
     }
 
     /// SQLCipher 3 cannot set these, but its fixed behaviour is the value asked for.

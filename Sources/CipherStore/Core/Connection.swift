@@ -59,8 +59,13 @@ public final class Connection {
     ///   ``CipherStoreError/unsupportedCipherSetting(setting:sqlcipherVersion:)``,
     ///   ``CipherStoreError/sqlcipherUnavailable(sqliteVersion:)``, or ``DatabaseError``.
     public convenience init(location: DatabaseLocation, key: DatabaseKey?, configuration: Configuration = Configuration()) throws {
+        var configuration = configuration
         if case .file(let path) = location, key != nil, !configuration.readOnly, FileSystem.size(path) == 0 {
-            try Self.writeFirstPage(path: path, key: key, configuration: configuration)
+            let salt = try Self.writeFirstPage(path: path, key: key, configuration: configuration)
+            // A plaintext header leaves the salt out of the file: the creator's is the one to use.
+            if (configuration.cipher.plaintextHeaderSize ?? 0) > 0 && configuration.cipher.salt == nil {
+                configuration.cipher.salt = salt
+            }
         }
         try self.init(opening: location, key: key, configuration: configuration)
     }
@@ -74,7 +79,11 @@ public final class Connection {
     /// second then fails with "file is encrypted or is not a database". So the first page is
     /// written under a write lock, by whoever gets there first, and the connection proper is
     /// keyed afterwards, when the salt is on disk.
-    private static func writeFirstPage(path: String, key: DatabaseKey?, configuration: Configuration) throws {
+    ///
+    /// - Returns: the salt of the file (SQLCipher 4), which a file with a plaintext header does
+    ///   not hold where SQLCipher reads it.
+    @discardableResult
+    private static func writeFirstPage(path: String, key: DatabaseKey?, configuration: Configuration) throws -> [UInt8]? {
         // The journal mode is set by the connection proper, once the first page exists.
         var creatorConfiguration = configuration
         creatorConfiguration.journalMode = nil
@@ -84,7 +93,7 @@ public final class Connection {
         } catch CipherStoreError.wrongKey {
             // Another connection wrote the first page, with its salt, while this one was being
             // keyed: the connection proper reads that salt (and reports a key that is really wrong).
-            return
+            return nil
         }
         defer { try? creator.close() }
         do {
@@ -98,6 +107,7 @@ public final class Connection {
         } catch ResultCode.SQLITE_NOTADB {
             // The same race, noticed once the write lock was ours.
         }
+        return try CipherSettings.salt(in: creator)
     }
 
     /// Opens, checks for SQLCipher, keys, applies the settings and reads the schema.
@@ -252,7 +262,8 @@ public final class Connection {
         let schema = Self.quoteIdentifier(database)
         for (name, value) in settings.pragmas {
             if settings.isBuiltInBehaviour(pragma: name, value: value, sqlcipherMajorVersion: major) { continue }
-            try execute(sql: "PRAGMA \(schema).\(name) = \(value)")
+            // Values are integers, fixed names or hex digits (validated), never user text.
+            try execute(sql: "PRAGMA \(schema).\(name) = " + (name == "cipher_salt" ? "\"x'\(value)'\"" : value))
             let readBack = try fetchOne(sql: "PRAGMA \(schema).\(name)")?[0]
             let matches: Bool
             switch readBack {
@@ -270,7 +281,10 @@ public final class Connection {
     private func readSchema(keyed: Bool) throws {
         do {
             _ = try fetchOne(sql: "SELECT count(*) FROM sqlite_master")
-        } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_NOTADB {
+        } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_NOTADB
+                    || (keyed && error.resultCode.primaryResultCode == .SQLITE_ERROR && hasPlaintextHeader) {
+            // SQLCipher 4 fails a plaintext-header file opened with the wrong key or salt with
+            // SQLITE_ERROR rather than SQLITE_NOTADB.
             guard case .file(let path) = location else { throw error }
             let info = DatabaseFileInfo.inspect(path: path)
             switch (keyed, info.kind) {
@@ -280,6 +294,12 @@ public final class Connection {
             default: throw CipherStoreError.notADatabase(path: path, detail: info.kindDescription + ", \(info.size) bytes")
             }
         }
+    }
+
+    /// Whether the file starts with SQLCipher's plaintext header.
+    private var hasPlaintextHeader: Bool {
+        guard case .file(let path) = location else { return false }
+        return DatabaseFileInfo.inspect(path: path).hasPlaintextHeader
     }
 
     // MARK: Statements

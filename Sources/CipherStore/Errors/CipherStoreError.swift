@@ -15,6 +15,9 @@ public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatabl
     case notADatabase(path: String, detail: String)
     /// A cipher setting the linked SQLCipher does not support (it would silently ignore it).
     case unsupportedCipherSetting(setting: String, sqlcipherVersion: String)
+    /// An operation that needs SQLCipher 4 (such as upgrading a file to SQLCipher 4's format),
+    /// while the linked SQLCipher is older.
+    case sqlcipher4Required(operation: String, sqlcipherVersion: String)
     /// A key that SQLCipher would misuse (empty, raw-looking passphrase, wrong raw length…).
     case invalidKey(reason: String)
     /// The linked library is plain SQLite: opening would write plaintext.
@@ -45,6 +48,8 @@ public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatabl
             return "'\(path)' is not a database (\(detail)). The file was not changed. Check the path."
         case .unsupportedCipherSetting(let setting, let version):
             return "The linked SQLCipher \(version) does not support the cipher setting \(setting); it would silently ignore it. Remove the setting, or link a SQLCipher version that supports it."
+        case .sqlcipher4Required(let operation, let version):
+            return "\(operation) needs SQLCipher 4, but the linked SQLCipher is \(version), which can neither write nor read SQLCipher 4's format. Nothing was changed. Run it with CipherStore linked against SQLCipher 4 (Debian 13, Ubuntu 24.04, Fedora, Homebrew; here: `make build SQLCIPHER=4`)."
         case .invalidKey(let reason):
             return "Invalid key: \(reason)"
         case .sqlcipherUnavailable(let sqliteVersion):

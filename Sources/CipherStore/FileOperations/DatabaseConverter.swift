@@ -87,13 +87,24 @@ struct DatabaseConverter: Sendable {
 
     /// The result's cipher settings: each one the caller left `nil` is the source's, so a key
     /// change keeps the page size, KDF iterations and HMAC use, and encrypt and decrypt keep
-    /// the page size. For a plaintext result only the page size counts.
+    /// the page size. For a plaintext result only the page size counts. A result with a
+    /// plaintext header gets a salt (see below).
     private func settledTargetCipher(_ sourceConnection: Connection) throws -> CipherSettings {
         let inSource = try CipherSettings.inUse(by: sourceConnection, encrypted: source.key != nil)
-        if source.key == nil || target.key == nil {
+        if target.key == nil {
             return target.cipher.filling(from: CipherSettings(pageSize: inSource.pageSize))
         }
-        return target.cipher.filling(from: inSource)
+        var settled = target.cipher.filling(from: source.key == nil ? CipherSettings(pageSize: inSource.pageSize) : inSource)
+        if (settled.plaintextHeaderSize ?? 0) > 0 && settled.salt == nil {
+            // The result will not hold its salt where SQLCipher reads it: choose it here, so the
+            // verifying connection can open the result and the report can name it. An encrypted
+            // source's salt is kept (read from the file, or the one it was opened with), so an
+            // app that stores it needs nothing new; otherwise a random one.
+            var generator = SystemRandomNumberGenerator()
+            settled.salt = try CipherSettings.salt(in: sourceConnection)
+                ?? (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        }
+        return settled
     }
 
     private var isInPlace: Bool {

@@ -49,12 +49,20 @@ public struct DatabaseFileInfo: Sendable, Hashable {
     /// For ``Kind/notARegularFile``, what the file is: "a FIFO (named pipe)", "a character device"…
     let specialFileType: String?
 
-    init(path: String, kind: Kind, size: Int64, plaintextPageSize: Int?, specialFileType: String? = nil) {
+    /// An encrypted file whose first bytes are left in plaintext (SQLCipher 4's
+    /// ``CipherSettings/plaintextHeaderSize``): it starts like a plaintext SQLite database, but
+    /// its header reserves bytes at the end of each page for SQLCipher's IV and HMAC. Such a
+    /// file opens only with its salt (``CipherSettings/salt``).
+    public let hasPlaintextHeader: Bool
+
+    init(path: String, kind: Kind, size: Int64, plaintextPageSize: Int?, hasPlaintextHeader: Bool = false,
+         specialFileType: String? = nil) {
         self.path = path
         self.kind = kind
         self.size = size
         self.plaintextPageSize = plaintextPageSize
         self.specialFileType = specialFileType
+        self.hasPlaintextHeader = hasPlaintextHeader
     }
 
     /// The 16-byte header of every plaintext SQLite 3 database.
@@ -88,6 +96,12 @@ public struct DatabaseFileInfo: Sendable, Hashable {
             return DatabaseFileInfo(path: path, kind: .unreadable, size: size, plaintextPageSize: nil)
         }
         header.removeSubrange(count...)
+        // Byte 20 of SQLite's header: bytes reserved at the end of each page. SQLite leaves none;
+        // SQLCipher keeps its IV and HMAC there (48 or 80 bytes), so a non-zero count under a
+        // plaintext magic string is SQLCipher's plaintext header.
+        if header.starts(with: sqliteHeader), header.count >= 21, header[20] > 0, size >= 512 {
+            return DatabaseFileInfo(path: path, kind: .encrypted, size: size, plaintextPageSize: nil, hasPlaintextHeader: true)
+        }
         if header.starts(with: sqliteHeader), header.count >= 18 {
             let raw = Int(header[16]) << 8 | Int(header[17])
             return DatabaseFileInfo(path: path, kind: .plaintext, size: size, plaintextPageSize: raw == 1 ? 65536 : raw)
@@ -108,7 +122,7 @@ public struct DatabaseFileInfo: Sendable, Hashable {
         case .notARegularFile: return (specialFileType ?? "a special file") + ", not a regular file"
         case .empty: return "an empty file"
         case .plaintext: return "a plaintext SQLite database"
-        case .encrypted: return "an encrypted database (SQLCipher)"
+        case .encrypted: return hasPlaintextHeader ? "an encrypted database (SQLCipher) with a plaintext header" : "an encrypted database (SQLCipher)"
         case .notADatabase: return "not a database"
         case .unreadable: return "unreadable"
         }

@@ -97,6 +97,45 @@ public enum DatabaseMaintenance {
         ).run()
     }
 
+    /// Upgrades a SQLCipher 3 database to SQLCipher 4's format by rewriting it: the same
+    /// verified, atomic conversion as ``changeKey(path:oldKey:oldCipher:newKey:newCipher:to:options:)``,
+    /// read with SQLCipher 3's settings and written with SQLCipher 4's.
+    ///
+    /// SQLCipher's own `PRAGMA cipher_migrate` is not used: it rewrites the file in place and
+    /// checks nothing. Here the result is verified against the source (schema, row counts,
+    /// `sqlite_sequence`, `user_version`, `application_id`; triggers and FTS tables are part of
+    /// the schema) before it replaces anything, and a crash leaves the complete old file or the
+    /// complete new one.
+    ///
+    /// ```swift
+    /// let key = try DatabaseKey.passphrase("secret")
+    /// try DatabaseMaintenance.upgrade(path: "app.db", key: key)  // in place
+    /// let db = try Connection(path: "app.db", key: key)          // SQLCipher 4's defaults
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - key: the database's key; by default also the key of the result.
+    ///   - oldCipher: the source's settings; each one left `nil` is SQLCipher 3's default
+    ///     (give a custom page size or KDF iteration count the file was made with).
+    ///   - newKey: another key for the result, or `nil` to keep `key`.
+    ///   - newCipher: the result's settings; each one left `nil` is SQLCipher 4's default.
+    /// - Throws: ``CipherStoreError/sqlcipher4Required(operation:sqlcipherVersion:)`` when the
+    ///   linked SQLCipher is 3.x (checked before the file is touched), and the errors of a key
+    ///   change (``CipherStoreError/wrongKey(path:)`` when the key or the source's settings are
+    ///   wrong…); the source is unchanged.
+    @discardableResult
+    public static func upgrade(path: String, key: DatabaseKey, oldCipher: CipherSettings = .sqlcipher3,
+                               newKey: DatabaseKey? = nil, newCipher: CipherSettings = .sqlcipher4,
+                               to destination: OutputDestination = .inPlace(), options: ConversionOptions = ConversionOptions()) throws -> ConversionReport {
+        guard SQLCipherLibrary.sqlcipherMajorVersion >= 4 else {
+            throw CipherStoreError.sqlcipher4Required(operation: "Upgrading '\(path)' to SQLCipher 4's format",
+                                                      sqlcipherVersion: SQLCipherLibrary.sqlcipherVersion ?? "none")
+        }
+        return try changeKey(path: path, oldKey: key, oldCipher: oldCipher.filling(from: .sqlcipher3),
+                             newKey: newKey ?? key, newCipher: newCipher.filling(from: .sqlcipher4),
+                             to: destination, options: options)
+    }
+
     /// Opens a database with its key (or none, for plaintext), runs `PRAGMA integrity_check`
     /// and reports its tables and row counts. Never writes, and leaves no file behind.
     ///
@@ -234,6 +273,7 @@ public enum DatabaseMaintenance {
             userVersion: snapshot.userVersion, applicationID: snapshot.applicationID,
             journalMode: try db.fetchScalar(String.self, sql: "PRAGMA journal_mode") ?? "",
             schemaObjectCount: snapshot.schema.count, pageSize: settings.pageSize ?? 0,
-            kdfIterations: settings.kdfIterations)
+            kdfIterations: settings.kdfIterations,
+            plaintextHeaderSalt: (settings.plaintextHeaderSize ?? 0) > 0 ? try CipherSettings.salt(in: db) : nil)
     }
 }

@@ -27,11 +27,16 @@ public struct VerificationReport: Sendable, Hashable {
     public let pageSize: Int
     /// PBKDF2 iterations a passphrase goes through (`kdf_iter`); `nil` for a plaintext file.
     public let kdfIterations: Int?
+    /// For a file with a plaintext header (``CipherSettings/plaintextHeaderSize``), its KDF
+    /// salt, which the file does not hold where SQLCipher reads it: keep it with the key and
+    /// give it as ``CipherSettings/salt`` to open the file. `nil` for other files.
+    public let plaintextHeaderSalt: [UInt8]?
 
     /// The same report for the file under another name (a conversion's result, once renamed).
     func at(path: String) -> VerificationReport {
         VerificationReport(path: path, isEncrypted: isEncrypted, tables: tables, userVersion: userVersion,
                            applicationID: applicationID, journalMode: journalMode,
-                           schemaObjectCount: schemaObjectCount, pageSize: pageSize, kdfIterations: kdfIterations)
+                           schemaObjectCount: schemaObjectCount, pageSize: pageSize, kdfIterations: kdfIterations,
+                           plaintextHeaderSalt: plaintextHeaderSalt)
     }
 }

@@ -43,6 +43,17 @@ enum SQLCipherShell {
         let system = "/usr/bin/sqlcipher"
         return version(of: system)?.hasPrefix("3.") == true ? system : nil
     }()
+
+    /// A SQLCipher 4 shell for the tests across versions while SQLCipher 3 is linked:
+    /// `$CIPHERSTORE_SQLCIPHER4_SHELL`, which `make test` sets once `make sqlcipher4` has built
+    /// SQLCipher 4.6.1 (`.ci/run` builds it first, so CI always has it).
+    static let sqlcipher4: String? = {
+        guard let path = ProcessInfo.processInfo.environment["CIPHERSTORE_SQLCIPHER4_SHELL"], !path.isEmpty else { return nil }
+        return path
+    }()
+
+    /// Why a test that needs `sqlcipher4` did not run.
+    static let sqlcipher4Missing = "needs a SQLCipher 4 shell: CIPHERSTORE_SQLCIPHER4_SHELL is not set (`make test` sets it once `make sqlcipher4` has built .build-sqlcipher4/)"
 }
 
 /// The linked SQLCipher, for tests that hold for one major version only (each has its
