@@ -36,9 +36,9 @@ import Testing
         // that run at the same time get past this.
         let rendezvous = Rendezvous(count: 2)
         let pool = self.pool
-        async let first: Bool = pool.read { _ in rendezvous.arriveAndWait() }
-        async let second: Bool = pool.read { _ in rendezvous.arriveAndWait() }
-        let (a, b) = try await (first, second)
+        let first = Task { try await pool.read { _ in rendezvous.arriveAndWait() } }
+        let second = Task { try await pool.read { _ in rendezvous.arriveAndWait() } }
+        let (a, b) = try await (first.value, second.value)
         #expect(a && b)
         #expect(pool.readerCount == 2)
     }
@@ -85,48 +85,61 @@ import Testing
         #expect(try count() == 0)
     }
 
-    @Test func barrierWriteWaitsForRunningReadsAndRunsAlone() async throws {
+    // Synchronous tests: waiting on a semaphore must not hold a thread of the task pool.
+    @Test func barrierWriteWaitsForRunningReadsAndRunsAlone() throws {
         let pool = self.pool
         let readStarted = DispatchSemaphore(value: 0)
         let readEnded = Atomic<Bool>(false)
-        let read = Task {
-            try await pool.read { _ in
+        let readDone = DispatchGroup()
+        DispatchQueue.global().async(group: readDone) {
+            _ = try? pool.read { _ in
                 readStarted.signal()
                 usleep(300_000)
                 readEnded.store(true, ordering: .releasing)
             }
         }
         readStarted.wait()
-        let sawReadEnded = try await pool.barrierWrite { db in
+        let sawReadEnded = try pool.barrierWrite { db in
             try db.execute(sql: "VACUUM")
             return readEnded.load(ordering: .acquiring)
         }
-        try await read.value
+        readDone.wait()
         #expect(sawReadEnded)
     }
 
-    @Test func closeWaitsForRunningBlocksThenUseThrowsConnectionClosed() async throws {
+    @Test func closeWaitsForRunningBlocksThenUseThrowsConnectionClosed() throws {
         let pool = self.pool
         let readStarted = DispatchSemaphore(value: 0)
         let readEnded = Atomic<Bool>(false)
-        let read = Task {
-            try await pool.read { db in
+        let readDone = DispatchGroup()
+        let readValue = Mutex<Int?>(nil)
+        DispatchQueue.global().async(group: readDone) {
+            let value = try? pool.read { db in
                 readStarted.signal()
                 usleep(300_000)
                 readEnded.store(true, ordering: .releasing)
                 return try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM t")
             }
+            readValue.withLock { $0 = value ?? nil }
         }
         readStarted.wait()
         try pool.close()
-        #expect(readEnded.load(ordering: .acquiring), "close returned before the running read ended")
-        #expect(try await read.value == 0)
+        let readHadEnded = readEnded.load(ordering: .acquiring)
+        #expect(readHadEnded, "close returned before the running read ended")
+        readDone.wait()
+        #expect(readValue.withLock { $0 } == 0)
         try pool.close()
         #expect(throws: CipherStoreError.connectionClosed) { try pool.read { _ in 1 } }
         #expect(throws: CipherStoreError.connectionClosed) { try pool.write { _ in 1 } }
         #expect(throws: CipherStoreError.connectionClosed) { try pool.barrierWrite { _ in 1 } }
+    }
+
+    @Test func asyncUseAfterCloseThrowsConnectionClosed() async throws {
+        let pool = self.pool
+        try pool.close()
         await #expect(throws: CipherStoreError.connectionClosed) { try await pool.read { _ in 1 } }
         await #expect(throws: CipherStoreError.connectionClosed) { try await pool.write { _ in 1 } }
+        await #expect(throws: CipherStoreError.connectionClosed) { try await pool.barrierWrite { _ in 1 } }
     }
 
     @Test func aCancelledTaskNeverRunsItsRead() async throws {
@@ -138,7 +151,8 @@ import Testing
         }
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
-        #expect(ran.load(ordering: .relaxed) == 0)
+        let runs = ran.load(ordering: .relaxed)
+        #expect(runs == 0)
     }
 
     @Test func aMigratorRunsOnAPool() throws {
