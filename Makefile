@@ -81,7 +81,7 @@ test: deps $(LIBRARY)
 # (ASan changes resident memory and cannot run under `ulimit -v`). Leak reports are off: the Swift runtime's one-time
 # allocations would drown real findings.
 check-sanitizers: deps
-	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread --filter 'QueueTests|StatusServiceTests|ConversionTests'
+	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread --filter 'QueueTests|PoolTests|StatusServiceTests|ConversionTests'
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --scratch-path .build-asan --sanitize=address \
 		--skip 'KillTests|WriteCrashTests|MemoryTests|SecretHygieneCLITests'
 

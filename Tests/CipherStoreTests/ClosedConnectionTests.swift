@@ -113,7 +113,7 @@ private struct Note: Codable { var id: Int; var body: String }
         #expect(throws: CipherStoreError.connectionClosed) { try queue.inTransaction { _ in .commit } }
         await #expect(throws: CipherStoreError.connectionClosed) { try await queue.read { try $0.fetchAll(sql: "SELECT x FROM t").count } }
         await #expect(throws: CipherStoreError.connectionClosed) { try await queue.write { try $0.execute(sql: "INSERT INTO t VALUES (1)") } }
-        await #expect(throws: CipherStoreError.connectionClosed) { try await queue.asyncTransaction { _ in .commit } }
+        await #expect(throws: CipherStoreError.connectionClosed) { try await queue.transaction { _ in .commit } }
         #expect(try queue.inDatabase { $0.isInTransaction } == false)
     }
 

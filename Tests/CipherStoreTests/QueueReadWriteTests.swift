@@ -30,7 +30,7 @@ import Testing
         }
         #expect(id == 1)
         #expect(try count() == 1)
-        let inTransaction = try queue.read { db in db.isInTransaction }
+        let inTransaction = try queue.inDatabase { db in db.isInTransaction }
         #expect(!inTransaction)
     }
 

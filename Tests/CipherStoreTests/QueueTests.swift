@@ -67,7 +67,7 @@ import Testing
                 throw Failure()
             }
         }
-        try await queue.asyncTransaction { db in
+        try await queue.transaction { db in
             try db.execute(sql: "INSERT INTO t VALUES (2, 2)")
             return .rollback
         }

@@ -22,8 +22,10 @@ public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatabl
     case invalidKey(reason: String)
     /// The linked library is plain SQLite: opening would write plaintext.
     case sqlcipherUnavailable(sqliteVersion: String)
-    /// A queue was called again from inside one of its own blocks.
+    /// A queue or pool was called again from inside one of its own blocks.
     case reentrantQueueAccess
+    /// A `read` block tried to change the database; reads are read-only.
+    case writeInsideRead(sql: String)
     /// Statement arguments that do not fit the statement's parameters.
     case invalidArguments(reason: String, sql: String)
     /// A row value could not be read as the requested type.
@@ -55,7 +57,9 @@ public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatabl
         case .sqlcipherUnavailable(let sqliteVersion):
             return "The linked library is plain SQLite \(sqliteVersion), not SQLCipher: refusing to open, since data would be written unencrypted. Install SQLCipher (`apt-get install libsqlcipher-dev`) and make sure no other SQLite library is linked into the process."
         case .reentrantQueueAccess:
-            return "A DatabaseQueue was called from inside one of its own blocks, which would deadlock. Use the Connection the block receives instead."
+            return "A DatabaseQueue or DatabasePool was called from inside one of its own blocks, which would deadlock. Use the Connection the block receives instead."
+        case .writeInsideRead(let sql):
+            return "A read block tried to change the database (`\(sql)`); reads are read-only and nothing was changed. Make changes in write { … }, or run the block with inDatabase { … } on a DatabaseQueue."
         case .invalidArguments(let reason, let sql):
             return "Invalid statement: \(reason) — for `\(sql)`."
         case .valueConversion(let column, let reason):
@@ -65,7 +69,7 @@ public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatabl
         case .invalidConfiguration(let reason):
             return "Invalid configuration: \(reason)"
         case .connectionClosed:
-            return "The connection is closed and cannot be used any more. Open a new Connection or DatabaseQueue on the database."
+            return "The connection is closed and cannot be used any more. Open a new Connection, DatabaseQueue or DatabasePool on the database."
         }
     }
 

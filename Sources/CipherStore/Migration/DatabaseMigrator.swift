@@ -7,7 +7,7 @@ import Logging
 /// migrator.registerMigration("v1 notes") { db in
 ///     try db.execute(sql: "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT)")
 /// }
-/// try migrator.migrate(queue)
+/// try migrator.migrate(queue)   // a DatabaseQueue or a DatabasePool
 /// ```
 ///
 /// Each migration runs in its own transaction with foreign key enforcement off, and commits
@@ -44,19 +44,19 @@ public struct DatabaseMigrator: Sendable {
     /// The names of the registered migrations, in order.
     public var migrationNames: [String] { migrations.map(\.name) }
 
-    /// Runs the migrations not yet applied, through the queue.
+    /// Runs the migrations not yet applied, on the writing connection of a queue or pool.
     ///
     /// Errors are the same as for ``migrate(_:)-(Connection)``: the failing migration's own
     /// error, unchanged.
-    public func migrate(_ queue: DatabaseQueue) throws {
-        try queue.inDatabase { try migrate($0) }
+    public func migrate(_ writer: any DatabaseWriter) throws {
+        try writer.writeWithoutTransaction { try migrate($0) }
     }
 
-    /// Runs the migrations not yet applied, through the queue, after adopting the database's
-    /// `user_version` when no migration is recorded yet. See
+    /// Runs the migrations not yet applied, on the writing connection of a queue or pool,
+    /// after adopting the database's `user_version` when no migration is recorded yet. See
     /// ``migrate(_:adoptingUserVersion:)-(Connection,_)``.
-    public func migrate(_ queue: DatabaseQueue, adoptingUserVersion: Bool) throws {
-        try queue.inDatabase { try migrate($0, adoptingUserVersion: adoptingUserVersion) }
+    public func migrate(_ writer: any DatabaseWriter, adoptingUserVersion: Bool) throws {
+        try writer.writeWithoutTransaction { try migrate($0, adoptingUserVersion: adoptingUserVersion) }
     }
 
     /// Runs the migrations not yet applied, after taking the database's `PRAGMA user_version`

@@ -59,9 +59,9 @@ public enum FeedSchema {
 
     /// Brings a database to the current schema. A database the seed app created (its tables
     /// exist, no migration recorded) is adopted as v1 first.
-    public static func migrate(_ queue: DatabaseQueue) throws {
+    public static func migrate(_ database: any DatabaseWriter) throws {
         let migrator = migrator()
-        try queue.inDatabase { db in
+        try database.writeWithoutTransaction { db in
             if try migrator.appliedMigrations(db).isEmpty, try db.tableExists("User"), try db.tableExists("Status") {
                 try db.executeScript(version1SQL)
                 try migrator.markApplied([v1], in: db)

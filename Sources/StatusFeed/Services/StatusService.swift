@@ -14,13 +14,19 @@ import Logging
 ///
 /// Safe to call from many tasks at once; the `async` variants never block the caller's thread.
 public struct StatusService: Sendable {
-    let queue: DatabaseQueue
+    let database: any DatabaseWriter
     let logger: Logger?
 
-    /// A service on a queue whose database has the feed schema (see ``FeedSchema/migrate(_:)``).
-    public init(queue: DatabaseQueue, logger: Logger? = nil) {
-        self.queue = queue
+    /// A service on a queue or pool whose database has the feed schema (see
+    /// ``FeedSchema/migrate(_:)``).
+    public init(database: any DatabaseWriter, logger: Logger? = nil) {
+        self.database = database
         self.logger = logger
+    }
+
+    /// A service on a queue. See ``init(database:logger:)``.
+    public init(queue: DatabaseQueue, logger: Logger? = nil) {
+        self.init(database: queue, logger: logger)
     }
 
     static let timelineSQL = """
@@ -35,14 +41,14 @@ public struct StatusService: Sendable {
     ///   ``FeedError/duplicateClientMessageId(_:)``.
     @discardableResult
     public func add(_ status: Status) throws -> Status {
-        try queue.inDatabase { try Self.add(status, db: $0) }
+        try database.writeWithoutTransaction { try Self.add(status, db: $0) }
     }
 
     /// Adds many statuses in one transaction: all of them, or none when one is refused.
     /// - Returns: how many were added.
     @discardableResult
     public func importStatuses(_ statuses: [Status]) throws -> Int {
-        try queue.inTransaction(.immediate) { db in
+        try database.inTransaction(.immediate) { db in
             for status in statuses { _ = try Self.add(status, db: db) }
             return .commit
         }
@@ -53,7 +59,7 @@ public struct StatusService: Sendable {
     /// Removes a status; returns whether it existed.
     @discardableResult
     public func remove(id: Int64) throws -> Bool {
-        try queue.inDatabase { db in
+        try database.writeWithoutTransaction { db in
             try db.execute(sql: "DELETE FROM Status WHERE Id = ?", arguments: [id])
             return db.changesCount > 0
         }
@@ -63,7 +69,7 @@ public struct StatusService: Sendable {
     public func modify(_ status: Status) throws {
         guard let id = status.id else { throw FeedError.statusNotFound(0) }
         try Self.validate(status.text)
-        try queue.inDatabase { db in
+        try database.writeWithoutTransaction { db in
             do {
                 try db.update(status, in: "Status", primaryKey: "Id")
             } catch RecordError.rowNotFound {
@@ -79,19 +85,19 @@ public struct StatusService: Sendable {
 
     /// The status with this id, or `nil`.
     public func status(id: Int64) throws -> Status? {
-        try queue.inDatabase { db in
+        try database.read { db in
             try db.fetchOne(Status.self, sql: #"SELECT Id, source, createdAt, "text", user, clientMessageId FROM Status WHERE Id = ?"#, arguments: [id])
         }
     }
 
     /// Every status with its user, newest first, in one query.
     public func timeline() throws -> [TimelineEntry] {
-        try queue.inDatabase { db in try Self.entries(db, sql: Self.timelineSQL + Self.newestFirst) }
+        try database.read { db in try Self.entries(db, sql: Self.timelineSQL + Self.newestFirst) }
     }
 
     /// At most `limit` timeline entries older than `entry` (newest first); from the top when `entry` is nil.
     public func timelinePage(after entry: TimelineEntry?, limit: Int) throws -> [TimelineEntry] {
-        try queue.inDatabase { db in
+        try database.read { db in
             guard let status = entry?.status, let id = status.id else {
                 return try Self.entries(db, sql: Self.timelineSQL + Self.newestFirst + " LIMIT ?", arguments: [limit])
             }
@@ -103,14 +109,14 @@ public struct StatusService: Sendable {
 
     /// The statuses of the user with this name, newest first (the seed's `user.name == name`).
     public func statuses(ofUserNamed name: String) throws -> [TimelineEntry] {
-        try queue.inDatabase { db in
+        try database.read { db in
             try Self.entries(db, sql: Self.timelineSQL + " WHERE u.name = ?" + Self.newestFirst, arguments: [name])
         }
     }
 
     /// Users with this screen name who posted a status containing `text`.
     public func users(postingText text: String, screenName: String) throws -> [User] {
-        try queue.inDatabase { db in
+        try database.read { db in
             try db.fetchAll(User.self, sql: """
                 SELECT \(UserService.columns) FROM User u WHERE u.screenName = ?
                 AND EXISTS (SELECT 1 FROM Status s WHERE s.user = u.Id AND instr(s."text", ?) > 0) ORDER BY u.Id
@@ -123,18 +129,18 @@ public struct StatusService: Sendable {
     /// ``add(_:)`` without blocking the caller's thread.
     @discardableResult
     public func add(_ status: Status) async throws -> Status {
-        try await queue.write { try Self.add(status, db: $0) }
+        try await database.write { try Self.add(status, db: $0) }
     }
 
     /// ``timeline()`` without blocking the caller's thread.
     public func timeline() async throws -> [TimelineEntry] {
-        try await queue.read { db in try Self.entries(db, sql: Self.timelineSQL + Self.newestFirst) }
+        try await database.read { db in try Self.entries(db, sql: Self.timelineSQL + Self.newestFirst) }
     }
 
     /// ``importStatuses(_:)`` without blocking the caller's thread.
     @discardableResult
     public func importStatuses(_ statuses: [Status]) async throws -> Int {
-        try await queue.write { db in
+        try await database.write { db in
             for status in statuses { _ = try Self.add(status, db: db) }
             return statuses.count
         }

@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 
-/// The queues whose blocks the current thread is running inside, outermost first.
+/// The queues and pools whose blocks the current thread is running inside, outermost first.
 ///
 /// `DispatchQueue.getSpecific` sees only the innermost queue, so `a → b → a` would pass its
 /// check and deadlock in `sync`. Each block instead runs with the chain of its caller plus its
@@ -15,6 +15,15 @@ import Darwin
 enum QueueChain {
     /// The chain of the current thread.
     static var current: [ObjectIdentifier] { storage?.queues ?? [] }
+
+    /// The chain for a block of `owner` called from the current thread.
+    /// - Throws: ``CipherStoreError/reentrantQueueAccess`` when the current thread is already
+    ///   inside a block of `owner`, directly or through other queues.
+    static func enter(_ owner: ObjectIdentifier) throws -> [ObjectIdentifier] {
+        let chain = current
+        guard !chain.contains(owner) else { throw CipherStoreError.reentrantQueueAccess }
+        return chain + [owner]
+    }
 
     /// Runs `body` with `chain` as the current thread's chain, then restores the previous one.
     static func with<T>(_ chain: [ObjectIdentifier], _ body: () throws -> T) rethrows -> T {

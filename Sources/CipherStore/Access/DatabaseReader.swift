@@ -1,0 +1,30 @@
+/// Something that gives read access to a database: a ``DatabaseQueue`` or a ``DatabasePool``.
+///
+/// ```swift
+/// func noteCount(in database: any DatabaseReader) throws -> Int {
+///     try database.read { db in try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM note") ?? 0 }
+/// }
+/// ```
+///
+/// `read` is read-only and isolated: its block runs in a read transaction, so it sees one
+/// snapshot of the database from start to end, and a statement inside it that would change the
+/// database fails with ``CipherStoreError/writeInsideRead(sql:)``.
+public protocol DatabaseReader: AnyObject, Sendable {
+    /// Where the database lives.
+    var location: DatabaseLocation { get }
+
+    /// Runs `block` in a read-only transaction and returns its result. Blocks the calling
+    /// thread.
+    /// - Throws: the block's error, ``CipherStoreError/writeInsideRead(sql:)``,
+    ///   ``CipherStoreError/reentrantQueueAccess`` from inside a block of the same queue or
+    ///   pool, or ``CipherStoreError/connectionClosed`` after ``close()``.
+    func read<T>(_ block: (Connection) throws -> T) throws -> T
+
+    /// Runs `block` in a read-only transaction without blocking the caller's thread.
+    /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
+    ///   block does not run then), and the errors of the synchronous `read`.
+    func read<T: Sendable>(_ block: @escaping @Sendable (Connection) throws -> T) async throws -> T
+
+    /// Closes the database's connections; later use throws ``CipherStoreError/connectionClosed``.
+    func close() throws
+}

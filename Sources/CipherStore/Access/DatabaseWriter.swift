@@ -1,0 +1,48 @@
+/// Something that gives read and write access to a database: a ``DatabaseQueue`` or a
+/// ``DatabasePool``. ``DatabaseMigrator`` and app services take one, so they work on either.
+///
+/// ```swift
+/// func addNote(_ body: String, to database: any DatabaseWriter) throws -> Int64 {
+///     try database.write { db in
+///         try db.execute(sql: "INSERT INTO note(body) VALUES (?)", arguments: [body])
+///         return db.lastInsertedRowID
+///     }
+/// }
+/// ```
+///
+/// Writes are serialized: one block at a time, on one connection.
+public protocol DatabaseWriter: DatabaseReader {
+    /// Runs `block` in an immediate transaction and returns its result: committed when the
+    /// block returns, rolled back when it throws. Blocks the calling thread.
+    /// - Throws: the block's error (after the rollback), ``DatabaseError`` when the commit
+    ///   fails, ``CipherStoreError/reentrantQueueAccess``, or ``CipherStoreError/connectionClosed``.
+    func write<T>(_ block: (Connection) throws -> T) throws -> T
+
+    /// Runs `block` on the writing connection without opening a transaction (for work that
+    /// manages its own, such as migrations, or that cannot run in one, such as `VACUUM`).
+    /// Blocks the calling thread.
+    /// - Throws: the block's error, ``CipherStoreError/reentrantQueueAccess``, or
+    ///   ``CipherStoreError/connectionClosed``.
+    func writeWithoutTransaction<T>(_ block: (Connection) throws -> T) throws -> T
+
+    /// Runs `block` in a transaction of the given kind: committed when it returns `.commit`,
+    /// rolled back when it returns `.rollback` or throws. Blocks the calling thread.
+    /// See ``Connection/inTransaction(_:_:)``.
+    func inTransaction(_ kind: TransactionKind, _ block: (Connection) throws -> TransactionCompletion) throws
+
+    /// ``write(_:)-(_)`` without blocking the caller's thread.
+    /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
+    ///   block does not run then), and the errors of the synchronous form.
+    func write<T: Sendable>(_ block: @escaping @Sendable (Connection) throws -> T) async throws -> T
+
+    /// ``writeWithoutTransaction(_:)-(_)`` without blocking the caller's thread.
+    /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
+    ///   block does not run then), and the errors of the synchronous form.
+    func writeWithoutTransaction<T: Sendable>(_ block: @escaping @Sendable (Connection) throws -> T) async throws -> T
+
+    /// ``inTransaction(_:_:)`` without blocking the caller's thread.
+    /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
+    ///   block does not run then), and the errors of ``inTransaction(_:_:)``.
+    func transaction(_ kind: TransactionKind,
+                     _ block: @escaping @Sendable (Connection) throws -> TransactionCompletion) async throws
+}

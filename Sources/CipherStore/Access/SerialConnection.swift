@@ -1,0 +1,58 @@
+import Dispatch
+
+/// One connection whose every use is serialized on a dispatch queue: what a
+/// ``DatabaseQueue`` is made of, and each connection of a ``DatabasePool``.
+///
+/// Blocks run with the re-entrancy chain (``QueueChain``) of their caller plus `owner`, the
+/// identity of the queue or pool the connection belongs to, so calling the same queue or pool
+/// again from inside one of its blocks throws ``CipherStoreError/reentrantQueueAccess``
+/// instead of deadlocking.
+final class SerialConnection: @unchecked Sendable {
+    // @unchecked Sendable: `connection` is touched only by blocks running on the serial
+    // `dispatchQueue`, so it is never used from two threads at once; the rest is immutable.
+    private let connection: Connection
+    private let dispatchQueue: DispatchQueue
+    /// The queue or pool this connection serves; kept alive so that its identifier in the
+    /// re-entrancy chain is never reused while the connection exists.
+    let identity: AccessIdentity
+    var owner: ObjectIdentifier { ObjectIdentifier(identity) }
+
+    init(_ connection: Connection, label: String, identity: AccessIdentity) {
+        self.connection = connection
+        self.dispatchQueue = DispatchQueue(label: label)
+        self.identity = identity
+    }
+
+    /// Runs `block` with the connection and returns its result. Blocks the calling thread.
+    /// - Throws: the block's error, or ``CipherStoreError/reentrantQueueAccess`` when the
+    ///   calling thread is already inside a block of the owner.
+    func sync<T>(_ block: (Connection) throws -> T) throws -> T {
+        let chain = try QueueChain.enter(owner)
+        return try dispatchQueue.sync {
+            try QueueChain.with(chain) { try block(connection) }
+        }
+    }
+
+    /// Runs `block` with the connection without blocking the caller's thread.
+    /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
+    ///   block does not run then), or the block's error.
+    func async<T: Sendable>(_ block: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try await AsyncBridge.run(on: dispatchQueue) { cancelled in
+            try cancelled.check()
+            // A block run later starts a chain of its own: nobody waits for it.
+            return try QueueChain.with([self.owner]) { try block(self.connection) }
+        }
+    }
+
+    /// Runs `block` on the connection's queue, on the calling thread's behalf, when the caller
+    /// already checked re-entrancy (the pool, which checks once for all its connections).
+    func syncChecked<T>(chain: [ObjectIdentifier], _ block: (Connection) throws -> T) rethrows -> T {
+        try dispatchQueue.sync {
+            try QueueChain.with(chain) { try block(connection) }
+        }
+    }
+}
+
+/// The identity of one queue or pool in the re-entrancy chain (``QueueChain``), shared by all
+/// its connections.
+final class AccessIdentity: Sendable {}

@@ -1,0 +1,293 @@
+import Dispatch
+import Synchronization
+
+/// A database in WAL mode with one writing connection and several reading ones, so that reads
+/// run in parallel with each other and with the writer.
+///
+/// ```swift
+/// let pool = try DatabasePool(path: "app.db", key: .passphrase("s3cret passphrase"))
+/// try pool.write { db in
+///     try db.execute(sql: "INSERT INTO note(body) VALUES (?)", arguments: ["hi"])
+/// }
+/// let count = try await pool.read { db in try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM note") }
+/// ```
+///
+/// - `write` runs on the one writing connection, in an immediate transaction; writes are
+///   serialized. ``writeWithoutTransaction(_:)-(_)`` runs there without a transaction.
+/// - `read` runs on one of up to ``maximumReaderCount`` reading connections, opened when
+///   first needed, in a read-only transaction: the block sees one snapshot of the database
+///   (all of a concurrent write's transaction or none of it), a write inside it fails with
+///   ``CipherStoreError/writeInsideRead(sql:)``, and it never waits for the writer.
+/// - ``barrierWrite(_:)-(_)`` waits for the running reads, keeps new ones out, and runs
+///   without a transaction: for `VACUUM` and other work that must be alone.
+///
+/// The `async` forms never block the caller's thread and honour Task cancellation until the
+/// block starts, as on a ``DatabaseQueue``. Calling the pool from inside one of its own blocks
+/// throws ``CipherStoreError/reentrantQueueAccess``.
+///
+/// **One key derivation per pool.** With a passphrase, the pool runs PBKDF2 once (with the
+/// file's salt and the configured or default settings) and keys every connection with the
+/// derived key, so opening 1 writer and 5 readers costs about one derivation, not six. A new
+/// file gets its first page, and with it its salt, from the writer before any reader opens.
+///
+/// ``close()`` waits for the running blocks, then closes every connection; later use throws
+/// ``CipherStoreError/connectionClosed``.
+public final class DatabasePool: DatabaseWriter {
+    /// Where the database lives.
+    public let location: DatabaseLocation
+    /// The most reading connections the pool opens.
+    public let maximumReaderCount: Int
+
+    private let identity = AccessIdentity()
+    private let writer: SerialConnection
+    private let readerKey: DatabaseKey?
+    private let readerConfiguration: Configuration
+    /// One permit per reading connection; a barrier or `close()` takes them all.
+    private let readerPermits: DispatchSemaphore
+    /// Lets one barrier (or close) at a time collect the permits, so two never split them.
+    private let barrierGate = DispatchSemaphore(value: 1)
+    private let state = Mutex(State())
+    /// Key derivations run for this pool (PBKDF2 here, or SQLCipher keying with a passphrase).
+    let keyDerivationCount = Atomic<Int>(0)
+
+    private struct State: ~Copyable {
+        var idleReaders: [SerialConnection] = []
+        var readerCount = 0
+        var isClosed = false
+    }
+
+    /// Where the `async` reads and barriers wait for a connection, off the caller's thread.
+    private static let waitingQueue = DispatchQueue(label: "CipherStore.DatabasePool.waiting", attributes: .concurrent)
+
+    /// Opens a database file as a pool, in WAL mode.
+    ///
+    /// - Parameters:
+    ///   - path: the database file; created when missing.
+    ///   - key: the key, or `nil` for a plaintext database.
+    ///   - configuration: cipher settings, busy timeout…; `journalMode` is always WAL and
+    ///     `readOnly` is refused (open a ``DatabaseQueue`` read-only instead).
+    ///   - maximumReaderCount: the most reading connections (5 by default).
+    /// - Throws: ``CipherStoreError/invalidConfiguration(reason:)``, and the errors of
+    ///   ``Connection/init(location:key:configuration:)``.
+    public init(path: String, key: DatabaseKey?, configuration: Configuration = Configuration(),
+                maximumReaderCount: Int = 5) throws {
+        guard maximumReaderCount >= 1 else {
+            throw CipherStoreError.invalidConfiguration(reason: "maximumReaderCount is \(maximumReaderCount). Give 1 or more reading connections.")
+        }
+        guard !configuration.readOnly else {
+            throw CipherStoreError.invalidConfiguration(reason: "a DatabasePool needs to write its WAL files and cannot be read-only. Open a read-only DatabaseQueue instead.")
+        }
+        let location = DatabaseLocation.file(path)
+        var writerConfiguration = configuration
+        writerConfiguration.journalMode = .wal
+        var readerConfiguration = configuration
+        readerConfiguration.journalMode = nil
+
+        var derivations = 0
+        var sharedKey: DatabaseKey? = nil
+        if let key, key.kind == .passphrase {
+            sharedKey = try SharedKeyDerivation.rawKeyWithSalt(for: key, path: path, cipher: configuration.cipher)
+            if sharedKey != nil { derivations += 1 }
+        }
+        let connection: Connection
+        do {
+            connection = try Connection(location: location, key: sharedKey ?? key, configuration: writerConfiguration)
+            if sharedKey == nil, key?.kind == .passphrase { derivations += 1 }
+        } catch CipherStoreError.wrongKey where sharedKey != nil {
+            // Settings this derivation does not know (changed library defaults, say): the
+            // passphrase itself tells a really wrong key, and keys every connection from now on.
+            sharedKey = nil
+            connection = try Connection(location: location, key: key, configuration: writerConfiguration)
+            derivations += 1
+        }
+        self.location = location
+        self.maximumReaderCount = maximumReaderCount
+        self.readerKey = sharedKey ?? key
+        self.readerConfiguration = readerConfiguration
+        self.readerPermits = DispatchSemaphore(value: maximumReaderCount)
+        self.writer = SerialConnection(connection, label: "CipherStore.DatabasePool.writer", identity: identity)
+        keyDerivationCount.store(derivations, ordering: .relaxed)
+    }
+
+    // MARK: Reading
+
+    /// Runs `block` on a reading connection, in a read-only transaction, and returns its
+    /// result. Blocks the calling thread, also while all readers are busy.
+    ///
+    /// Reads run in parallel with each other and with the writer; each sees one snapshot.
+    /// - Throws: the block's error, ``CipherStoreError/writeInsideRead(sql:)``,
+    ///   ``CipherStoreError/reentrantQueueAccess`` from inside a block of this pool, or
+    ///   ``CipherStoreError/connectionClosed`` after ``close()``.
+    public func read<T>(_ block: (Connection) throws -> T) throws -> T {
+        try withReader(beforeBlock: {}) { db in try db.inReadOnlyTransaction(block) }
+    }
+
+    /// ``read(_:)-(_)`` without blocking the caller's thread.
+    /// - Throws: `CancellationError` when the task is cancelled before the block starts (also
+    ///   while it waits for a reader; the block does not run then), and the errors of
+    ///   ``read(_:)-(_)``.
+    public func read<T: Sendable>(_ block: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try await AsyncBridge.run(on: Self.waitingQueue) { cancelled in
+            try self.withReader(beforeBlock: cancelled.check) { db in try db.inReadOnlyTransaction(block) }
+        }
+    }
+
+    /// Takes an idle reader, or opens one, runs `block` on it, and gives it back.
+    private func withReader<T>(beforeBlock: () throws -> Void, _ block: (Connection) throws -> T) throws -> T {
+        let chain = try QueueChain.enter(ObjectIdentifier(identity))
+        try checkOpen()
+        readerPermits.wait()
+        defer { readerPermits.signal() }
+        // Closed while this read waited for a reader.
+        try checkOpen()
+        let reader = try takeReader()
+        defer { state.withLock { $0.idleReaders.append(reader) } }
+        try beforeBlock()
+        return try reader.syncChecked(chain: chain, block)
+    }
+
+    /// An idle reader, or a new one. The caller holds a permit, so fewer than
+    /// ``maximumReaderCount`` readers are busy and either one is idle or one more may open.
+    private func takeReader() throws -> SerialConnection {
+        let idle: SerialConnection? = state.withLock { state in
+            if let reader = state.idleReaders.popLast() { return reader }
+            state.readerCount += 1
+            return nil
+        }
+        if let idle { return idle }
+        do {
+            let connection = try Connection(location: location, key: readerKey, configuration: readerConfiguration)
+            if readerKey?.kind == .passphrase { keyDerivationCount.add(1, ordering: .relaxed) }
+            return SerialConnection(connection, label: "CipherStore.DatabasePool.reader", identity: identity)
+        } catch {
+            state.withLock { $0.readerCount -= 1 }
+            throw error
+        }
+    }
+
+    /// How many reading connections are open now (for tests).
+    var readerCount: Int { state.withLock { $0.readerCount } }
+
+    // MARK: Writing
+
+    /// Runs `block` on the writing connection, in an immediate transaction, and returns its
+    /// result: committed when the block returns, rolled back when it throws. Blocks the
+    /// calling thread. Reads go on meanwhile, on the snapshot they started with.
+    /// - Throws: the block's error (after the rollback), ``DatabaseError`` when the commit
+    ///   fails, ``CipherStoreError/reentrantQueueAccess``, or ``CipherStoreError/connectionClosed``.
+    public func write<T>(_ block: (Connection) throws -> T) throws -> T {
+        try writeWithoutTransaction { db in try db.inImmediateTransaction(block) }
+    }
+
+    /// Runs `block` on the writing connection without a transaction. Blocks the calling thread.
+    /// - Throws: the block's error, ``CipherStoreError/reentrantQueueAccess``, or
+    ///   ``CipherStoreError/connectionClosed``.
+    public func writeWithoutTransaction<T>(_ block: (Connection) throws -> T) throws -> T {
+        try checkOpen()
+        return try writer.sync(block)
+    }
+
+    /// Runs `block` on the writing connection in a transaction: committed when it returns
+    /// `.commit`, rolled back when it returns `.rollback` or throws. Blocks the calling thread.
+    public func inTransaction(_ kind: TransactionKind = .deferred, _ block: (Connection) throws -> TransactionCompletion) throws {
+        try writeWithoutTransaction { db in try db.inTransaction(kind) { try block(db) } }
+    }
+
+    /// ``write(_:)-(_)`` without blocking the caller's thread.
+    /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
+    ///   block does not run then), and the errors of ``write(_:)-(_)``.
+    public func write<T: Sendable>(_ block: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try await writeWithoutTransaction { db in try db.inImmediateTransaction(block) }
+    }
+
+    /// ``writeWithoutTransaction(_:)-(_)`` without blocking the caller's thread.
+    /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
+    ///   block does not run then), and the errors of the synchronous form.
+    public func writeWithoutTransaction<T: Sendable>(_ block: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try checkOpen()
+        return try await writer.async(block)
+    }
+
+    /// ``inTransaction(_:_:)`` without blocking the caller's thread.
+    /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
+    ///   block does not run then), and the errors of ``inTransaction(_:_:)``.
+    public func transaction(_ kind: TransactionKind = .deferred,
+                            _ block: @escaping @Sendable (Connection) throws -> TransactionCompletion) async throws {
+        try await writeWithoutTransaction { db in try db.inTransaction(kind) { try block(db) } }
+    }
+
+    /// Runs `block` on the writing connection, without a transaction, once every running read
+    /// has ended, and keeps new reads waiting until it returns. Blocks the calling thread.
+    ///
+    /// For work that must be alone on the database, such as `VACUUM`:
+    ///
+    /// ```swift
+    /// try pool.barrierWrite { db in try db.execute(sql: "VACUUM") }
+    /// ```
+    /// - Throws: the block's error, ``CipherStoreError/reentrantQueueAccess``, or
+    ///   ``CipherStoreError/connectionClosed``.
+    public func barrierWrite<T>(_ block: (Connection) throws -> T) throws -> T {
+        try barrier(beforeBlock: {}, block)
+    }
+
+    /// ``barrierWrite(_:)-(_)`` without blocking the caller's thread.
+    /// - Throws: `CancellationError` when the task is cancelled before the block starts (also
+    ///   while it waits for the reads to end), and the errors of ``barrierWrite(_:)-(_)``.
+    public func barrierWrite<T: Sendable>(_ block: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try await AsyncBridge.run(on: Self.waitingQueue) { cancelled in
+            try self.barrier(beforeBlock: cancelled.check, block)
+        }
+    }
+
+    private func barrier<T>(beforeBlock: () throws -> Void, _ block: (Connection) throws -> T) throws -> T {
+        let chain = try QueueChain.enter(ObjectIdentifier(identity))
+        try checkOpen()
+        return try withAllReaderPermits {
+            try checkOpen()
+            try beforeBlock()
+            return try writer.syncChecked(chain: chain, block)
+        }
+    }
+
+    /// Runs `body` once no read runs, with new reads kept waiting.
+    private func withAllReaderPermits<T>(_ body: () throws -> T) rethrows -> T {
+        barrierGate.wait()
+        defer { barrierGate.signal() }
+        for _ in 0..<maximumReaderCount { readerPermits.wait() }
+        defer { for _ in 0..<maximumReaderCount { readerPermits.signal() } }
+        return try body()
+    }
+
+    // MARK: Closing
+
+    /// Waits for the running blocks, then closes every connection. Later use throws
+    /// ``CipherStoreError/connectionClosed``; closing again does nothing.
+    /// - Throws: ``CipherStoreError/reentrantQueueAccess`` from inside a block of this pool, or
+    ///   ``DatabaseError`` (`SQLITE_BUSY`) when statements or cursors made from one of its
+    ///   connections are still alive (that connection stays open until the pool is released).
+    public func close() throws {
+        let chain = try QueueChain.enter(ObjectIdentifier(identity))
+        let alreadyClosed = state.withLock { state in
+            defer { state.isClosed = true }
+            return state.isClosed
+        }
+        guard !alreadyClosed else { return }
+        try withAllReaderPermits {
+            let readers = state.withLock { state in
+                defer { state.idleReaders.removeAll() }
+                return state.idleReaders
+            }
+            var firstError: (any Error)?
+            for reader in readers {
+                do { try reader.syncChecked(chain: chain) { try $0.close() } } catch { firstError = firstError ?? error }
+            }
+            // Runs after every write queued before it.
+            do { try writer.syncChecked(chain: chain) { try $0.close() } } catch { firstError = firstError ?? error }
+            if let firstError { throw firstError }
+        }
+    }
+
+    private func checkOpen() throws {
+        if state.withLock({ $0.isClosed }) { throw CipherStoreError.connectionClosed }
+    }
+}
