@@ -22,20 +22,11 @@ import Testing
         let key = try DatabaseKey.passphrase("one derivation")
         try await DatabaseQueue(path: path, key: key).write { try $0.execute(sql: "CREATE TABLE t(n)") }
 
-        let kdfStart = ContinuousClock.now
-        _ = try DatabaseQueue(path: path, key: key)
-        let oneOpen = ContinuousClock.now - kdfStart
-
+        // The count is the measure: speed belongs to the benchmark, not to a test on a busy machine.
         let pool = try DatabasePool(path: path, key: key)
-        let readersStart = ContinuousClock.now
         try await Self.openReaders(pool, count: 5)
-        let fiveReaders = ContinuousClock.now - readersStart
-        print("one passphrase open: \(oneOpen); five pool readers opened: \(fiveReaders)")
         #expect(pool.readerCount == 5)
-        let derivations = pool.keyDerivationCount.load(ordering: .relaxed)
-        #expect(derivations == 1)
-        // Five more derivations would take several times one open; raw keys take a fraction.
-        #expect(fiveReaders < oneOpen / 2)
+        #expect(pool.keyDerivationCount.load(ordering: .relaxed) == 1)
     }
 
     @Test func aNewFileGetsItsSaltFromThePoolAndOpensWithThePassphrase() async throws {
