@@ -45,7 +45,8 @@ struct OwnershipCLITests {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         process.arguments = ["--reuid=\(Self.nobody)", "--regid=\(Self.nobody)", "--clear-groups",
                              CLI.executable.path, "encrypt", database, "--in-place", "--key-env", "APP_KEY"]
-        process.environment = ["APP_KEY": "not the owner", "PATH": "/usr/bin:/bin"]
+        // The run's own environment: `make test SQLCIPHER=4` finds its library through it.
+        process.environment = ProcessInfo.processInfo.environment.merging(["APP_KEY": "not the owner"]) { $1 }
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
