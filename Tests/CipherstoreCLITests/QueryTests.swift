@@ -98,6 +98,30 @@ import Testing
         #expect(verify.status == 0, "\(verify.errorOutput)")
     }
 
+    /// The checks every command makes: query on a damaged, missing or special file fails as verify does.
+    @Test func makesTheChecksOfEveryOtherCommand() throws {
+        let appended = workspace.path("appended.db")
+        try FileManager.default.copyItem(atPath: database, toPath: appended)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: appended))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("garbage".utf8))
+        try handle.close()
+        let damaged = try CLI.run(["query", appended, "SELECT count(*) FROM user", "--key-file", keyFile])
+        #expect(damaged.status == 67, "\(damaged.errorOutput)")
+        #expect(damaged.output.isEmpty)
+
+        let missing = workspace.path("missing.db")
+        let write = try CLI.run(["query", missing, "DELETE FROM session", "--write", "--key-file", keyFile])
+        #expect(write.status == 74, "\(write.errorOutput)")
+        #expect(write.errorOutput.contains("does not exist"))
+        #expect(!FileManager.default.fileExists(atPath: missing))
+
+        let device = try CLI.run(["query", "/dev/zero", "SELECT count(*) FROM sqlite_master", "--key-file", keyFile])
+        #expect(device.status == 74, "\(device.errorOutput)")
+        #expect(device.errorOutput.contains("character device"))
+        #expect(device.output.isEmpty)
+    }
+
     @Test func leavesNoLogFilesBesideAWALDatabase() throws {
         let db = try Connection(path: database, key: .passphrase("query secret"), configuration: Configuration(journalMode: .wal))
         try db.close()

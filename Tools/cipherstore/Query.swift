@@ -60,12 +60,12 @@ extension CipherStoreCommand {
                 guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
                     throw CLIError(exitCode: 64, message: "No SQL was given. Pass a statement as the second argument or on standard input.")
                 }
-                let plaintext = !key.isGiven && DatabaseFileInfo.inspect(path: database).kind == .plaintext
+                // As verify: no key is asked for a plaintext file, nor for one that is not there to open.
+                let kind = DatabaseFileInfo.inspect(path: database).kind
+                let plaintext = !key.isGiven && [.plaintext, .missing, .directory, .empty, .notARegularFile].contains(kind)
                 let databaseKey = plaintext ? nil : try SlotDatabase.openingKey(for: database, from: key.source(confirm: false))
                 let settings = plaintext ? CipherSettings.libraryDefaults : cipher.settings
-                let db = write
-                    ? try Connection(path: database, key: databaseKey, configuration: Configuration(cipher: settings, foreignKeys: true))
-                    : try DatabaseMaintenance.openForReading(path: database, key: databaseKey, cipher: settings)
+                let db = try DatabaseMaintenance.openExisting(path: database, key: databaseKey, cipher: settings, writable: write)
                 defer { try? db.close() }
                 try Self.execute(text, on: db, writing: write, output: QueryOutput(format: format))
             }

@@ -143,14 +143,7 @@ public enum DatabaseMaintenance {
     ///   when the integrity check finds damage or the file is not a whole number of pages,
     ///   ``ConversionError/sourceMissing(path:)``.
     public static func verify(path: String, key: DatabaseKey?, cipher: CipherSettings = .libraryDefaults) throws -> VerificationReport {
-        let info = DatabaseFileInfo.inspect(path: path)
-        switch info.kind {
-        case .missing: throw ConversionError.sourceMissing(path: path)
-        case .directory: throw ConversionError.sourceIsDirectory(path: path)
-        case .notARegularFile: throw ConversionError.notARegularFile(path: path, fileType: info.specialFileType ?? "a special file")
-        case .empty: throw ConversionError.sourceEmpty(path: path)
-        default: break
-        }
+        try checkExistingDatabaseFile(path)
         let db: Connection
         do {
             db = try openForReading(path: path, key: key, cipher: cipher)
@@ -169,6 +162,41 @@ public enum DatabaseMaintenance {
             // The key was checked at open: a page SQLite cannot read now is damage, which the
             // integrity check itself may stop at before it can list it.
             throw ConversionError.damaged(path: path, detail: "SQLite stopped reading it: \(error.message ?? "database disk image is malformed")")
+        }
+    }
+
+    /// Opens an existing database the way `verify` does — never creating one — after the checks
+    /// every command makes: the path names a regular, non-empty file, and (once the key is
+    /// checked) it holds whole pages. For tools that run a caller's SQL on a file.
+    ///
+    /// - Parameters:
+    ///   - writable: open read-write (foreign keys on) instead of read-only (``openForReading(path:key:cipher:)``).
+    /// - Throws: ``ConversionError`` (`sourceMissing`, `sourceIsDirectory`, `notARegularFile`,
+    ///   `sourceEmpty`, `damaged`) and the errors of ``Connection/init(path:key:configuration:)``.
+    public static func openExisting(path: String, key: DatabaseKey?, cipher: CipherSettings = .libraryDefaults,
+                                    writable: Bool = false) throws -> Connection {
+        try checkExistingDatabaseFile(path)
+        let db = writable
+            ? try Connection(path: path, key: key, configuration: Configuration(cipher: cipher, foreignKeys: true))
+            : try openForReading(path: path, key: key, cipher: cipher)
+        do {
+            try checkWholePages(db, path: path)
+        } catch {
+            try? db.close()
+            throw error
+        }
+        return db
+    }
+
+    /// Refuses a path that is not a regular, non-empty file, before SQLite would create or misread it.
+    static func checkExistingDatabaseFile(_ path: String) throws {
+        let info = DatabaseFileInfo.inspect(path: path)
+        switch info.kind {
+        case .missing: throw ConversionError.sourceMissing(path: path)
+        case .directory: throw ConversionError.sourceIsDirectory(path: path)
+        case .notARegularFile: throw ConversionError.notARegularFile(path: path, fileType: info.specialFileType ?? "a special file")
+        case .empty: throw ConversionError.sourceEmpty(path: path)
+        default: break
         }
     }
 
