@@ -23,6 +23,21 @@ import Testing
         return (try? db.fetchScalar(String.self, sql: "SELECT x FROM t")) == "row"
     }
 
+    /// A key source that never ends (`/dev/zero`) or holds a whole file is refused, not read into memory.
+    @Test func anOversizedKeySourceIsRefused() throws {
+        let output = workspace.path("app.db")
+        let device = try CLI.run(["encrypt", source, "-o", output, "--key-file", "/dev/zero", "--quiet"])
+        #expect(device.status == 74, "\(device.errorOutput)")
+        #expect(device.errorOutput.contains("more than 64 KiB"))
+        // From a file, not a pipe this process writes: the tool stops reading at the limit.
+        let big = workspace.path("big.key")
+        try Data(repeating: UInt8(ascii: "k"), count: 70_000).write(to: URL(fileURLWithPath: big))
+        let piped = try CLI.run(["encrypt", source, "-o", output, "--key-stdin", "--quiet"], wrapper: ["exec < '\(big)'"])
+        #expect(piped.status == 74, "\(piped.errorOutput)")
+        #expect(piped.errorOutput.contains("more than 64 KiB"))
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
     @Test func aDatabaseMadeWithAKeyFileOpensInAProgramThroughTheSameRule() throws {
         let keyFile = try workspace.keyFile("app.key", "windows secret\r\n")
         let output = workspace.path("app.db")

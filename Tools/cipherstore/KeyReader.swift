@@ -119,7 +119,7 @@ enum KeyReader {
         }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0, let bytes = SecretInput.readAll(descriptor) else {
-            let reason = String(cString: strerror(errno))
+            let reason = errno == EFBIG ? "it holds more than \(SecretInput.limit / 1024) KiB, and a key file holds only the key. Nothing was changed" : String(cString: strerror(errno))
             if descriptor >= 0 { close(descriptor) }
             throw CLIError(exitCode: ExitCodes.ioFailure, message: "Cannot read the \(role) file '\(path)': \(reason).")
         }
@@ -150,7 +150,8 @@ enum KeyReader {
             throw CLIError(exitCode: 64, message: "\(source.optionPrefix)-stdin reads the \(source.role) from a pipe or a file, but standard input is a terminal, where the key would show. Leave out \(source.optionPrefix)-stdin to be asked without echo, or pipe the key in.")
         }
         guard let bytes = SecretInput.readAll(STDIN_FILENO) else {
-            throw CLIError(exitCode: ExitCodes.ioFailure, message: "Cannot read the \(source.role) from standard input: \(String(cString: strerror(errno))).")
+            let reason = errno == EFBIG ? "it holds more than \(SecretInput.limit / 1024) KiB; pipe in only the key. Nothing was changed" : String(cString: strerror(errno))
+            throw CLIError(exitCode: ExitCodes.ioFailure, message: "Cannot read the \(source.role) from standard input: \(reason).")
         }
         guard !bytes.isEmpty else {
             throw CLIError(exitCode: 64, message: "Nothing was read from standard input for the \(source.role) (\(source.optionPrefix)-stdin): it was empty. Pipe the key in, e.g. `< app.key`. Nothing was changed.")

@@ -6,9 +6,14 @@ import Glibc
 
 /// Reading and wiping the bytes of keys, so that no copy outlives its use.
 enum SecretInput {
-    /// Everything `descriptor` gives until end of file. The buffer grows by copying into a
-    /// larger one and wiping the old one, so no unwiped copy is left in freed memory.
-    /// - Returns: `nil` when a read fails (`errno` says why).
+    /// The most a key source may hold: a key is short, and `--key-file /dev/zero` must not
+    /// fill memory.
+    static let limit = 64 * 1024
+
+    /// Everything `descriptor` gives until end of file, at most ``limit`` bytes. The buffer
+    /// grows by copying into a larger one and wiping the old one, so no unwiped copy is left
+    /// in freed memory.
+    /// - Returns: `nil` when a read fails (`errno` says why; `EFBIG` past the limit).
     static func readAll(_ descriptor: Int32) -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: 4096)
         var count = 0
@@ -29,6 +34,11 @@ enum SecretInput {
                 return nil
             }
             count += read
+            if count > limit {
+                wipe(&buffer)
+                errno = EFBIG
+                return nil
+            }
         }
         // Shrinking keeps the storage: the bytes past `count` are zeros.
         buffer.removeSubrange(count...)
