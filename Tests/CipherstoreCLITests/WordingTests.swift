@@ -66,6 +66,13 @@ import Testing
         #expect(rekey.errorOutput.contains("The new key cannot be used: "), "\(rekey.errorOutput)")
     }
 
+    @Test func aPassphraseShapedLikeARawKeyPointsToTheRawKeyOption() throws {
+        let result = try CLI.run(["encrypt", source, "-o", workspace.path("x.db"), "--key-stdin"], input: "x'00112233'\n")
+        #expect(result.status == 64)
+        #expect(result.errorOutput.contains("Give a raw key with --raw-key"), "\(result.errorOutput)")
+        #expect(!result.errorOutput.contains("DatabaseKey"), "\(result.errorOutput)")
+    }
+
     @Test func everyHelpListsEveryExitCode() throws {
         for command in [[], ["encrypt"], ["decrypt"], ["rekey"], ["verify"], ["query"]] {
             let help = try CLI.run(command + ["--help"]).output.split(whereSeparator: \.isWhitespace).joined(separator: " ")

@@ -95,7 +95,7 @@ enum KeyReader {
         do {
             return try Passphrase(keyFileContents: bytes)
         } catch CipherStoreError.invalidKey(let reason) {
-            throw CLIError(exitCode: 64, message: "The \(source.role) cannot be used: \(reason)")
+            throw CLIError(exitCode: 64, message: "The \(source.role) cannot be used: \(ErrorText.toolWording(reason))")
         }
     }
 
@@ -103,7 +103,7 @@ enum KeyReader {
         do {
             return source.raw ? try DatabaseKey.rawKey(hexKeyFileContents: bytes) : try DatabaseKey.passphrase(keyFileContents: bytes)
         } catch CipherStoreError.invalidKey(let reason) {
-            throw CLIError(exitCode: 64, message: "The \(source.role) cannot be used: \(reason)")
+            throw CLIError(exitCode: 64, message: "The \(source.role) cannot be used: \(ErrorText.toolWording(reason))")
         } catch let error as CipherStoreError {
             throw CLIError(exitCode: 64, message: "The \(source.role): \(error.description)")
         }
