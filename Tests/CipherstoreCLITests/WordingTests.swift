@@ -73,6 +73,14 @@ import Testing
         #expect(!result.errorOutput.contains("DatabaseKey"), "\(result.errorOutput)")
     }
 
+    @Test func anEmptyArgumentIsAUsageError() throws {
+        for command in [["encrypt", "", "--in-place"], ["verify", ""], ["info", ""], ["query", source, ""]] {
+            let result = try CLI.run(command + ["--key-file", keyFile])
+            #expect(result.status == 64, "\(command): \(result.errorOutput)")
+            #expect(result.errorOutput.contains("An argument is empty"), "\(result.errorOutput)")
+        }
+    }
+
     @Test func everyHelpListsEveryExitCode() throws {
         for command in [[], ["encrypt"], ["decrypt"], ["rekey"], ["verify"], ["query"]] {
             let help = try CLI.run(command + ["--help"]).output.split(whereSeparator: \.isWhitespace).joined(separator: " ")

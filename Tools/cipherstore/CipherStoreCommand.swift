@@ -29,6 +29,11 @@ struct CipherStoreCommand: ParsableCommand {
             CommandRunner.report(problem)
             Self.exit(withError: ExitCode(64))
         }
+        // No path, SQL or option value can be empty; an unset shell variable is the usual cause.
+        if arguments.contains("") {
+            CommandRunner.report("An argument is empty (''): no path, SQL or option value can be. Nothing was done. Check for an unset shell variable, such as \"$DB\".")
+            Self.exit(withError: ExitCode(64))
+        }
         main(arguments)
     }
 }
