@@ -221,7 +221,14 @@ import Testing
     @Test func infoTellsTheKindsApart() throws {
         let plain = try CLI.run(["info", source, "--json"])
         #expect(plain.output.contains("\"kind\":\"plaintext\""))
+        #expect(plain.output.contains("\"ok\":true") && plain.output.contains("\"command\":\"info\""), "\(plain.output)")
         #expect(try CLI.run(["info", workspace.path("missing")]).status == 74)
+        // The same shape as every other command's --json, on failure too.
+        let missing = try CLI.run(["info", workspace.path("missing"), "--json"])
+        #expect(missing.status == 74)
+        let failure = try #require(try JSONSerialization.jsonObject(with: Data(missing.output.utf8)) as? [String: Any])
+        #expect(failure["ok"] as? Bool == false)
+        #expect((failure["error"] as? [String: Any])?["exitCode"] as? Int == 74)
     }
 }
 

@@ -36,10 +36,11 @@ extension CipherStoreCommand {
         @OptionGroup(title: "Cipher settings the database was made with") var cipher: CipherOptions
 
         func run() throws {
-            try CommandRunner.run { try inspect() }
+            let output = json ? JSONOutput(command: "info", path: file) : nil
+            try CommandRunner.run(json: output) { try inspect(output) }
         }
 
-        private func inspect() throws {
+        private func inspect(_ output: JSONOutput?) throws {
             let info = DatabaseFileInfo.inspect(path: file)
             // Nothing to describe: say what is wrong, and only that.
             switch info.kind {
@@ -53,9 +54,8 @@ extension CipherStoreCommand {
             let walBytes = FileManager.default.fileExists(atPath: file + "-wal")
                 ? ((try? FileManager.default.attributesOfItem(atPath: file + "-wal")[.size] as? Int) ?? 0) : 0
             let slots = SlotDatabase.hasSlotFile(file) ? Result { try KeySlots.list(path: file) } : nil
-            if json {
+            if let output {
                 var object: [String: Any] = [
-                    "path": info.path,
                     "kind": info.kind.rawValue,
                     "size": info.size,
                     "sqlcipherVersion": SQLCipherLibrary.sqlcipherVersion ?? NSNull(),
@@ -65,7 +65,7 @@ extension CipherStoreCommand {
                 if walBytes > 0 { object["walBytes"] = walBytes }
                 object["keySlots"] = slots.map { Self.keySlotFields($0, slotFile: KeySlots.slotFilePath(forDatabase: file)) } ?? NSNull()
                 if let settings { object["cipher"] = Summary.fields(settings) }
-                print(JSONOutput.text(object))
+                output.succeed(object)
             } else {
                 print("file:     \(info.path)")
                 print("kind:     \(info.kindDescription)")
