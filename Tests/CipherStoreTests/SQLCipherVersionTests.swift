@@ -121,4 +121,17 @@ import Testing
         }
         #expect(!FileManager.default.fileExists(atPath: path))
     }
+
+    /// SQLCipher keeps the count in a C int: a larger one is out of range, not unsupported.
+    @Test(arguments: [0, Int(Int32.max) + 1, 99_999_999_999])
+    func kdfIterationsOutOfRangeAreNamedSo(_ iterations: Int) throws {
+        let path = directory.path("iterations.sqlite")
+        #expect {
+            try Connection(path: path, key: .passphrase("k"), configuration: Configuration(cipher: CipherSettings(kdfIterations: iterations)))
+        } throws: { error in
+            guard case CipherStoreError.invalidConfiguration(let reason) = error else { return false }
+            return reason.contains("from 1 to 2,147,483,647")
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
 }

@@ -81,8 +81,10 @@ public struct CipherSettings: Sendable, Hashable {
         if let pageSize, !(512...65536).contains(pageSize) || pageSize & (pageSize - 1) != 0 {
             throw CipherStoreError.invalidConfiguration(reason: "cipher page size \(pageSize) is not a power of two from 512 to 65536.")
         }
-        if let kdfIterations, kdfIterations < 1 {
-            throw CipherStoreError.invalidConfiguration(reason: "KDF iterations must be at least 1, got \(kdfIterations).")
+        // SQLCipher keeps the count in a C int: a larger one would not read back, which would
+        // look like an unsupported setting rather than the value out of range it is.
+        if let kdfIterations, !(1...Int(Int32.max)).contains(kdfIterations) {
+            throw CipherStoreError.invalidConfiguration(reason: "KDF iterations must be from 1 to 2,147,483,647, got \(kdfIterations).")
         }
         if let plaintextHeaderSize, plaintextHeaderSize < 0 || plaintextHeaderSize % 16 != 0 {
             // SQLCipher 4 wants whole AES blocks; it would log the refusal and leave the setting broken.
