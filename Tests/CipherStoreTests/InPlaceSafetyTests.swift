@@ -1,4 +1,5 @@
 import CipherStore
+import Dispatch
 import Foundation
 import TestSupport
 import Testing
@@ -47,9 +48,11 @@ import Testing
         #expect(try rows(path, key: oldKey) == ["first", "second"])
     }
 
-    @Test func aRollbackJournalWriterLeftOpenCannotCommitIntoTheReplacedFile() throws {
-        let path = directory.path("delete.db")
-        let queue = try makeEncrypted(path)
+    /// In every rollback-journal mode, those without a journal file (MEMORY, OFF) included.
+    @Test(arguments: [JournalMode.delete, .truncate, .persist, .memory, .off])
+    func aRollbackJournalWriterLeftOpenCannotCommitIntoTheReplacedFile(journalMode: JournalMode) throws {
+        let path = directory.path("\(journalMode).db")
+        let queue = try makeEncrypted(path, journalMode: journalMode)
         try DatabaseMaintenance.changeKey(path: path, oldKey: oldKey, newKey: newKey, to: .inPlace())
         // The queue still has the old file open: its write must fail, not vanish.
         #expect(throws: DatabaseError.self) {
@@ -57,6 +60,36 @@ import Testing
         }
         try queue.close()
         #expect(try rows(path, key: newKey) == ["first"])
+    }
+
+    @Test(arguments: [JournalMode.memory, .off])
+    func aWriterWaitingForTheLockFailsAfterTheSwapWithoutAJournalFile(journalMode: JournalMode) throws {
+        let path = directory.path("waiting-\(journalMode).db")
+        let queue = try makeEncrypted(path, journalMode: journalMode)
+        try queue.inDatabase { db in
+            try db.execute(sql: "INSERT INTO t SELECT hex(randomblob(500)) FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) SELECT i FROM n)")
+        }
+        let before = try queue.inDatabase { try $0.fetchScalar(Int.self, sql: "SELECT count(*) FROM t") } ?? 0
+        // The key change holds the write lock while it copies; the writer waits for it (busy
+        // timeout) and gets it after the rename: its commit must fail, not vanish.
+        let conversion = DispatchQueue(label: "conversion")
+        let done = DispatchSemaphore(value: 0)
+        let (oldKey, newKey) = (self.oldKey, self.newKey)
+        conversion.async {
+            _ = try? DatabaseMaintenance.changeKey(path: path, oldKey: oldKey, newKey: newKey, to: .inPlace())
+            done.signal()
+        }
+        Thread.sleep(forTimeInterval: 0.2)
+        let late = Result { try queue.inDatabase { try $0.execute(sql: "INSERT INTO t VALUES ('late')") } }
+        done.wait()
+        try queue.close()
+        let key = DatabaseFileInfo.inspect(path: path).kind == .encrypted && (try? rows(path, key: newKey)) != nil ? newKey : oldKey
+        let result = try rows(path, key: key)
+        switch late {
+        case .success: #expect(result.contains("late"), "the writer reported success and its row is gone")
+        case .failure: #expect(!result.contains("late"))
+        }
+        #expect(result.count >= before)
     }
 
     @Test func aFailedInPlaceConversionLeavesAWALSourceInWALMode() throws {

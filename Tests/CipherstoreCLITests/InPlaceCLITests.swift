@@ -71,13 +71,15 @@ import Testing
 
     /// A writer that starts while the conversion runs either lands in the result or fails
     /// with an error — never reports success for a row that is gone.
-    @Test(arguments: ["WAL", "DELETE"])
+    @Test(arguments: ["WAL", "DELETE", "TRUNCATE", "PERSIST", "MEMORY", "OFF"])
     func aConcurrentWriterIsNeverLostSilently(journalMode: String) throws {
         try makePlaintext(journalMode: journalMode, rows: 20_000)
         let (conversion, output, conversionErrors) = try CLI.start(["encrypt", source, "--in-place", "--key-file", keyFile])
         Thread.sleep(forTimeInterval: 0.3)
         let (shell, input, errors) = try startShell()
-        input.write(Data(".timeout 30000\nINSERT INTO t(body) VALUES ('late');\n".utf8))
+        // MEMORY and OFF belong to the connection, not the file: the writer sets them itself.
+        let pragma = ["MEMORY", "OFF"].contains(journalMode) ? "PRAGMA journal_mode = \(journalMode);\n" : ""
+        input.write(Data(".timeout 30000\n\(pragma)INSERT INTO t(body) VALUES ('late');\n".utf8))
         try input.close()
         shell.waitUntilExit()
         let shellErrors = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

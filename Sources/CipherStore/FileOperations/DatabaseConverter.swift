@@ -71,8 +71,17 @@ struct DatabaseConverter: Sendable {
                 // nobody else can write to it while the lock is held.
                 FileSystem.removeIfPresent(sourcePath + "-journal")
             }
-            let backupPath = try replace(outputPath, with: temporaryPath)
+            // Opened before the rename, while its name still leads to it (see ReplacedFile).
+            let replacedFile = isInPlace ? try ReplacedFile(path: sourcePath) : nil
+            let backupPath: String?
+            do {
+                backupPath = try replace(outputPath, with: temporaryPath)
+            } catch {
+                replacedFile?.close()
+                throw error
+            }
             replaced = true
+            replacedFile?.retire()
             let bytes = FileSystem.size(outputPath)
             report(.done, written: bytes)
             return ConversionReport(
