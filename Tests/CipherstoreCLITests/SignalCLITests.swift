@@ -84,9 +84,9 @@ import TestSupport
         #expect(!next.errorOutput.contains("leftover"), "\(next.errorOutput)")
     }
 
-    /// Ctrl-C, SIGTERM or SIGHUP at the key prompt, on a pseudo-terminal: the process exits
-    /// with 128 + the signal and the terminal echoes again.
-    @Test(arguments: ["INT", "TERM", "HUP"])
+    /// Ctrl-C, Ctrl-\, SIGTERM or SIGHUP at the key prompt, on a pseudo-terminal: the process
+    /// exits with 128 + the signal and the terminal echoes again.
+    @Test(arguments: ["INT", "QUIT", "TERM", "HUP"])
     func aSignalAtTheKeyPromptRestoresEcho(signal: String) throws {
         let workspace = try Workspace()
         let source = workspace.path("plain.db")
@@ -100,13 +100,13 @@ import TestSupport
         try process.run()
         let result = ProcessResult.collect(process, output: output, errors: errors)
         #expect(result.status == 0, "\(result.errorOutput)")
-        let number = ["INT": SIGINT, "TERM": SIGTERM, "HUP": SIGHUP][signal]!
+        let number = ["INT": SIGINT, "QUIT": SIGQUIT, "TERM": SIGTERM, "HUP": SIGHUP][signal]!
         #expect(result.output.hasPrefix("status \(128 + number) echo-at-prompt False echo-after True"), "\(result.output)")
         #expect(!FileManager.default.fileExists(atPath: workspace.path("out.db")))
     }
 
     /// Runs the CLI on a new pseudo-terminal as its controlling terminal, waits for the key
-    /// prompt, then types Ctrl-C (INT) or sends the signal, and prints how it ended and
+    /// prompt, then types Ctrl-C (INT) or Ctrl-\ (QUIT) or sends the signal, and prints how it ended and
     /// whether the terminal echoed at the prompt and after.
     static let promptDriver = #"""
     import os, select, signal, subprocess, sys, termios, time
@@ -126,6 +126,8 @@ import TestSupport
     echo_at_prompt = bool(termios.tcgetattr(slave)[3] & termios.ECHO)
     if name == "INT":
         os.write(master, b"\x03")
+    elif name == "QUIT":
+        os.write(master, b"\x1c")
     else:
         os.kill(child.pid, getattr(signal, "SIG" + name))
     status = child.wait(timeout=30)

@@ -41,6 +41,16 @@ import Testing
         #expect(DatabaseFileInfo.inspect(path: fifo).kind == .notARegularFile)
     }
 
+    @Test func aFIFOIsNamedBeforeAnyKeyIsAskedFor() throws {
+        // No key source and no terminal: the file's kind is what is wrong, said first.
+        for arguments in [["verify", fifo], ["decrypt", fifo, "-o", workspace.path("out.db")],
+                          ["rekey", fifo, "-o", workspace.path("out.db")], ["query", fifo, "SELECT 1"]] {
+            let result = try CLI.run(arguments)
+            #expect(result.status == 74, "\(arguments): \(result.status) \(result.errorOutput)")
+            #expect(result.errorOutput.contains("FIFO (named pipe), not a regular file"), "\(arguments): \(result.errorOutput)")
+        }
+    }
+
     @Test func aDeviceIsRefusedAsASource() throws {
         for arguments in [["info", "/dev/zero"], ["encrypt", "/dev/zero", "-o", workspace.path("out.db"), "--key-file", keyFile],
                           ["verify", "/dev/null", "--key-file", keyFile]] {

@@ -8,10 +8,17 @@
 enum DashedArguments {
     /// The message for the first such argument, or `nil` when there is none.
     static func problem(in arguments: [String]) -> String? {
+        // The subcommand words before it (`keys change`, `rekey`…), for the example.
+        var command: [String] = []
         for argument in arguments {
             if argument == "--" { return nil }
-            guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.utf8.count > 2 else { continue }
-            return "'\(argument)' is not an option of cipherstore. Nothing was done. If it is a file name, write it as ./\(argument), or put -- before it (e.g. `cipherstore encrypt --in-place -- \(argument)`)."
+            guard argument.hasPrefix("-") else {
+                if command.count < 2, command.isEmpty || command == ["keys"] { command.append(argument) }
+                continue
+            }
+            guard !argument.hasPrefix("--"), argument.utf8.count > 2 else { continue }
+            let example = (["cipherstore"] + command + ["--", argument]).joined(separator: " ")
+            return "'\(argument)' is not an option of cipherstore. Nothing was done. If it is a file name, write it as ./\(argument), or put -- before it (e.g. `\(example)`, with the other options before the --)."
         }
         return nil
     }

@@ -34,6 +34,8 @@ extension CipherStoreCommand {
             try CommandRunner.run(json: json) {
                 try output.check()
                 CommandRunner.removeLeftovers(source: source, destination: output.destination(backup: nil))
+                // What the file is, before a key is asked for.
+                try DatabaseMaintenance.checkExistingDatabaseFile(source)
                 let databaseKey = try SlotDatabase.openingKey(for: source, from: key.source(confirm: false))
                 let (options, _) = CommandRunner.conversionOptions(output, verb: "decrypting")
                 let report = try DatabaseMaintenance.decrypt(

@@ -15,8 +15,8 @@ enum ExitCodes {
     /// was expected —, permissions, disk full, busy).
     static let ioFailure: Int32 = 74
     /// Cancelled by Ctrl-C (SIGINT); the original was left as it was and nothing partial remains.
-    /// SIGTERM and SIGHUP cancel alike, with 128 + their number: 143 and 129.
+    /// SIGTERM, SIGHUP and SIGQUIT cancel alike, with 128 + their number: 143, 129 and 131.
     static let cancelled: Int32 = 130
 
-    static let summary = "\(wrongKey) wrong key, \(wrongFileKind) not a database / not encrypted / already encrypted / not this database's slot file, \(verificationFailed) damaged (database or slot file) or verification failed, \(ioFailure) I/O failure (a missing slot file too), \(cancelled) cancelled by Ctrl-C (143 by SIGTERM, 129 by SIGHUP)"
+    static let summary = "\(wrongKey) wrong key, \(wrongFileKind) not a database / not encrypted / already encrypted / not this database's slot file, \(verificationFailed) damaged (database or slot file) or verification failed, \(ioFailure) I/O failure (a missing slot file too), \(cancelled) cancelled by Ctrl-C (143 by SIGTERM, 129 by SIGHUP, 131 by SIGQUIT)"
 }

@@ -7,15 +7,16 @@ import Darwin
 import Glibc
 #endif
 
-/// SIGINT (Ctrl-C), SIGTERM and SIGHUP, handled alike from the first moment of the process.
+/// SIGINT (Ctrl-C), SIGTERM, SIGHUP and SIGQUIT (Ctrl-\), handled alike from the first moment of
+/// the process.
 ///
 /// While a conversion runs, a signal cancels it: the conversion removes its temporary file,
 /// leaves the source as it was, and the command exits with 128 + the signal's number (130,
-/// 143, 129). A conversion that has already moved its result into place finishes normally.
+/// 143, 129, 131). A conversion that has already moved its result into place finishes normally.
 /// At any other moment the terminal is put back as it was (echo returns when the key prompt is
 /// interrupted) and the process exits with that code at once.
 enum Interruption {
-    static let handledSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+    static let handledSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
 
     private struct State {
         var received: Int32?
@@ -85,6 +86,7 @@ enum Interruption {
         case SIGINT: return "SIGINT"
         case SIGTERM: return "SIGTERM"
         case SIGHUP: return "SIGHUP"
+        case SIGQUIT: return "SIGQUIT"
         default: return "signal \(number)"
         }
     }

@@ -42,6 +42,8 @@ extension CipherStoreCommand {
             try CommandRunner.run(json: json) {
                 try output.check()
                 CommandRunner.removeLeftovers(source: database, destination: output.destination(backup: nil))
+                // What the file is, before a key is asked for.
+                try DatabaseMaintenance.checkExistingDatabaseFile(database)
                 if output.inPlace && SlotDatabase.hasSlotFile(database) {
                     throw CLIError(exitCode: 64, message: "'\(database)' is a slot database: rekeying it in place would leave its slot file opening nothing. Nothing was changed. Change a passphrase with `cipherstore keys change`, replace the data key with `cipherstore keys rotate`, or write a passphrase database elsewhere with --output.")
                 }

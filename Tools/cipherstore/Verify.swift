@@ -38,7 +38,7 @@ extension CipherStoreCommand {
             try CommandRunner.run(json: output) {
                 // No key is asked for a plaintext file, nor for one that is not there to open.
                 let kind = DatabaseFileInfo.inspect(path: database).kind
-                let plaintext = !key.isGiven && [.plaintext, .missing, .directory, .empty].contains(kind)
+                let plaintext = !key.isGiven && [.plaintext, .missing, .directory, .empty, .notARegularFile].contains(kind)
                 let databaseKey = plaintext ? nil : try SlotDatabase.openingKey(for: database, from: key.source(confirm: false))
                 let report = try DatabaseMaintenance.verify(path: database, key: databaseKey, cipher: plaintext ? .libraryDefaults : cipher.settings)
                 if let output { output.succeed(Summary.fields(report)) } else { print(Summary.text(report)) }

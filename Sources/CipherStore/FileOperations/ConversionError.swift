@@ -54,7 +54,7 @@ public enum ConversionError: Error, Sendable, CustomStringConvertible, Equatable
         case .notARegularFile(let path, let fileType):
             return "'\(path)' is \(fileType), not a regular file: databases are read from and written to regular files only. \(unchanged) Give the path of a database file."
         case .sourceEmpty(let path):
-            return "'\(path)' is empty: there is no database to convert. \(unchanged) Open it with a key to start a new encrypted database instead."
+            return "'\(path)' is empty: it holds no database. \(unchanged) Open it with a key to start a new encrypted database instead."
         case .alreadyEncrypted(let path):
             return "'\(path)' is already encrypted. \(unchanged) To change its key use `cipherstore rekey`; to check it use `cipherstore verify`."
         case .alreadyPlaintext(let path):
