@@ -22,7 +22,7 @@ import Testing
         return path
     }
 
-    @Test func anFTS5TableIsNamedByEncryptAndVerify() throws {
+    @Test func anFTS5TableIsNamedByEncryptVerifyAndQuery() throws {
         let source = try makeWithNewerSQLite("fts5.db", "CREATE VIRTUAL TABLE notes USING fts5(body); INSERT INTO notes VALUES ('hello'); CREATE TABLE plain(x);")
         let before = bytes(source)
         if SQLCipherLibrary.sqliteVersion.compare("3.9.0", options: .numeric) == .orderedAscending
@@ -32,6 +32,10 @@ import Testing
                 #expect(result.status == 66, "\(command[0]): \(result.errorOutput)")
                 #expect(result.errorOutput.contains("table 'notes' made with the module fts5"), "\(command[0]): \(result.errorOutput)")
             }
+            let query = try CLI.run(["query", source, "SELECT count(*) FROM notes"])
+            #expect(query.status == 66, "\(query.errorOutput)")
+            #expect(query.errorOutput.contains("table 'notes' made with the module fts5"), "\(query.errorOutput)")
+            #expect(try CLI.run(["query", source, "SELECT count(*) FROM plain"]).status == 0)
             #expect(!FileManager.default.fileExists(atPath: workspace.path("o.db")))
         } else {
             // A SQLite with FTS5 converts it like any table.
@@ -41,14 +45,15 @@ import Testing
         #expect(bytes(source) == before)
     }
 
-    @Test func aStrictTableIsNamedByEncryptAndVerify() throws {
+    @Test func aStrictTableIsNamedByEncryptVerifyAndQuery() throws {
         let source = try makeWithNewerSQLite("strict.db", "CREATE TABLE typed(x INTEGER) STRICT;")
         guard (try? Connection(path: source, key: nil)) == nil else {
             // A SQLite that knows STRICT tables converts them like any table.
             #expect(try CLI.run(["encrypt", source, "-o", workspace.path("o.db"), "--key-file", keyFile]).status == 0)
             return
         }
-        for command in [["encrypt", source, "-o", workspace.path("o.db"), "--key-file", keyFile], ["verify", source]] {
+        for command in [["encrypt", source, "-o", workspace.path("o.db"), "--key-file", keyFile], ["verify", source],
+                        ["query", source, "SELECT 1"]] {
             let result = try CLI.run(command)
             #expect(result.status == 66, "\(command[0]): \(result.errorOutput)")
             #expect(result.errorOutput.contains("malformed database schema (typed)"), "\(command[0]): \(result.errorOutput)")

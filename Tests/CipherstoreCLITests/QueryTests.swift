@@ -99,6 +99,42 @@ import Testing
     }
 
     /// The checks every command makes: query on a damaged, missing or special file fails as verify does.
+    @Test func attachIsRefusedAndCreatesNoFileWhilePragmasThatOnlyReadRun() throws {
+        let attached = workspace.path("attached.db")
+        for write in [false, true] {
+            let result = try CLI.run(["query", database, "ATTACH DATABASE '\(attached)' AS other", "--key-file", keyFile] + (write ? ["--write"] : []))
+            #expect(result.status == 1, "\(result.output)")
+            #expect(result.errorOutput.contains("ATTACH and DETACH are refused"), "\(result.errorOutput)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: attached))
+        let mode = try CLI.run(["query", database, "PRAGMA journal_mode", "--key-file", keyFile, "--format", "csv"])
+        #expect(mode.status == 0, "\(mode.errorOutput)")
+        #expect(mode.output == "journal_mode\ndelete\n")
+        let set = try CLI.run(["query", database, "PRAGMA journal_mode = WAL", "--key-file", keyFile])
+        #expect(set.status == 1, "\(set.output)")
+        #expect(set.errorOutput.contains("would change the database"), "\(set.errorOutput)")
+    }
+
+    @Test func aDamagedPageIsDamageNotAPartialResult() throws {
+        let big = workspace.path("big.db")
+        let db = try Connection(path: big, key: .passphrase("query secret"))
+        try db.execute(sql: "CREATE TABLE t(x TEXT)")
+        try db.execute(sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) INSERT INTO t SELECT printf('%0500d', i) FROM n")
+        try db.close()
+        // Flip a byte in the middle of the file: a page the query reads fails its HMAC.
+        let handle = try #require(FileHandle(forUpdatingAtPath: big))
+        let size = try handle.seekToEnd()
+        try handle.seek(toOffset: size / 2)
+        let byte = try #require(try handle.read(upToCount: 1)).first!
+        try handle.seek(toOffset: size / 2)
+        handle.write(Data([byte ^ 0xFF]))
+        try handle.close()
+        let result = try CLI.run(["query", big, "SELECT count(*), max(x) FROM t", "--key-file", keyFile])
+        #expect(result.status == 67, "\(result.output) \(result.errorOutput)")
+        #expect(result.errorOutput.contains("is damaged"), "\(result.errorOutput)")
+        #expect(!result.output.contains("row"), "a closing row count reads as a complete result: \(result.output)")
+    }
+
     @Test func makesTheChecksOfEveryOtherCommand() throws {
         let appended = workspace.path("appended.db")
         try FileManager.default.copyItem(atPath: database, toPath: appended)

@@ -77,11 +77,20 @@ extension CipherStoreCommand {
             do {
                 statement = try db.makeStatement(sql: sql)
             } catch let error as DatabaseError {
+                if let module = error.message?.components(separatedBy: "no such module: ").dropFirst().first {
+                    throw Self.missingModule(module, in: db)
+                }
                 throw CLIError(exitCode: 1, message: "The SQL was refused: \(error.message ?? error.description). Nothing was changed.")
             } catch CipherStoreError.invalidArguments {
                 throw CLIError(exitCode: 1, message: "The SQL was refused: it holds no statement, or more than one. Run one statement per query. Nothing was changed.")
             }
-            if !writing && !statement.isReadOnly {
+            // SQLite does not mark a PRAGMA that only reads a setting (`PRAGMA journal_mode`) as
+            // read-only. Such a PRAGMA has no value to set and is not one that acts when read;
+            // the connection is read-only (or query-only) besides.
+            let pragma = sql.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+            let readingPragma = pragma.hasPrefix("pragma") && !pragma.contains("=") && !pragma.contains("(")
+                && !["wal_checkpoint", "optimize", "incremental_vacuum", "shrink_memory"].contains { pragma.contains($0) }
+            if !writing && !statement.isReadOnly && !readingPragma {
                 throw CLIError(exitCode: 1, message: "This statement would change the database. Nothing was changed. Add --write to run it (in a transaction).")
             }
             do {
@@ -92,12 +101,28 @@ extension CipherStoreCommand {
                 output.finish()
             } catch let error as DatabaseError {
                 if db.isInTransaction { try? db.rollback() }
-                output.finish()
+                output.abandon()
+                if [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode.primaryResultCode) {
+                    throw ConversionError.damaged(path: Self.path(of: db), detail: "reading it failed (\(error.message ?? error.description)); the rows above, if any, are only part of the result")
+                }
                 throw CLIError(exitCode: 1, message: "The statement failed: \(error.message ?? error.description).\(writing ? " It was rolled back: nothing was changed." : "")")
             }
             if writing && statement.columnCount == 0 {
                 FileHandle.standardError.write(Data("\(db.changesCount) row\(db.changesCount == 1 ? "" : "s") changed.\n".utf8))
             }
+        }
+
+        /// The error for SQL on a virtual table whose module the linked SQLite lacks, naming
+        /// the table when the schema tells which one it is.
+        static func missingModule(_ module: String, in db: Connection) -> ConversionError {
+            let table = (try? db.fetchScalar(String.self, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%USING ' || ? || '%'", arguments: [module])) ?? nil
+            return ConversionError.missingModule(path: Self.path(of: db), table: table ?? "?", module: module)
+        }
+
+        /// The file the connection has open, for messages.
+        static func path(of db: Connection) -> String {
+            if case .file(let path) = db.location { return path }
+            return "\(db.location)"
         }
 
         static func readStandardInput() throws -> String {

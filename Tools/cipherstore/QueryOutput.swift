@@ -72,6 +72,13 @@ final class QueryOutput {
         return rowCount
     }
 
+    /// Ends output cut short by an error: the rows read so far are written, with no closing
+    /// count that would read as a complete result.
+    func abandon() {
+        if format == .table { flushPendingTable() }
+        flush()
+    }
+
     private func flushPendingTable() {
         if !headerWritten && !columns.isEmpty {
             headerWritten = true

@@ -167,7 +167,10 @@ public enum DatabaseMaintenance {
 
     /// Opens an existing database the way `verify` does — never creating one — after the checks
     /// every command makes: the path names a regular, non-empty file, and (once the key is
-    /// checked) it holds whole pages. For tools that run a caller's SQL on a file.
+    /// checked) it holds whole pages. For tools that run a caller's SQL on a file: the
+    /// connection refuses `ATTACH` and `DETACH` (an `ATTACH` would create a file, and
+    /// `ATTACH … KEY` puts a key into SQL text), and a schema it cannot read (made by a newer
+    /// SQLite, or damaged) is ``ConversionError/unreadableSchema(path:detail:)``.
     ///
     /// - Parameters:
     ///   - writable: open read-write (foreign keys on) instead of read-only (``openForReading(path:key:cipher:)``).
@@ -176,9 +179,15 @@ public enum DatabaseMaintenance {
     public static func openExisting(path: String, key: DatabaseKey?, cipher: CipherSettings = .libraryDefaults,
                                     writable: Bool = false) throws -> Connection {
         try checkExistingDatabaseFile(path)
-        let db = writable
-            ? try Connection(path: path, key: key, configuration: Configuration(cipher: cipher, foreignKeys: true))
-            : try openForReading(path: path, key: key, cipher: cipher)
+        let db: Connection
+        do {
+            db = writable
+                ? try Connection(path: path, key: key, configuration: Configuration(cipher: cipher, foreignKeys: true))
+                : try openForReading(path: path, key: key, cipher: cipher)
+        } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_CORRUPT {
+            throw ConversionError.unreadableSchema(path: path, detail: error.message ?? "malformed database schema")
+        }
+        db.handle.hooks.refusesAttach = true
         do {
             try checkWholePages(db, path: path)
         } catch {
@@ -188,8 +197,10 @@ public enum DatabaseMaintenance {
         return db
     }
 
-    /// Refuses a path that is not a regular, non-empty file, before SQLite would create or misread it.
-    static func checkExistingDatabaseFile(_ path: String) throws {
+    /// Refuses a path that is not a regular, non-empty file, before SQLite would create or
+    /// misread it (and before a tool asks for a key).
+    /// - Throws: ``ConversionError`` (`sourceMissing`, `sourceIsDirectory`, `notARegularFile`, `sourceEmpty`).
+    public static func checkExistingDatabaseFile(_ path: String) throws {
         let info = DatabaseFileInfo.inspect(path: path)
         switch info.kind {
         case .missing: throw ConversionError.sourceMissing(path: path)
