@@ -19,15 +19,38 @@ import Testing
         }
     }
 
-    @Test func killedPassphraseChangeLeavesASlotFileThatOpensWithTheOldOrTheNewPassphrase() throws {
-        let workspace = try Workspace()
-        let path = workspace.path("slots.db")
+    /// A slot database of 100 rows opened by the first passphrase, with a tiny scrypt.
+    static func makeSlotDatabase(_ path: String) throws {
         let source = try Connection(path: path, key: nil)
         try source.execute(sql: "PRAGMA page_size = \(SQLCipherLibrary.defaultPageSize)")
         try source.execute(sql: "CREATE TABLE big(id INTEGER PRIMARY KEY)")
         try source.execute(sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100) INSERT INTO big SELECT i FROM n")
         try source.close()
-        try KeySlots.encrypt(path: path, passphrase: Passphrase(Self.passphrases[0]), kdf: .scrypt(log2N: 4, blockSize: 1, parallelism: 1))
+        try KeySlots.encrypt(path: path, passphrase: Passphrase(passphrases[0]), kdf: .scrypt(log2N: 4, blockSize: 1, parallelism: 1))
+    }
+
+    /// Runs the changer in `mode` with `first` and `second` as its passphrases, kills it with
+    /// SIGKILL after `seconds`, and returns how many steps it reported.
+    static func runAndKill(_ path: String, mode: String, first: String, second: String, after seconds: Double) throws -> Int {
+        let process = Process()
+        process.executableURL = changer
+        process.arguments = [path, mode]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(Data("\(first)\n\(second)\n".utf8))
+        try input.fileHandleForWriting.close()
+        Thread.sleep(forTimeInterval: seconds)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").count
+    }
+
+    @Test func killedPassphraseChangeLeavesASlotFileThatOpensWithTheOldOrTheNewPassphrase() throws {
+        let workspace = try Workspace()
+        let path = workspace.path("slots.db")
+        try Self.makeSlotDatabase(path)
         var totalChanges = 0
         var outcomes: [String: Int] = [:]
         for round in 0..<12 {
@@ -36,20 +59,7 @@ import Testing
                 return
             }
             let other = Self.passphrases.first { $0 != current }!
-            let process = Process()
-            process.executableURL = Self.changer
-            process.arguments = [path, "change"]
-            let input = Pipe(), output = Pipe()
-            process.standardInput = input
-            process.standardOutput = output
-            try process.run()
-            input.fileHandleForWriting.write(Data("\(current)\n\(other)\n".utf8))
-            try input.fileHandleForWriting.close()
-            Thread.sleep(forTimeInterval: 0.15 + Double(round) * 0.037)
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            totalChanges += printed.split(separator: "\n").count
+            totalChanges += try Self.runAndKill(path, mode: "change", first: current, second: other, after: 0.15 + Double(round) * 0.037)
             let opens = Self.opening(path)
             #expect(!opens.isEmpty, "round \(round): opens with neither passphrase")
             let outcome = opens.count == 2 ? "both (new slot added, old not yet removed)" : "one"
@@ -70,6 +80,23 @@ import Testing
         #expect(remaining.isEmpty, "left behind: \(remaining) (before clean-up: \(leftovers))")
     }
 
+    @Test func killedAddAndRemoveLeaveASlotFileThatOpensWithTheFirstPassphrase() throws {
+        let workspace = try Workspace()
+        let path = workspace.path("adding.db")
+        try Self.makeSlotDatabase(path)
+        var steps = 0
+        var slotCounts: [Int] = []
+        for round in 0..<12 {
+            steps += try Self.runAndKill(path, mode: "add-remove", first: Self.passphrases[0], second: Self.passphrases[1],
+                                         after: 0.15 + Double(round) * 0.037)
+            // The first passphrase opens whatever moment the kill hit; the second at most as added.
+            #expect(Self.opening(path).first == Self.passphrases[0], "round \(round): the first passphrase no longer opens")
+            slotCounts.append(try KeySlots.list(path: path).count)
+        }
+        #expect(steps > 24, "only \(steps) adds and removals completed before the kills")
+        print("add/remove kill: \(steps) steps completed, slots after each kill: \(slotCounts)")
+    }
+
     @Test func killedDataKeyRotationLeavesADatabaseAndSlotFileThatStillMatch() throws {
         let workspace = try Workspace()
         let path = workspace.path("rotating.db")
@@ -84,19 +111,8 @@ import Testing
         var rotations = 0
         var slotsAfterKill: [Int] = []
         for round in 0..<10 {
-            let process = Process()
-            process.executableURL = Self.changer
-            process.arguments = [path, "rotate"]
-            let input = Pipe(), output = Pipe()
-            process.standardInput = input
-            process.standardOutput = output
-            try process.run()
-            input.fileHandleForWriting.write(Data("\(Self.passphrases[0])\n\(Self.passphrases[1])\n".utf8))
-            try input.fileHandleForWriting.close()
-            Thread.sleep(forTimeInterval: 0.2 + Double(round) * 0.053)
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            rotations += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").count
+            rotations += try Self.runAndKill(path, mode: "rotate", first: Self.passphrases[0], second: Self.passphrases[1],
+                                             after: 0.2 + Double(round) * 0.053)
             #expect(Self.opening(path) == [Self.passphrases[0]], "round \(round): the database and its slot file no longer match")
             slotsAfterKill.append(try KeySlots.list(path: path).count)
         }

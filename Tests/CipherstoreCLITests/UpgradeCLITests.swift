@@ -27,6 +27,25 @@ import Testing
     }
 
     @Test(.enabled(if: SQLCipherLibrary.sqlcipherMajorVersion >= 4, "SQLCipher 4 only; counterpart: upgradeExplainsThatItNeedsSQLCipher4"))
+    func aSlotDatabaseUpgradesWithItsPassphraseAndStillOpensThroughItsSlotFile() throws {
+        let slots = workspace.path("slots.db")
+        let plaintext = try Connection(path: slots, key: nil)
+        try plaintext.executeScript("CREATE TABLE t(x); INSERT INTO t VALUES (1), (2);")
+        try plaintext.close()
+        let passphraseFile = try workspace.keyFile("slot.key", "slot passphrase\n")
+        let made = try CLI.run(["keys", "init", slots, "--new-key-file", passphraseFile, "--sqlcipher3", "--slot-kdf-ms", "5"])
+        #expect(made.status == 0, "\(made.errorOutput)")
+        let upgraded = try CLI.run(["upgrade", slots, "--in-place", "--key-file", passphraseFile])
+        #expect(upgraded.status == 0, "\(upgraded.errorOutput)")
+        // The salt is kept, so the slot file still belongs to the database: default settings now.
+        let query = try CLI.run(["query", slots, "SELECT count(*) FROM t", "--key-file", passphraseFile, "--format", "csv"])
+        #expect(query.status == 0, "\(query.errorOutput)")
+        #expect(query.output.contains("2"), "\(query.output)")
+        let asThree = try CLI.run(["verify", slots, "--key-file", passphraseFile, "--sqlcipher3"])
+        #expect(asThree.status == 65, "\(asThree.output)")
+    }
+
+    @Test(.enabled(if: SQLCipherLibrary.sqlcipherMajorVersion >= 4, "SQLCipher 4 only; counterpart: upgradeExplainsThatItNeedsSQLCipher4"))
     func upgradeInPlaceAndToANewFile() throws {
         let copy = workspace.path("copy.db")
         try FileManager.default.copyItem(atPath: path, toPath: copy)

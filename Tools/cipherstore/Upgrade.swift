@@ -46,7 +46,7 @@ extension CipherStoreCommand {
                     throw CipherStoreError.sqlcipher4Required(operation: "cipherstore upgrade",
                                                               sqlcipherVersion: SQLCipherLibrary.sqlcipherVersion ?? "none")
                 }
-                let databaseKey = try KeyReader.read(key.source(confirm: false))
+                let databaseKey = try SlotDatabase.openingKey(for: database, from: key.source(confirm: false))
                 let (options, _) = CommandRunner.conversionOptions(output, verb: "upgrading")
                 let report = try DatabaseMaintenance.upgrade(
                     path: database, key: databaseKey, oldCipher: oldCipher.settings(base: .sqlcipher3),

@@ -41,7 +41,7 @@ public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatabl
         switch self {
         case .wrongKey(let path):
             return "Cannot decrypt '\(path)': the key is wrong, or the file was encrypted with other cipher settings (page size, KDF iterations, HMAC), or its first page is damaged. The file was not changed. Retry with the right key and settings; if they are right, restore the file from a backup."
-                + Self.sqlcipher3FileHint
+                + Self.wrongKeyHint(path: path)
         case .notEncrypted(let path):
             return "'\(path)' is a plaintext SQLite database, not encrypted, but a key was given. The file was not changed. Encrypt it first with `cipherstore encrypt`, or open it without a key."
         case .encryptedWithoutKey(let path):
@@ -79,6 +79,18 @@ public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatabl
     /// derivation, and a silent fallback would hide which settings a file really has).
     static var sqlcipher3FileHint: String {
         guard SQLCipherLibrary.sqlcipherMajorVersion >= 4 else { return "" }
-        return " The linked SQLCipher is \(SQLCipherLibrary.sqlcipherVersion ?? "4"): if the file was made with SQLCipher 3 (1024-byte pages, PBKDF2-HMAC-SHA1, 64,000 iterations), it may be a SQLCipher 3 file, which opens only with SQLCipher 3's settings: CipherSettings.sqlcipher3 (cipherstore: --sqlcipher3)."
+        return " The linked SQLCipher is \(SQLCipherLibrary.sqlcipherVersion ?? "4"): if the file was made with SQLCipher 3 (1024-byte pages, PBKDF2-HMAC-SHA1, 64,000 iterations), it may be a SQLCipher 3 file, which opens only with SQLCipher 3's settings: CipherSettings.sqlcipher3 (cipherstore: --sqlcipher3), and moves to SQLCipher 4's format with DatabaseMaintenance.upgrade (cipherstore upgrade)."
+    }
+
+    /// What else a wrong key may mean for this file: beside a slot file, a passphrase that
+    /// opens none of its slots; without one, a slot database whose slot file is missing, or a
+    /// SQLCipher 3 file.
+    static func wrongKeyHint(path: String) -> String {
+        let slotFile = KeySlots.slotFilePath(forDatabase: path)
+        if FileSystem.exists(slotFile) {
+            return " It is a key-slot database: the passphrase or recovery key opens none of the slots in '\(slotFile)'."
+        }
+        return sqlcipher3FileHint
+            + " If it is a key-slot database, its slot file '\(slotFile)' is missing: put it back from a backup, or open the database with its raw data key (from `cipherstore keys export-raw-key`)."
     }
 }

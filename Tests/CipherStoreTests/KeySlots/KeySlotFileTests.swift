@@ -75,6 +75,83 @@ extension KeySlotSuites { @Suite struct KeySlotFileTests {
                           throws: KeySlotError.kdfParametersOutOfRange(path: fixture.slotPath, slot: 1, detail: "scrypt N = 2^30, r = 1, p = 1 needs more than 1 GiB of memory"))
     }
 
+    @Test func listingNamesASlotFileOfAnotherDatabaseOrOfAPlaintextOne() throws {
+        let fixture = try KeySlotFixture()
+        let other = try KeySlotFixture()
+        try fixture.writeSlotFile(other.slotFileBytes)
+        #expect(throws: KeySlotError.belongsToAnotherDatabase(slotFile: fixture.slotPath, database: fixture.path)) {
+            try KeySlots.list(path: fixture.path)
+        }
+        // A database decrypted in place, its slot file left beside it.
+        let plaintext = try Connection(path: other.directory.path("plain.db"), key: nil)
+        try plaintext.execute(sql: "CREATE TABLE t(x)")
+        try plaintext.close()
+        try FileManager.default.copyItem(atPath: other.slotPath, toPath: other.directory.path("plain.db.keys"))
+        #expect(throws: CipherStoreError.notEncrypted(path: other.directory.path("plain.db"))) {
+            try KeySlots.list(path: other.directory.path("plain.db"))
+        }
+    }
+
+    @Test func aWrongKeyErrorSaysWhatAMissingOrSilentSlotFileMeans() throws {
+        let fixture = try KeySlotFixture()
+        let beside = "\(CipherStoreError.wrongKey(path: fixture.path))"
+        #expect(beside.contains("opens none of the slots in '\(fixture.slotPath)'"), "\(beside)")
+        try FileManager.default.removeItem(atPath: fixture.slotPath)
+        let missing = "\(CipherStoreError.wrongKey(path: fixture.path))"
+        #expect(missing.contains("its slot file '\(fixture.slotPath)' is missing"), "\(missing)")
+        #expect(missing.contains("keys export-raw-key"), "\(missing)")
+    }
+
+    @Test func aSlotDatabaseWithAPlaintextHeaderIsRefusedBeforeAnythingIsWritten() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("db.sqlite")
+        let plaintext = try Connection(path: path, key: nil)
+        try plaintext.execute(sql: "CREATE TABLE t(x)")
+        try plaintext.close()
+        let before = fileBytes(path)
+        #expect(throws: CipherStoreError.self) {
+            try KeySlots.encrypt(path: path, passphrase: Passphrase("header"), kdf: KeySlotFixture.fastKDF,
+                                 cipher: CipherSettings(plaintextHeaderSize: 32))
+        }
+        #expect(fileBytes(path) == before)
+        #expect(!FileManager.default.fileExists(atPath: KeySlots.slotFilePath(forDatabase: path)))
+    }
+
+    @Test func scryptParametersTheCryptoLibraryWouldRefuseAreRefusedFirst() throws {
+        let fixture = try KeySlotFixture()
+        var hostile = fixture.slotFileBytes
+        hostile[Self.log2NOffset + 3] = 17  // N = 2^17 with r = 1: scrypt wants N < 2^16
+        try expectOpening(fixture, with: KeySlotFixture.resealed(hostile),
+                          throws: KeySlotError.kdfParametersOutOfRange(path: fixture.slotPath, slot: 1,
+                                                                       detail: "scrypt N = 2^17 needs r of at least 2 (N must be below 2^(16·r))"))
+    }
+
+    @Test func slotsThatTogetherAskForTooMuchWorkAreRefusedBeforeAnyDerivation() throws {
+        let fixture = try KeySlotFixture()
+        for passphrase in ["second passphrase", "third passphrase"] {
+            try KeySlots.addPassphrase(path: fixture.path, existing: Passphrase("first passphrase"), new: Passphrase(passphrase),
+                                       kdf: KeySlotFixture.fastKDF)
+        }
+        // Three slots, each PBKDF2 at its cap of 50,000,000 iterations: each allowed alone.
+        var hostile = fixture.slotFileBytes
+        var start = 36
+        for _ in 0..<3 {
+            // id, kind, KDF, 3 parameters, KDF salt, database salt, date: then the label's length.
+            let labelLength = Int(hostile[start + 74]) << 8 | Int(hostile[start + 75])
+            defer { start += 136 + labelLength }
+            hostile[start + 5] = 2  // PBKDF2-HMAC-SHA256
+            let parameters = [UInt8](repeating: 0, count: 12)
+            hostile.replaceSubrange((start + 6)..<(start + 18), with: parameters)
+            let iterations = UInt32(50_000_000)
+            for byte in 0..<4 { hostile[start + 6 + byte] = UInt8(truncatingIfNeeded: iterations >> (24 - 8 * byte)) }
+        }
+        #expect(start == hostile.count - 32)
+        try expectOpening(fixture, with: KeySlotFixture.resealed(hostile),
+                          throws: KeySlotError.kdfParametersOutOfRange(
+                            path: fixture.slotPath, slot: 3,
+                            detail: "its slots together ask for 3.0 times the key-derivation work one slot may ask for (at most 2)"))
+    }
+
     @Test func deliberateChangesWithAFreshChecksumFailAuthentication() throws {
         let fixture = try KeySlotFixture()
         var relabelled = fixture.slotFileBytes

@@ -104,11 +104,22 @@ extension KeySlotSuites { @Suite struct KeySlotTests {
         var mistyped = Array(recovery.text)
         mistyped[3] = mistyped[3] == "A" ? "B" : "A"
         #expect(throws: KeySlotError.recoveryKeyMistyped) { try fixture.authors(opening: String(mistyped)) }
-        // A recovery key can replace itself with a passphrase.
+        // A character left out, or one too many: named as a typo too, with no derivation run.
+        var shorter = Array(recovery.text)
+        shorter.remove(at: 8)
+        #expect(throws: KeySlotError.recoveryKeyMistyped) { try fixture.authors(opening: String(shorter)) }
+        #expect(throws: KeySlotError.recoveryKeyMistyped) { try fixture.authors(opening: recovery.text + "A") }
+        // Digits mistaken for the letters O, I and B read as those letters.
+        let digits = recovery.text.replacingOccurrences(of: "O", with: "0").replacingOccurrences(of: "I", with: "1")
+            .replacingOccurrences(of: "B", with: "8")
+        #expect(try KeySlotFixture.derivations { _ = try fixture.authors(opening: digits) } == 0)
+        // A passphrase change made with the recovery key keeps it, and adds the new passphrase.
         try KeySlots.changePassphrase(path: fixture.path, from: Passphrase(recovery.text), to: Passphrase("chosen later"),
                                       kdf: KeySlotFixture.fastKDF)
         #expect(try fixture.authors(opening: "chosen later").count == 2)
-        #expect(try KeySlots.list(path: fixture.path).map(\.kind) == [.passphrase, .passphrase])
+        #expect(try fixture.authors(opening: recovery.text).count == 2)
+        #expect(try fixture.authors(opening: "first passphrase").count == 2)
+        #expect(try KeySlots.list(path: fixture.path).map(\.kind) == [.passphrase, .recoveryKey, .passphrase])
     }
 
     @Test func dataKeyOpensTheDatabaseInTheSQLCipherShell() throws {

@@ -19,6 +19,9 @@ struct KeyDerivation: Sendable, Equatable {
     static let maximumScryptMemory = 1 << 30
     static let maximumScryptWork = 1 << 28
     static let maximumPBKDF2Iterations = 50_000_000
+    /// The most stretching work all slots of one file may ask for, in units of one slot at
+    /// the caps (see ``shareOfMaximumWork``).
+    static let maximumWorkPerFile = 2.0
     static let hkdfInfo = Array("CipherStore key slot recovery key v1".utf8)
 
     /// How many stretching derivations (scrypt, PBKDF2) this process ran: tests count them.
@@ -41,6 +44,8 @@ struct KeyDerivation: Sendable, Equatable {
                 return "scrypt N = 2^\(p1), r = \(p2), p = \(p3) needs more than 1 GiB of memory"
             }
             if n * p2 * p3 > Self.maximumScryptWork { return "scrypt N·r·p is above 2^28" }
+            // scrypt's own rule (RFC 7914): N < 2^(128·r/8).
+            if p1 >= 16 * p2 { return "scrypt N = 2^\(p1) needs r of at least \(p1 / 16 + 1) (N must be below 2^(16·r))" }
         case .pbkdf2SHA256:
             guard (1...Self.maximumPBKDF2Iterations).contains(p1), p2 == 0, p3 == 0 else {
                 return "PBKDF2 with \(p1) iterations, outside 1...\(Self.maximumPBKDF2Iterations)"
@@ -51,18 +56,40 @@ struct KeyDerivation: Sendable, Equatable {
         return nil
     }
 
+    /// This derivation's work as a share of one at the caps: 1.0 for scrypt at the memory cap
+    /// (N·r·p = 2^23, 1 GiB) or PBKDF2 with 50,000,000 iterations, which take about as long;
+    /// 0 for HKDF.
+    var shareOfMaximumWork: Double {
+        let (p1, p2, p3) = parameters
+        switch algorithm {
+        case .scrypt: return Double(1 << min(p1, 30)) * Double(p2 * p3) / Double(Self.maximumScryptMemory / 128)
+        case .pbkdf2SHA256: return Double(p1) / Double(Self.maximumPBKDF2Iterations)
+        case .hkdfSHA256: return 0
+        }
+    }
+
     /// Derives the 256-bit wrapping key from `secret` and the slot's salt.
+    /// - Throws: ``KeySlotError/invalidKDF(reason:)`` for parameters beyond the caps, or that
+    ///   the crypto library refuses.
     func deriveKey(from secret: UnsafeRawBufferPointer, salt: [UInt8]) throws -> SymmetricKey {
         if let problem = problem() { throw KeySlotError.invalidKDF(reason: problem) }
         let (p1, p2, p3) = parameters
         switch algorithm {
         case .scrypt:
             Self.stretchingCount.add(1, ordering: .relaxed)
-            return try KDF.Scrypt.deriveKey(from: secret, salt: salt, outputByteCount: 32, rounds: 1 << p1, blockSize: p2, parallelism: p3)
+            do {
+                return try KDF.Scrypt.deriveKey(from: secret, salt: salt, outputByteCount: 32, rounds: 1 << p1, blockSize: p2, parallelism: p3)
+            } catch {
+                throw KeySlotError.invalidKDF(reason: "the crypto library refused scrypt with N = 2^\(p1), r = \(p2), p = \(p3). The slot file is damaged or was not written by CipherStore: restore it from a backup")
+            }
         case .pbkdf2SHA256:
             Self.stretchingCount.add(1, ordering: .relaxed)
             // The unchecked variant: the iteration count is ours to choose (and capped above).
-            return try KDF.Insecure.PBKDF2.deriveKey(from: secret, salt: salt, using: .sha256, outputByteCount: 32, unsafeUncheckedRounds: p1)
+            do {
+                return try KDF.Insecure.PBKDF2.deriveKey(from: secret, salt: salt, using: .sha256, outputByteCount: 32, unsafeUncheckedRounds: p1)
+            } catch {
+                throw KeySlotError.invalidKDF(reason: "the crypto library refused PBKDF2 with \(p1) iterations. The slot file is damaged or was not written by CipherStore: restore it from a backup")
+            }
         case .hkdfSHA256:
             return HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: secret), salt: salt, info: Self.hkdfInfo, outputByteCount: 32)
         }

@@ -39,6 +39,15 @@ extension KeySlotFile {
             }
             slots.append(slot)
         }
+        // Each slot is within the caps; together they must be too, or a file of many slots at
+        // the caps would make one wrong passphrase cost minutes.
+        let work = slots.reduce(0) { $0 + $1.derivation.shareOfMaximumWork }
+        guard work <= KeyDerivation.maximumWorkPerFile else {
+            throw KeySlotError.kdfParametersOutOfRange(
+                path: path, slot: slots.last?.id ?? 0,
+                detail: String(format: "its slots together ask for %.1f times the key-derivation work one slot may ask for (at most %.0f)",
+                               work, KeyDerivation.maximumWorkPerFile))
+        }
         guard reader.offset == reader.end else {
             throw KeySlotError.damaged(path: path, detail: "\(reader.end - reader.offset) bytes follow the last slot")
         }

@@ -68,6 +68,10 @@ extension KeySlots {
     /// so it takes the same time whatever its size: a key derivation per passphrase slot to
     /// find the old passphrase's slots, one for the new passphrase.
     ///
+    /// Given a recovery key as `old` (a forgotten passphrase), the recovery key is kept and the
+    /// new passphrase gets a slot of its own, labelled "passphrase"; nothing is removed (remove
+    /// the forgotten passphrase's slot with ``removeSlot(path:id:remaining:)``).
+    ///
     /// - Parameters:
     ///   - path: the database.
     ///   - old: opens the slot to change.
@@ -79,18 +83,18 @@ extension KeySlots {
     public static func changePassphrase(path: String, from old: Passphrase, to new: Passphrase, kdf: KeySlotKDF? = nil) throws -> KeySlotInfo {
         try modify(path) { state in
             let opened = try state.unlock(old)
-            let derivation = try kdf?.resolve() ?? opened.slot.derivation
-            let kind = opened.slot.kind == .recoveryKey ? KeySlotFile.Slot.Kind.passphrase : opened.slot.kind
-            let added = try add(to: state, dataKey: opened.dataKey, kind: kind,
-                                derivation: derivation.algorithm == .hkdfSHA256 ? try KeySlotKDF.default.resolve() : derivation,
+            if opened.slot.kind == .recoveryKey {
+                return try add(to: state, dataKey: opened.dataKey, kind: .passphrase,
+                               derivation: try (kdf ?? .default).resolve(), secret: new.bytes, label: "passphrase")
+            }
+            let added = try add(to: state, dataKey: opened.dataKey, kind: opened.slot.kind,
+                                derivation: try kdf?.resolve() ?? opened.slot.derivation,
                                 secret: new.bytes, label: opened.slot.label)
             // The new slot is on disk and opens: now the old one can go, with any other slot
             // the old passphrase opens (left by an interrupted change), so that it opens none.
+            // The slot just opened is known: only the others need a derivation each.
             var stale: Set<Int> = [opened.slot.id]
-            if opened.slot.kind == .passphrase {
-                // The slot just opened is known: only the others need a derivation each.
-                stale.formUnion(try state.passphraseSlots(openedBy: old, skipping: opened.slot.id).map(\.id))
-            }
+            stale.formUnion(try state.passphraseSlots(openedBy: old, skipping: opened.slot.id).map(\.id))
             var file = try KeySlotStore.read(state.slotPath, database: path)
             file.slots.removeAll { stale.contains($0.id) }
             try KeySlotStore.replace(state.slotPath, with: file)

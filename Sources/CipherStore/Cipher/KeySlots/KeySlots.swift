@@ -30,7 +30,10 @@ public enum KeySlots {
     ///   - passphrase: the first passphrase.
     ///   - label: a name for the slot, shown by ``list(path:)``.
     ///   - kdf: how the passphrase is stretched.
-    ///   - cipher: cipher settings of the result, as for `encrypt`; the same must be given when opening.
+    ///   - cipher: cipher settings of the result; the same must be given when opening. Unlike
+    ///     `encrypt`, a page size left `nil` is the linked SQLCipher's default (not the
+    ///     source's), so that the key of ``DatabaseKey/slots(passphrase:path:)`` opens the
+    ///     result with default settings.
     ///   - options: progress, cancellation, busy timeout.
     /// - Returns: the new slot.
     /// - Throws: ``KeySlotError/slotFileExists(path:)``, ``ConversionError`` (not plaintext…),
@@ -38,7 +41,10 @@ public enum KeySlots {
     @discardableResult
     public static func encrypt(path: String, passphrase: Passphrase, label: String = "passphrase", kdf: KeySlotKDF = .default,
                                cipher: CipherSettings = .libraryDefaults, options: ConversionOptions = ConversionOptions()) throws -> KeySlotInfo {
-        try makeSlotDatabase(path: path, passphrase: passphrase, label: label, kdf: kdf) { key in
+        var cipher = cipher
+        cipher.pageSize = cipher.pageSize ?? SQLCipherLibrary.defaultPageSize
+        try refusePlaintextHeader(cipher.plaintextHeaderSize)
+        return try makeSlotDatabase(path: path, passphrase: passphrase, label: label, kdf: kdf) { [cipher] key in
             try DatabaseMaintenance.encrypt(path: path, key: key, cipher: cipher, to: .inPlace(), options: options)
         }
     }
@@ -63,7 +69,8 @@ public enum KeySlots {
     public static func convert(path: String, currentKey: DatabaseKey, currentCipher: CipherSettings = .libraryDefaults,
                                passphrase: Passphrase, label: String = "passphrase", kdf: KeySlotKDF = .default,
                                cipher: CipherSettings = .libraryDefaults, options: ConversionOptions = ConversionOptions()) throws -> KeySlotInfo {
-        try makeSlotDatabase(path: path, passphrase: passphrase, label: label, kdf: kdf) { key in
+        try refusePlaintextHeader(cipher.plaintextHeaderSize ?? currentCipher.plaintextHeaderSize)
+        return try makeSlotDatabase(path: path, passphrase: passphrase, label: label, kdf: kdf) { key in
             try DatabaseMaintenance.changeKey(path: path, oldKey: currentKey, oldCipher: currentCipher, newKey: key,
                                               newCipher: cipher, to: .inPlace(), options: options)
         }
@@ -83,12 +90,12 @@ public enum KeySlots {
     }
 
     /// The slots of a database's slot file, without secrets. Runs no key derivation.
-    /// - Throws: ``KeySlotError`` for a missing or damaged slot file.
+    /// - Throws: ``KeySlotError`` for a missing or damaged slot file, or one of another
+    ///   database (no slot belongs to the database's salt);
+    ///   ``CipherStoreError/notEncrypted(path:)`` when the database is plaintext.
     public static func list(path: String) throws -> [KeySlotInfo] {
-        let slotPath = slotFilePath(forDatabase: path)
-        let file = try KeySlotStore.read(slotPath, database: path)
-        let salt = SlotState.databaseSalt(of: path)
-        return file.slots.map { KeySlotInfo($0, currentSalt: salt) }
+        let state = try SlotState.load(database: path)
+        return state.file.slots.map { KeySlotInfo($0, currentSalt: state.databaseSalt) }
     }
 
     /// The raw data key and the database's salt as 96 hexadecimal digits, for recovery without
@@ -103,6 +110,13 @@ public enum KeySlots {
     }
 
     // MARK: Making a slot database
+
+    /// A slot file is bound to the salt in the database's first bytes, which a plaintext
+    /// header keeps out of the file: the two do not go together.
+    private static func refusePlaintextHeader(_ size: Int?) throws {
+        guard (size ?? 0) > 0 else { return }
+        throw CipherStoreError.invalidConfiguration(reason: "a key-slot database cannot have a plaintext header: its slot file is bound to the salt in the database's first 16 bytes, which a plaintext header keeps out of the file. Drop the plaintext header (plaintextHeaderSize 0), or use a passphrase or raw key with the salt kept by the app.")
+    }
 
     private static func makeSlotDatabase(path: String, passphrase: Passphrase, label: String, kdf: KeySlotKDF,
                                          convert: (DatabaseKey) throws -> ConversionReport) throws -> KeySlotInfo {

@@ -38,16 +38,30 @@ enum RecoveryKey {
         return (secret, groups.joined(separator: "-"))
     }
 
-    /// Reads typed text as a recovery key: case, spaces and dashes do not matter.
+    /// Digits that are read as the letters they are mistaken for (the alphabet has no 0, 1, 8).
+    private static let lookalikes: [UInt8: UInt8] = [UInt8(ascii: "0"): UInt8(ascii: "O"), UInt8(ascii: "1"): UInt8(ascii: "I"),
+                                                      UInt8(ascii: "8"): UInt8(ascii: "B")]
+
+    /// Reads typed text as a recovery key: case, spaces and dashes do not matter, and 0, 1
+    /// and 8 are read as O, I and B. Text in groups like a recovery key's but with a character
+    /// too many or too few is `.mistyped`.
     static func read(_ typed: UnsafeRawBufferPointer) -> Reading {
         var values: [UInt8] = []
         defer { values.withUnsafeMutableBytes { SecureBytes.wipe($0) } }
-        for byte in typed where byte != UInt8(ascii: "-") && byte != UInt8(ascii: " ") {
+        var separators = 0
+        for byte in typed {
+            if byte == UInt8(ascii: "-") || byte == UInt8(ascii: " ") {
+                separators += 1
+                continue
+            }
             let upper = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) ? byte - 32 : byte
-            guard let value = alphabet.firstIndex(of: upper) else { return .notARecoveryKey }
+            guard let value = alphabet.firstIndex(of: lookalikes[upper] ?? upper) else { return .notARecoveryKey }
             values.append(UInt8(value))
         }
-        guard values.count == 40 else { return .notARecoveryKey }
+        guard values.count == 40 else {
+            // Seven separators and about 40 characters: a recovery key with a slip of the hand.
+            return separators >= 7 && (36...44).contains(values.count) ? .mistyped : .notARecoveryKey
+        }
         var bytes: [UInt8] = []
         defer { bytes.withUnsafeMutableBytes { SecureBytes.wipe($0) } }
         var buffer = 0, bits = 0
