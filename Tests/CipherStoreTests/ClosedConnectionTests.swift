@@ -10,6 +10,14 @@ struct ConnectionEntryPoint: Sendable, CustomTestStringConvertible {
 }
 
 private struct Note: Codable { var id: Int; var body: String }
+private struct NewNote: Codable, RowIDRecord, FetchableRecord { var id: Int64?; var body: String }
+
+/// A migrator with one migration, for the migrator's entry points.
+private let migrator: DatabaseMigrator = {
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("v1") { try $0.execute(sql: "CREATE TABLE v1(x)") }
+    return migrator
+}()
 
 /// Every entry point of a closed connection throws `connectionClosed` instead of calling
 /// SQLite with a freed handle (AddressSanitizer reports it under `make check-sanitizers`).
@@ -28,6 +36,18 @@ private struct Note: Codable { var id: Int; var body: String }
         .init(name: "fetchCursor records") { _ = try $0.fetchCursor(Note.self, sql: "SELECT 1 AS id, 'a' AS body") },
         .init(name: "insert record") { try $0.insert(Note(id: 1, body: "a"), into: "note") },
         .init(name: "update record") { try $0.update(Note(id: 1, body: "b"), in: "note") },
+        .init(name: "insert record setting its id") { db in
+            var note = NewNote(id: nil, body: "a")
+            try db.insert(&note, into: "note")
+        },
+        .init(name: "delete record") { try $0.delete(Note(id: 1, body: "a"), from: "note") },
+        .init(name: "deleteOne") { try $0.deleteOne(from: "note", key: 1) },
+        .init(name: "Record.fetchAll") { _ = try NewNote.fetchAll($0, sql: "SELECT id, body FROM note") },
+        .init(name: "Record.fetchOne") { _ = try NewNote.fetchOne($0, sql: "SELECT id, body FROM note") },
+        .init(name: "migrator.migrate") { try migrator.migrate($0) },
+        .init(name: "migrator.migrate adopting user_version") { try migrator.migrate($0, adoptingUserVersion: true) },
+        .init(name: "migrator.markApplied") { try migrator.markApplied(["v1"], in: $0) },
+        .init(name: "migrator.appliedMigrations") { _ = try migrator.appliedMigrations($0) },
         .init(name: "beginTransaction") { try $0.beginTransaction() },
         .init(name: "commit") { try $0.commit() },
         .init(name: "rollback") { try $0.rollback() },

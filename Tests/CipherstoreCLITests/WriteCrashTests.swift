@@ -1,5 +1,6 @@
 import CipherStore
 import Foundation
+import Synchronization
 import Testing
 
 /// kill -9 a process in the middle of write transactions, in rollback-journal and WAL modes:
@@ -23,13 +24,25 @@ import Testing
             let input = Pipe(), output = Pipe()
             process.standardInput = input
             process.standardOutput = output
+            let printedSoFar = Mutex(Data())
+            output.fileHandleForReading.readabilityHandler = { handle in
+                let chunk = handle.availableData
+                printedSoFar.withLock { $0.append(chunk) }
+            }
             try process.run()
             input.fileHandleForWriting.write(Data("crash test key\n".utf8))
             try input.fileHandleForWriting.close()
-            Thread.sleep(forTimeInterval: 0.15 + 0.05 * Double(round % 4))
+            // The kill lands while transactions run: after the writer's first commit (its key
+            // derivation takes longer on some SQLCipher versions and busy machines), then a
+            // little later each round.
+            let deadline = ContinuousClock.now + .seconds(20)
+            while printedSoFar.withLock({ $0.isEmpty }), ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.005) }
+            Thread.sleep(forTimeInterval: 0.02 + 0.04 * Double(round % 4))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            output.fileHandleForReading.readabilityHandler = nil
+            let rest = output.fileHandleForReading.readDataToEndOfFile()
+            let printed = String(decoding: printedSoFar.withLock { $0 } + rest, as: UTF8.self)
             if let last = printed.split(separator: "\n").last(where: { $0.hasPrefix("committed ") }), let number = Int(last.dropFirst(10)) {
                 lastReported = number
             }

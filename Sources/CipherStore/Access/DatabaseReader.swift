@@ -25,6 +25,10 @@ public protocol DatabaseReader: AnyObject, Sendable {
     ///   block does not run then), and the errors of the synchronous `read`.
     func read<T: Sendable>(_ block: @escaping @Sendable (Connection) throws -> T) async throws -> T
 
+    /// Observes the value of `fetch`: the current value first, then a fresh one after each
+    /// committed transaction that changed a table `fetch` read. See ``DatabaseObservation``.
+    func observe<Value: Sendable>(_ fetch: @escaping @Sendable (Connection) throws -> Value) -> DatabaseObservation<Value>
+
     /// Closes the database's connections; later use throws ``CipherStoreError/connectionClosed``.
     func close() throws
 }

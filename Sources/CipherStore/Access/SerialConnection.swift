@@ -8,9 +8,9 @@ import Dispatch
 /// again from inside one of its blocks throws ``CipherStoreError/reentrantQueueAccess``
 /// instead of deadlocking.
 final class SerialConnection: @unchecked Sendable {
-    // @unchecked Sendable: `connection` is touched only by blocks running on the serial
-    // `dispatchQueue`, so it is never used from two threads at once; the rest is immutable.
-    private let connection: Connection
+    // @unchecked Sendable: `connection` is read and replaced only by blocks running on the
+    // serial `dispatchQueue`, so it is never used from two threads at once; the rest is immutable.
+    private var connection: Connection
     private let dispatchQueue: DispatchQueue
     /// The queue or pool this connection serves; kept alive so that its identifier in the
     /// re-entrancy chain is never reused while the connection exists.
@@ -41,6 +41,22 @@ final class SerialConnection: @unchecked Sendable {
             try cancelled.check()
             // A block run later starts a chain of its own: nobody waits for it.
             return try QueueChain.with([self.owner]) { try block(self.connection) }
+        }
+    }
+
+    /// Runs `block` with the connection later, after every block already queued, without
+    /// waiting for it (observation fetches, hook installation).
+    func enqueue(_ block: @escaping @Sendable (Connection) -> Void) {
+        dispatchQueue.async {
+            QueueChain.with([self.owner]) { block(self.connection) }
+        }
+    }
+
+    /// Replaces the connection with the one `body` returns (a pool reopening after a key
+    /// change), on the connection's queue, when the caller already checked re-entrancy.
+    func syncReplacing(chain: [ObjectIdentifier], _ body: (Connection) throws -> Connection) throws {
+        try dispatchQueue.sync {
+            try QueueChain.with(chain) { connection = try body(connection) }
         }
     }
 

@@ -44,7 +44,6 @@ public final class Connection {
     let statementCache: StatementCache
     /// How many savepoints of ``inSavepoint(_:)`` are open; names the next one.
     var savepointDepth = 0
-    var traceHandler: TraceHandler?
     /// The INSERT of the last record inserted into each table, reused while its columns match.
     var insertStatementSQL: [String: (columns: [String], sql: String)] = [:]
 
@@ -208,7 +207,7 @@ public final class Connection {
             try handle.check(openCode)
             sqlite3_extended_result_codes(pointer, 1)
             try requireSQLCipher(pointer)
-            KeyPragmaGuard.install(on: pointer)
+            handle.hooks.installAuthorizer(on: pointer)
         } catch {
             try? handle.close()
             throw error
@@ -309,6 +308,7 @@ public final class Connection {
     ///   when the SQL holds no statement or more than one.
     public func makeStatement(sql: String) throws -> Statement {
         let db = try handle.pointer
+        if handle.hooks.recordedSQL != nil { handle.hooks.recordedSQL?.insert(sql) }
         var pointer: OpaquePointer?
         var remainderIsEmpty = true
         let code = sql.withCString { cString -> Int32 in
@@ -346,6 +346,8 @@ public final class Connection {
     public func cachedStatement(sql: String) throws -> Statement {
         // close() empties the cache, so a hit always comes from an open connection.
         if let statement = statementCache.statement(for: sql) {
+            // A miss is recorded by makeStatement.
+            if handle.hooks.recordedSQL != nil { handle.hooks.recordedSQL?.insert(sql) }
             if !statement.isBusy { return statement }
             return try makeStatement(sql: sql)
         }

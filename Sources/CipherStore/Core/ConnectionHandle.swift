@@ -10,6 +10,8 @@ import CSQLCipher
 /// ``CipherStoreError/connectionClosed`` once ``close()`` has succeeded.
 final class ConnectionHandle {
     private let rawPointer: OpaquePointer
+    /// The callbacks registered with SQLite; as long-lived as the `sqlite3*` they serve.
+    let hooks = ConnectionHooks()
 
     init(_ pointer: OpaquePointer) {
         self.rawPointer = pointer
@@ -43,7 +45,7 @@ final class ConnectionHandle {
         }
         let extended = sqlite3_extended_errcode(pointer)
         let resultCode = (extended & 0xFF) == (code & 0xFF) ? extended : code
-        let message = (code & 0xFF) == SQLITE_AUTH ? KeyPragmaGuard.refusal : String(cString: sqlite3_errmsg(pointer))
+        let message = (code & 0xFF) == SQLITE_AUTH ? hooks.denialReason ?? KeyPragmaGuard.refusal : String(cString: sqlite3_errmsg(pointer))
         return DatabaseError(resultCode: ResultCode(rawValue: resultCode), message: message, sql: sql)
     }
 

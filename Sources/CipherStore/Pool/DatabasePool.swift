@@ -37,24 +37,34 @@ public final class DatabasePool: DatabaseWriter {
     public let location: DatabaseLocation
     /// The most reading connections the pool opens.
     public let maximumReaderCount: Int
+    /// How long a reading connection may stay idle before the pool closes it.
+    public let readerIdleTimeout: Duration
 
-    private let identity = AccessIdentity()
-    private let writer: SerialConnection
-    private let readerKey: DatabaseKey?
-    private let readerConfiguration: Configuration
+    let identity = AccessIdentity()
+    let writer: SerialConnection
+    let observations: ObservationCenter
     /// One permit per reading connection; a barrier or `close()` takes them all.
     private let readerPermits: DispatchSemaphore
     /// Lets one barrier (or close) at a time collect the permits, so two never split them.
     private let barrierGate = DispatchSemaphore(value: 1)
-    private let state = Mutex(State())
+    let state: Locked<State>
     /// Key derivations run for this pool (PBKDF2 here, or SQLCipher keying with a passphrase).
     let keyDerivationCount = Atomic<Int>(0)
 
-    private struct State: ~Copyable {
-        var idleReaders: [SerialConnection] = []
+    struct State: ~Copyable {
+        /// What readers open with: the derived key (or the key given) and the settings.
+        var readerKey: DatabaseKey?
+        var readerConfiguration: Configuration
+        /// Idle readers, each with the moment it was given back.
+        var idleReaders: [(reader: SerialConnection, since: ContinuousClock.Instant)] = []
         var readerCount = 0
+        var isSweepScheduled = false
         var isClosed = false
     }
+
+    /// The most reading connections a pool may have: each is a file descriptor and a page
+    /// cache, and a barrier or `close()` collects one permit per possible reader.
+    public static let readerCountLimit = 64
 
     /// Where the `async` reads and barriers wait for a connection, off the caller's thread.
     private static let waitingQueue = DispatchQueue(label: "CipherStore.DatabasePool.waiting", attributes: .concurrent)
@@ -66,23 +76,40 @@ public final class DatabasePool: DatabaseWriter {
     ///   - key: the key, or `nil` for a plaintext database.
     ///   - configuration: cipher settings, busy timeout…; `journalMode` is always WAL and
     ///     `readOnly` is refused (open a ``DatabaseQueue`` read-only instead).
-    ///   - maximumReaderCount: the most reading connections (5 by default).
+    ///   - maximumReaderCount: the most reading connections (5 by default, at most ``readerCountLimit``).
+    ///   - readerIdleTimeout: how long a reading connection may stay unused before the pool
+    ///     closes it (one minute by default); the next read opens one again.
     /// - Throws: ``CipherStoreError/invalidConfiguration(reason:)``, and the errors of
     ///   ``Connection/init(location:key:configuration:)``.
     public init(path: String, key: DatabaseKey?, configuration: Configuration = Configuration(),
-                maximumReaderCount: Int = 5) throws {
-        guard maximumReaderCount >= 1 else {
-            throw CipherStoreError.invalidConfiguration(reason: "maximumReaderCount is \(maximumReaderCount). Give 1 or more reading connections.")
+                maximumReaderCount: Int = 5, readerIdleTimeout: Duration = .seconds(60)) throws {
+        guard (1...Self.readerCountLimit).contains(maximumReaderCount) else {
+            throw CipherStoreError.invalidConfiguration(reason: "maximumReaderCount is \(maximumReaderCount). Give from 1 to \(Self.readerCountLimit) reading connections.")
         }
         guard !configuration.readOnly else {
             throw CipherStoreError.invalidConfiguration(reason: "a DatabasePool needs to write its WAL files and cannot be read-only. Open a read-only DatabaseQueue instead.")
         }
         let location = DatabaseLocation.file(path)
-        var writerConfiguration = configuration
-        writerConfiguration.journalMode = .wal
+        let (connection, readerKey, derivations) = try Self.openWriter(path: path, key: key, configuration: configuration)
         var readerConfiguration = configuration
         readerConfiguration.journalMode = nil
+        self.location = location
+        self.maximumReaderCount = maximumReaderCount
+        self.readerIdleTimeout = readerIdleTimeout
+        self.state = Locked(State(readerKey: readerKey, readerConfiguration: readerConfiguration))
+        self.readerPermits = DispatchSemaphore(value: maximumReaderCount)
+        self.writer = SerialConnection(connection, label: "CipherStore.DatabasePool.writer", identity: identity)
+        self.observations = ObservationCenter(writer: writer)
+        keyDerivationCount.store(derivations, ordering: .relaxed)
+    }
 
+    /// Opens the writing connection in WAL mode, stretching a passphrase once for the pool.
+    /// - Returns: the connection, the key readers open with, and the key derivations run.
+    static func openWriter(path: String, key: DatabaseKey?, configuration: Configuration)
+        throws -> (connection: Connection, readerKey: DatabaseKey?, derivations: Int) {
+        let location = DatabaseLocation.file(path)
+        var writerConfiguration = configuration
+        writerConfiguration.journalMode = .wal
         var derivations = 0
         var sharedKey: DatabaseKey? = nil
         if let key, key.kind == .passphrase {
@@ -100,13 +127,7 @@ public final class DatabasePool: DatabaseWriter {
             connection = try Connection(location: location, key: key, configuration: writerConfiguration)
             derivations += 1
         }
-        self.location = location
-        self.maximumReaderCount = maximumReaderCount
-        self.readerKey = sharedKey ?? key
-        self.readerConfiguration = readerConfiguration
-        self.readerPermits = DispatchSemaphore(value: maximumReaderCount)
-        self.writer = SerialConnection(connection, label: "CipherStore.DatabasePool.writer", identity: identity)
-        keyDerivationCount.store(derivations, ordering: .relaxed)
+        return (connection, sharedKey ?? key, derivations)
     }
 
     // MARK: Reading
@@ -141,7 +162,7 @@ public final class DatabasePool: DatabaseWriter {
         // Closed while this read waited for a reader.
         try checkOpen()
         let reader = try takeReader()
-        defer { state.withLock { $0.idleReaders.append(reader) } }
+        defer { giveBack(reader) }
         try beforeBlock()
         return try reader.syncChecked(chain: chain, block)
     }
@@ -149,10 +170,10 @@ public final class DatabasePool: DatabaseWriter {
     /// An idle reader, or a new one. The caller holds a permit, so fewer than
     /// ``maximumReaderCount`` readers are busy and either one is idle or one more may open.
     private func takeReader() throws -> SerialConnection {
-        let idle: SerialConnection? = state.withLock { state in
-            if let reader = state.idleReaders.popLast() { return reader }
+        let (idle, readerKey, readerConfiguration) = state.withLock { state -> (SerialConnection?, DatabaseKey?, Configuration) in
+            if let idle = state.idleReaders.popLast() { return (idle.reader, state.readerKey, state.readerConfiguration) }
             state.readerCount += 1
-            return nil
+            return (nil, state.readerKey, state.readerConfiguration)
         }
         if let idle { return idle }
         do {
@@ -163,6 +184,46 @@ public final class DatabasePool: DatabaseWriter {
             state.withLock { $0.readerCount -= 1 }
             throw error
         }
+    }
+
+    /// Puts a reader back among the idle ones, and makes sure a sweep will close it if it
+    /// stays unused.
+    private func giveBack(_ reader: SerialConnection) {
+        let scheduleSweep = state.withLock { state -> Bool in
+            state.idleReaders.append((reader, .now))
+            defer { state.isSweepScheduled = true }
+            return !state.isSweepScheduled
+        }
+        if scheduleSweep { scheduleIdleSweep(after: readerIdleTimeout) }
+    }
+
+    /// Closes, after `delay`, the readers unused for ``readerIdleTimeout``; repeats while idle
+    /// readers remain.
+    private func scheduleIdleSweep(after delay: Duration) {
+        let nanoseconds = Int(min(delay, .seconds(86_400)).components.seconds) * 1_000_000_000
+            + Int(delay.components.attoseconds / 1_000_000_000)
+        Self.waitingQueue.asyncAfter(deadline: .now() + .nanoseconds(max(nanoseconds, 1_000_000))) { [weak self] in
+            self?.closeIdleReaders()
+        }
+    }
+
+    private func closeIdleReaders() {
+        let now = ContinuousClock.now
+        let (stale, nextSweep) = state.withLock { state -> ([SerialConnection], Duration?) in
+            let stale = state.idleReaders.filter { now - $0.since >= readerIdleTimeout }.map(\.reader)
+            state.idleReaders.removeAll { now - $0.since >= readerIdleTimeout }
+            state.readerCount -= stale.count
+            guard let oldest = state.idleReaders.map(\.since).min() else {
+                state.isSweepScheduled = false
+                return (stale, nil)
+            }
+            return (stale, readerIdleTimeout - (now - oldest))
+        }
+        for reader in stale {
+            // A statement still alive keeps its connection open until it is released.
+            try? reader.syncChecked(chain: []) { try $0.close() }
+        }
+        if let nextSweep { scheduleIdleSweep(after: nextSweep) }
     }
 
     /// How many reading connections are open now (for tests).
@@ -250,12 +311,39 @@ public final class DatabasePool: DatabaseWriter {
     }
 
     /// Runs `body` once no read runs, with new reads kept waiting.
-    private func withAllReaderPermits<T>(_ body: () throws -> T) rethrows -> T {
+    func withAllReaderPermits<T>(_ body: () throws -> T) rethrows -> T {
         barrierGate.wait()
         defer { barrierGate.signal() }
         for _ in 0..<maximumReaderCount { readerPermits.wait() }
         defer { for _ in 0..<maximumReaderCount { readerPermits.signal() } }
         return try body()
+    }
+
+    // MARK: Observing
+
+    /// Observes the value of `fetch`: the current value first, then a fresh one after each
+    /// committed transaction that changed a table `fetch` read.
+    ///
+    /// ```swift
+    /// for try await count in pool.observe({ db in try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM note") ?? 0 }) {
+    ///     print("notes:", count)
+    /// }
+    /// ```
+    ///
+    /// Fetches run on a reader in a read-only transaction started after the commit that
+    /// called for them, so the writer never waits for an observation. See
+    /// ``DatabaseObservation`` for what counts as a change and when the observation ends.
+    public func observe<Value: Sendable>(_ fetch: @escaping @Sendable (Connection) throws -> Value) -> DatabaseObservation<Value> {
+        observations.observation(of: fetch) { [weak self] body, failure in
+            guard let self else { return failure(CipherStoreError.connectionClosed) }
+            Self.waitingQueue.async {
+                do {
+                    try self.withReader(beforeBlock: {}) { db in body(db) }
+                } catch {
+                    failure(error)
+                }
+            }
+        }
     }
 
     // MARK: Closing
@@ -272,10 +360,11 @@ public final class DatabasePool: DatabaseWriter {
             return state.isClosed
         }
         guard !alreadyClosed else { return }
+        observations.finishAll()
         try withAllReaderPermits {
             let readers = state.withLock { state in
                 defer { state.idleReaders.removeAll() }
-                return state.idleReaders
+                return state.idleReaders.map(\.reader)
             }
             var firstError: (any Error)?
             for reader in readers {
@@ -287,7 +376,7 @@ public final class DatabasePool: DatabaseWriter {
         }
     }
 
-    private func checkOpen() throws {
+    func checkOpen() throws {
         if state.withLock({ $0.isClosed }) { throw CipherStoreError.connectionClosed }
     }
 }

@@ -43,6 +43,7 @@ import Foundation
 /// ``CipherStoreError/connectionClosed`` from every method that reaches the database.
 public final class DatabaseQueue: DatabaseWriter {
     private let serial: SerialConnection
+    private let observations: ObservationCenter
 
     /// Where the database lives.
     public let location: DatabaseLocation
@@ -58,6 +59,7 @@ public final class DatabaseQueue: DatabaseWriter {
         let connection = try Connection(location: location, key: key, configuration: configuration)
         self.location = location
         serial = SerialConnection(connection, label: "CipherStore.DatabaseQueue", identity: AccessIdentity())
+        observations = ObservationCenter(writer: serial)
     }
 
     /// Opens a database file. See ``init(location:key:configuration:)``.
@@ -160,6 +162,27 @@ public final class DatabaseQueue: DatabaseWriter {
     /// - Throws: ``DatabaseError`` (`SQLITE_BUSY`) while statements or cursors made from the
     ///   connection are still alive.
     public func close() throws {
-        try inDatabase { try $0.close() }
+        try inDatabase { db in
+            observations.finishAll()
+            try db.close()
+        }
+    }
+
+    /// Observes the value of `fetch`: the current value first, then a fresh one after each
+    /// committed transaction that changed a table `fetch` read.
+    ///
+    /// ```swift
+    /// for try await notes in queue.observe({ db in try db.fetchAll(Note.self, sql: "SELECT * FROM note") }) {
+    ///     show(notes)
+    /// }
+    /// ```
+    ///
+    /// Fetches run on the queue's connection in a read-only transaction, after the blocks
+    /// already queued. See ``DatabaseObservation`` for what counts as a change and when the
+    /// observation ends.
+    public func observe<Value: Sendable>(_ fetch: @escaping @Sendable (Connection) throws -> Value) -> DatabaseObservation<Value> {
+        observations.observation(of: fetch) { [serial] body, _ in
+            serial.enqueue(body)
+        }
     }
 }

@@ -50,14 +50,14 @@ public final class Statement {
     /// - Throws: ``DatabaseError`` or ``CipherStoreError/invalidArguments(reason:sql:)``.
     public func execute(arguments: StatementArguments = .none) throws {
         try bind(arguments)
-        defer { sqlite3_reset(pointer) }
+        defer { reset() }
         while try step() {}
     }
 
     /// Resets the statement and binds new arguments.
     /// - Throws: ``CipherStoreError/invalidArguments(reason:sql:)`` when they do not fit.
     public func bind(_ arguments: StatementArguments) throws {
-        sqlite3_reset(pointer)
+        reset()
         switch arguments {
         case .positional(let values):
             // Every parameter gets a value, so old bindings need no clearing.
@@ -132,10 +132,13 @@ public final class Statement {
         let code = sqlite3_step(pointer)
         switch code {
         case SQLITE_ROW: return true
-        case SQLITE_DONE: return false
+        case SQLITE_DONE:
+            // A statement that ended a transaction tells the observers.
+            if handle.hooks.endingTransaction != nil { handle.hooks.statementDidFinish(db: sqlite3_db_handle(pointer)) }
+            return false
         default:
             let error = handle.error(code, sql: sql)
-            sqlite3_reset(pointer)
+            reset()
             throw error
         }
     }
@@ -143,6 +146,8 @@ public final class Statement {
     /// Resets the statement so it can run again; bindings are kept.
     public func reset() {
         sqlite3_reset(pointer)
+        // A statement that returned rows (`INSERT … RETURNING`) commits when it is reset.
+        if handle.hooks.endingTransaction != nil { handle.hooks.statementDidFinish(db: sqlite3_db_handle(pointer)) }
     }
 
     // MARK: Column access on the current row (valid after `step()` returned true)
