@@ -59,15 +59,13 @@ extension CipherStoreCommand {
 
             // 2. Upgrade: a copy of the old file becomes a slot database, verified before it
             //    replaces the copy; the original stays for comparison.
-            let pageSize = DatabaseFileInfo.inspect(path: legacy).plaintextPageSize ?? SQLCipherLibrary.defaultPageSize
             try FileManager.default.copyItem(atPath: legacy, toPath: feed)
             let passphrase = try randomPassphrase()
             let clock = ContinuousClock()
             var start = clock.now
             let slot = try KeySlots.encrypt(path: feed, passphrase: passphrase, kdf: Self.kdf)
-            step(2, "encrypted a copy into \(feed), verified, in \(Summary.milliseconds(clock.now - start)): a random 256-bit data key, wrapped under a random passphrase in feed.db.keys (\(slot.kdf)); \(pageSize)-byte pages as in the original")
-            // The encrypted file keeps the original's page size: every open names it.
-            let settings = Configuration(cipher: CipherSettings(pageSize: pageSize))
+            step(2, "encrypted a copy into \(feed), verified, in \(Summary.milliseconds(clock.now - start)): a random 256-bit data key, wrapped under a random passphrase in feed.db.keys (\(slot.kdf)); \(SQLCipherLibrary.defaultPageSize)-byte pages, the linked SQLCipher's default, so the slot key opens it with default settings")
+            let settings = Configuration()
 
             // 3. The app on the encrypted file: migrate, run the seed flows, show the timeline.
             start = clock.now
@@ -88,18 +86,22 @@ extension CipherStoreCommand {
             print(TimelineTable.render(timeline))
             try queue.close()
 
-            // 4. At rest: ciphertext; a wrong passphrase refused.
+            // 4. The timeline as an observation on a pool: a status added by another task
+            //    reaches the observer without anybody asking.
+            try observeTimeline(feed: feed, key: key, settings: settings)
+
+            // 5. At rest: ciphertext; a wrong passphrase refused.
             let header = bytes(of: feed, count: 16)
             let looksLikeSQLite = header.starts(with: Array("SQLite format 3".utf8))
-            step(4, "first 16 bytes of feed.db: \(header.map { String(format: "%02x", $0) }.joined(separator: " ")) — \(looksLikeSQLite ? "PLAINTEXT HEADER" : "random salt, no 'SQLite format 3' header")")
+            step(5, "first 16 bytes of feed.db: \(header.map { String(format: "%02x", $0) }.joined(separator: " ")) — \(looksLikeSQLite ? "PLAINTEXT HEADER" : "random salt, no 'SQLite format 3' header")")
             do {
                 _ = try DatabaseKey.slots(passphrase: randomPassphrase(), path: feed)
                 throw CLIError(exitCode: ExitCodes.verificationFailed, message: "a wrong passphrase opened the database")
             } catch CipherStoreError.wrongKey {
-                step(5, "a wrong key is refused: \"Cannot decrypt …: the key is wrong\"")
+                step(6, "a wrong key is refused: \"Cannot decrypt …: the key is wrong\"")
             }
 
-            // 6. A passphrase change re-wraps the data key: the database file is not touched.
+            // 7. A passphrase change re-wraps the data key: the database file is not touched.
             let before = try Data(contentsOf: URL(fileURLWithPath: feed))
             let newPassphrase = try randomPassphrase()
             start = clock.now
@@ -111,9 +113,9 @@ extension CipherStoreCommand {
             let changed = try DatabaseQueue(path: feed, key: newKey, configuration: settings)
             let changedCount = try StatusService(queue: changed).timeline().count
             try changed.close()
-            step(6, "changed the passphrase in \(Summary.milliseconds(change)) — key derivations of about \(Summary.milliseconds(derivation)) each, not the size of the file: feed.db (\(before.count / 1024) KiB) was \(untouched ? "not rewritten" : "REWRITTEN"); the new passphrase opens it (\(changedCount) statuses), the old passphrase \(oldPassphraseRefused ? "is refused" : "STILL OPENS IT")")
+            step(7, "changed the passphrase in \(Summary.milliseconds(change)) — key derivations of about \(Summary.milliseconds(derivation)) each, not the size of the file: feed.db (\(before.count / 1024) KiB) was \(untouched ? "not rewritten" : "REWRITTEN"); the new passphrase opens it (\(changedCount) statuses), the old passphrase \(oldPassphraseRefused ? "is refused" : "STILL OPENS IT")")
 
-            // 7. After a suspected leak: a new data key, the whole file rewritten like rekey.
+            // 8. After a suspected leak: a new data key, the whole file rewritten like rekey.
             start = clock.now
             try KeySlots.rotateDataKey(path: feed, keeping: [newPassphrase], cipher: settings.cipher)
             let rotation = clock.now - start
@@ -121,8 +123,36 @@ extension CipherStoreCommand {
             let count = try StatusService(queue: reopened).timeline().count
             try reopened.close()
             let oldKeyRefused = (try? DatabaseQueue(path: feed, key: newKey, configuration: settings)) == nil
-            step(7, "rotated the data key in \(Summary.milliseconds(rotation)) (a verified rewrite of the whole file, as rekey does): reopened with the passphrase (\(count) statuses); the old key \(oldKeyRefused ? "is refused" : "STILL OPENS IT")")
+            step(8, "rotated the data key in \(Summary.milliseconds(rotation)) (a verified rewrite of the whole file, as rekey does): reopened with the passphrase (\(count) statuses); the old key \(oldKeyRefused ? "is refused" : "STILL OPENS IT")")
             print("Files are in \(folder) (feed.db and its slot file feed.db.keys go together). The plaintext legacy.db is kept for comparison: delete it when done.")
+        }
+
+        /// Observes the timeline on a pool, adds a status from another task, and waits for the
+        /// new timeline to arrive.
+        private func observeTimeline(feed: String, key: DatabaseKey, settings: Configuration) throws {
+            let pool = try DatabasePool(path: feed, key: key, configuration: settings)
+            defer { try? pool.close() }
+            let statuses = StatusService(database: pool)
+            let arrivals = TimelineArrivals()
+            let watcher = Task {
+                for try await timeline in statuses.observeTimeline() { arrivals.record(timeline) }
+            }
+            defer { watcher.cancel() }
+            guard let initial = arrivals.next(timeout: 10) else {
+                throw CLIError(exitCode: ExitCodes.verificationFailed, message: "the observed timeline did not arrive")
+            }
+            guard let lily = try UserService(database: pool).user(named: "Lily") else { throw FeedError.userNotFound("Lily") }
+            let clock = ContinuousClock()
+            let added = clock.now
+            let writer = Task {
+                try await statuses.add(Status(source: "cipherstore demo", createdAt: Date(), text: "从另一个任务发出 — sent from another task", user: lily.id!))
+            }
+            guard let updated = arrivals.next(timeout: 10) else {
+                throw CLIError(exitCode: ExitCodes.verificationFailed, message: "the observed timeline did not change after an insert")
+            }
+            let latency = clock.now - added
+            _ = try awaitResult(of: writer)
+            step(4, "observed the timeline on a DatabasePool (WAL, one writer, readers in parallel): \(initial.count) statuses; another task added one, and the observer received \(updated.count) statuses \(Summary.milliseconds(latency)) later, newest first: \"\(updated.first?.status.text ?? "")\" by \(updated.first?.user.screenName ?? "")")
         }
 
         private func step(_ number: Int, _ text: String) {

@@ -95,6 +95,19 @@ public struct StatusService: Sendable {
         try database.read { db in try Self.entries(db, sql: Self.timelineSQL + Self.newestFirst) }
     }
 
+    /// The timeline, observed: the current one first, then a new one after each committed
+    /// change to statuses or users, whichever task or process of this queue or pool made it.
+    ///
+    /// ```swift
+    /// for try await timeline in statuses.observeTimeline() { show(timeline) }
+    /// ```
+    ///
+    /// On a ``CipherStore/DatabasePool`` the timeline is fetched on a reader, so writers never
+    /// wait for it. Equal timelines in a row are passed over.
+    public func observeTimeline() -> DatabaseObservation<[TimelineEntry]> {
+        database.observe { db in try Self.entries(db, sql: Self.timelineSQL + Self.newestFirst) }.removingDuplicates()
+    }
+
     /// At most `limit` timeline entries older than `entry` (newest first); from the top when `entry` is nil.
     public func timelinePage(after entry: TimelineEntry?, limit: Int) throws -> [TimelineEntry] {
         try database.read { db in
