@@ -5,6 +5,22 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 cd "$here"
+
+# SQLCipher 4.6.1 (built by `make sqlcipher4`): its own build folder, library path and shell.
+sqlcipher4="$root/.build-sqlcipher4/prefix"
+with_sqlcipher4() {
+    env PKG_CONFIG_PATH="$sqlcipher4/lib/pkgconfig" LD_LIBRARY_PATH="$sqlcipher4/lib" PATH="$sqlcipher4/bin:$PATH" "$@"
+}
+bench_sqlcipher4() {
+    with_sqlcipher4 swift build -c release --product bench-cipherstore --scratch-path "$here/.build-sqlcipher4" >&2
+    with_sqlcipher4 "$here/.build-sqlcipher4/release/bench-cipherstore"
+}
+if [ "${SQLCIPHER:-}" = 4 ]; then
+    # `make bench SQLCIPHER=4`: the CipherStore workloads on SQLCipher 4.6.1 alone, printed.
+    bench_sqlcipher4
+    exit 0
+fi
+
 swift build -c release >&2
 report="$(mktemp)"
 {
@@ -18,6 +34,10 @@ report="$(mktemp)"
     echo
     "$here/.build/release/bench-cipherstore"
     echo
+    if [ -x "$sqlcipher4/bin/sqlcipher" ]; then
+        bench_sqlcipher4
+        echo
+    fi
     "$here/.build/release/bench-grdb"
     echo
     cat "$here/READING.md"

@@ -17,6 +17,12 @@ public final class Benchmark {
         iterations = quick ? 3 : 10
     }
 
+    /// A benchmark with its own number of timed runs (for workloads too slow for ten).
+    public init(iterations: Int) {
+        quick = ProcessInfo.processInfo.environment["QUICK"] == "1"
+        self.iterations = iterations
+    }
+
     /// Times a baseline and a contender in alternation — baseline, contender, baseline… —
     /// so that the machine's drift during the run touches both alike.
     /// `setup` runs untimed before every run; `setupFor` likewise, told whether the contender runs next.

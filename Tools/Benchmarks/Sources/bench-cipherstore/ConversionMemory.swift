@@ -30,8 +30,8 @@ func conversionMemoryWorkloads(directory: String, megabytes: Int, runs: Int) thr
         }
         let median = seconds.sorted()[seconds.count / 2]
         let peak = peaks.sorted()[peaks.count / 2]
-        FileHandle.standardError.write(Data(String(format: "  encrypt %.0f MB, page cache %@: median %.0f ms, peak %d MiB\n", size, label, median * 1000, peak >> 20).utf8))
-        lines.append(String(format: "| encrypt %.0f MB, page cache %@ | %.0f ms | %.1f MB/s | %d MiB |", size, label, median * 1000, size / median, peak >> 20))
+        FileHandle.standardError.write(Data(String(format: "  encrypt %.0f MiB, page cache %@: median %.0f ms, peak %d MiB\n", size, label, median * 1000, peak >> 20).utf8))
+        lines.append(String(format: "| encrypt %.0f MiB, page cache %@ | %.0f ms | %.1f MiB/s | %d MiB |", size, label, median * 1000, size / median, peak >> 20))
     }
     return lines
 }

@@ -12,10 +12,20 @@ if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "--encrypt-once
 let bench = Benchmark()
 let directory = benchmarkDirectory("cipherstore")
 
+// `bench-cipherstore --pool-only`: the pool and observation rows alone.
+if CommandLine.arguments.dropFirst().first == "--pool-only" {
+    let key = try DatabaseKey.rawKey(hex: String(repeating: "3a", count: 32))
+    print((["| workload | baseline | CipherStore | result | target |", "| --- | --- | --- | --- | --- |"]
+           + (try await poolWorkloads(directory: directory, key: key, operations: bench.quick ? 400 : 2_000))
+           + [try poolOpenWorkload(bench, directory: directory)]).joined(separator: "\n"))
+    try? FileManager.default.removeItem(atPath: directory)
+    exit(0)
+}
+
 // `bench-cipherstore --key-slots-only`: the key-slot rows alone, to try them without the full run.
 if CommandLine.arguments.dropFirst().first == "--key-slots-only" {
     print((["| workload | baseline | CipherStore | result | target |", "| --- | --- | --- | --- | --- |"]
-           + (try keySlotWorkloads(bench, directory: directory, megabytes: bench.quick ? 10 : 100))).joined(separator: "\n"))
+           + (try keySlotWorkloads(bench, directory: directory, megabytes: bench.quick ? 10 : 100, largeMegabytes: bench.quick ? nil : 1000))).joined(separator: "\n"))
     try? FileManager.default.removeItem(atPath: directory)
     exit(0)
 }
@@ -26,9 +36,9 @@ let rows = bench.quick ? 50_000 : 200_000
 let insertRows = bench.quick ? 10_000 : 50_000
 
 var output: [String] = []
-output.append("## CipherStore vs the raw SQLCipher C API")
+output.append("## CipherStore vs the raw SQLCipher C API: SQLCipher \(SQLCipherLibrary.sqlcipherVersion ?? "?")")
 output.append("")
-output.append("SQLCipher \(SQLCipherLibrary.sqlcipherVersion ?? "?") on SQLite \(SQLCipherLibrary.sqliteVersion); encrypted with a raw key (no KDF in the loop), 1024-byte pages, default cache (2,000 pages), rollback journal (DELETE), synchronous FULL; median of \(bench.iterations) runs after one warm-up.")
+output.append("SQLCipher \(SQLCipherLibrary.sqlcipherVersion ?? "?") on SQLite \(SQLCipherLibrary.sqliteVersion); encrypted with a raw key (no KDF in the loop), \(SQLCipherLibrary.defaultPageSize)-byte pages (the library's default), default cache (2,000 pages), rollback journal (DELETE), synchronous FULL; median of \(bench.iterations) runs after one warm-up.")
 output.append("")
 output.append("| workload | raw C | CipherStore | ratio | target |")
 output.append("| --- | --- | --- | --- | --- |")
@@ -44,7 +54,14 @@ output.append("### Key slots (passphrase change and open; slots calibrated to th
 output.append("")
 output.append("| workload | baseline | CipherStore | result | target |")
 output.append("| --- | --- | --- | --- | --- |")
-output += try keySlotWorkloads(bench, directory: directory, megabytes: bench.quick ? 10 : 100)
+output += try keySlotWorkloads(bench, directory: directory, megabytes: bench.quick ? 10 : 100, largeMegabytes: bench.quick ? nil : 1000)
+output.append("")
+output.append("### DatabasePool and observation (WAL, raw key; reads of 1,000 rows; best of three runs, queue and pool alternating)")
+output.append("")
+output.append("| workload | baseline | CipherStore | result | target |")
+output.append("| --- | --- | --- | --- | --- |")
+output += try await poolWorkloads(directory: directory, key: key, operations: bench.quick ? 400 : 2_000)
+output.append(try poolOpenWorkload(bench, directory: directory))
 output.append("")
 output.append("### What encryption costs (raw C API, SQLCipher vs plaintext on the same library)")
 output.append("")
