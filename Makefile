@@ -75,13 +75,13 @@ test: deps $(LIBRARY)
 	$(SWIFT_RUN) test $(SCRATCH) --filter 'MemoryTests'
 	@echo "Tested with $$($(LINKED_VERSION))"
 
-# The concurrency tests (the queue, the services, conversions with their second thread) under
+# The concurrency tests (the queue, the pool, observation, the services, conversions with their second thread) under
 # ThreadSanitizer, the rest under AddressSanitizer (own build folders).
 # Skipped under ASan: the kill and crash tests (timing-based, 50 MB files) and the memory tests
 # (ASan changes resident memory and cannot run under `ulimit -v`). Leak reports are off: the Swift runtime's one-time
 # allocations would drown real findings.
 check-sanitizers: deps
-	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread --filter 'QueueTests|PoolTests|StatusServiceTests|ConversionTests'
+	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread --filter 'QueueTests|PoolTests|PoolKeyChangeTests|ObservationTests|StatusServiceTests|ConversionTests'
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --scratch-path .build-asan --sanitize=address \
 		--skip 'KillTests|WriteCrashTests|MemoryTests|SecretHygieneCLITests'
 
@@ -95,9 +95,11 @@ fuzz: deps
 		-timeout=10 -artifact_prefix=Tools/Fuzz/crash- .build-fuzz-corpus
 
 # Benchmarks: a separate package (Tools/Benchmarks), release builds. QUICK=1 for a smoke run.
-bench: deps
+# A full run covers SQLCipher 3.4.1 (the system's), SQLCipher 4.6.1 and GRDB, and writes
+# BENCHMARKS.md; SQLCIPHER=4 runs the CipherStore workloads on SQLCipher 4.6.1 alone.
+bench: deps sqlcipher4
 	@./Tools/scripts/install-dependencies.sh libsqlite3-dev
-	QUICK=$(QUICK) ./Tools/Benchmarks/run.sh
+	QUICK=$(QUICK) SQLCIPHER=$(SQLCIPHER) ./Tools/Benchmarks/run.sh
 
 clean:
-	rm -rf .build .build-tsan .build-asan .build-sqlcipher4 .build-fuzz-corpus Tools/Benchmarks/.build Tools/Fuzz/.build-fuzz
+	rm -rf .build .build-tsan .build-asan .build-sqlcipher4 .build-fuzz-corpus Tools/Benchmarks/.build Tools/Benchmarks/.build-sqlcipher4 Tools/Fuzz/.build-fuzz
