@@ -92,6 +92,66 @@ import Testing
         #expect(result.count >= before)
     }
 
+    /// Two key changes of one file at once: the one that waited for the lock while the other
+    /// replaced the file is refused — it must not convert the replaced file (gone, or kept as
+    /// a backup) and put it back over the other's result — and the file opens with the key the
+    /// other one reported.
+    @Test(arguments: [false, true])
+    func aKeyChangeThatWaitedWhileAnotherReplacedTheFileIsRefused(keepingBackup: Bool) throws {
+        let path = directory.path("twice-\(keepingBackup).db")
+        try makeEncrypted(path).close()
+        let (oldKey, firstKey) = (self.oldKey, self.newKey)
+        let secondKey = try DatabaseKey.rawKey(hex: String(repeating: "3c", count: 32))
+        // The first change stops at its first progress report, holding the lock, until the
+        // second one is waiting for it.
+        let holdOnce = DispatchSemaphore(value: 0), holding = DispatchSemaphore(value: 0), resume = DispatchSemaphore(value: 0)
+        holdOnce.signal()  // (a semaphore made with a count above 0 must not end below it)
+        let first = Outcome(), second = Outcome()
+        let holdingOptions = ConversionOptions(progress: { _ in
+            guard holdOnce.wait(timeout: .now()) == .success else { return }
+            holding.signal()
+            resume.wait()
+        })
+        let backup = keepingBackup ? path + ".bak" : nil
+        DispatchQueue(label: "first").async {
+            first.set(Result { try DatabaseMaintenance.changeKey(path: path, oldKey: oldKey, newKey: firstKey,
+                                                                  to: .inPlace(backup: backup), options: holdingOptions) })
+        }
+        holding.wait()
+        DispatchQueue(label: "second").async {
+            second.set(Result { try DatabaseMaintenance.changeKey(path: path, oldKey: oldKey, newKey: secondKey, to: .inPlace(),
+                                                                   options: ConversionOptions(busyTimeout: 10)) })
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        resume.signal()
+        #expect(throws: Never.self) { try first.wait().get() }
+        #expect {
+            try second.wait().get()
+        } throws: { error in
+            guard case ConversionError.databaseInUse(_, let detail)? = error as? ConversionError else { return false }
+            return detail.contains("another conversion replaced it")
+        }
+        #expect(try rows(path, key: firstKey) == ["first"])
+        if let backup { #expect(try rows(backup, key: oldKey) == ["first"]) }
+    }
+
+    /// A conversion's result, handed from the thread that ran it.
+    private final class Outcome: @unchecked Sendable {
+        // @unchecked Sendable: `value` is written once before `done` is signalled, read after.
+        private var value: Result<ConversionReport, any Error>?
+        private let done = DispatchSemaphore(value: 0)
+
+        func set(_ result: Result<ConversionReport, any Error>) {
+            value = result
+            done.signal()
+        }
+
+        func wait() -> Result<ConversionReport, any Error> {
+            done.wait()
+            return value!
+        }
+    }
+
     @Test func aFailedInPlaceConversionLeavesAWALSourceInWALMode() throws {
         let path = directory.path("wal.db")
         try makeEncrypted(path, journalMode: .wal).close()

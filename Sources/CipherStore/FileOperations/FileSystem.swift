@@ -71,9 +71,16 @@ enum FileSystem {
 
     /// Whether two paths name the same file: through symlinks and hard links alike.
     static func isSameFile(_ first: String, _ second: String) -> Bool {
-        var a = stat(), b = stat()
-        guard stat(first, &a) == 0, stat(second, &b) == 0 else { return false }
-        return a.st_dev == b.st_dev && a.st_ino == b.st_ino
+        guard let a = identity(first) else { return false }
+        return a == identity(second)
+    }
+
+    /// The device and inode a path names now (through symlinks); `nil` when it does not exist.
+    /// Two equal identities are the same file.
+    static func identity(_ path: String) -> [UInt64]? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return [UInt64(status.st_dev), UInt64(status.st_ino)]
     }
 
     /// The directory holding a path ("." for a bare file name).

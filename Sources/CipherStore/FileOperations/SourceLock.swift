@@ -12,6 +12,8 @@
 ///   so a WAL source is first switched to rollback-journal mode, which SQLite allows only when
 ///   no other connection has the file open — in this process or another. If one does, the
 ///   conversion is refused. On failure the source is switched back to WAL mode.
+///   A conversion that waited for the lock while another one replaced the file is refused
+///   too: it would otherwise convert the replaced file and put it back over the other's result.
 final class SourceLock {
     let connection: Connection
     /// Whether the source was in WAL mode when the conversion started.
@@ -28,8 +30,17 @@ final class SourceLock {
     ///   - open: opens a connection to the source, read-only or not.
     init(path: String, forReplacement: Bool, open: (_ readOnly: Bool) throws -> Connection) throws {
         self.path = path
+        // Taken before the open: if the path names another file once the lock is held, the
+        // file opened may be one that another conversion replaced meanwhile (its start
+        // overwritten, see ReplacedFile, or kept as a backup).
+        let opened = FileSystem.identity(path)
+        let replacedMeanwhile = { forReplacement && FileSystem.identity(path) != opened }
         isReadOnly = !forReplacement && !FileSystem.isWritableDatabase(path)
-        connection = try open(isReadOnly)
+        do {
+            connection = try open(isReadOnly)
+        } catch where replacedMeanwhile() {
+            throw Self.replaced(path)
+        }
         let mode: String
         do {
             mode = try connection.fetchScalar(String.self, sql: "PRAGMA journal_mode") ?? "delete"
@@ -41,10 +52,16 @@ final class SourceLock {
         do {
             if forReplacement && wasWAL { try leaveWAL() }
             try begin()
+            if replacedMeanwhile() { throw Self.replaced(path) }
         } catch {
             release(restoring: true)
-            throw error
+            throw replacedMeanwhile() ? Self.replaced(path) : error
         }
+    }
+
+    /// The file at `path` was replaced (by another conversion) while this one waited for its lock.
+    private static func replaced(_ path: String) -> ConversionError {
+        .databaseInUse(path: path, detail: "another conversion replaced it while this one waited for it; check which key opens it now with `cipherstore verify` before converting it again")
     }
 
     /// Switches the source out of WAL mode; SQLite checkpoints and removes the log and its index.
