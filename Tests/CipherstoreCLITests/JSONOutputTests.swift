@@ -148,6 +148,29 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: workspace.path("o.db")))
     }
 
+    /// Arguments the parser cannot read, and those refused before it runs, get the failure
+    /// object too; help stays text.
+    @Test func commandLinesThatCannotBeReadAreRefusedAsJSON() throws {
+        let cases: [(arguments: [String], command: String, says: String)] = [
+            (["verify", source, "--bogus", "--json"], "verify", "--bogus"),
+            (["keys", "add", "--json"], "keys add", "Missing expected argument"),
+            (["encrypt", "--json", "-odd.db"], "encrypt", "./-odd.db"),
+            (["rekey", "", "--json"], "rekey", "empty"),
+        ]
+        for (arguments, command, says) in cases {
+            let result = try CLI.run(arguments)
+            try expectFailure(result, command: command, kind: "usage", status: 64)
+            let json = try object(result)
+            #expect(json["path"] is NSNull, "\(json)")
+            let message = (json["error"] as? [String: Any])?["message"] as? String ?? ""
+            #expect(message.contains(says), "\(json)")
+        }
+        // Without --json, text only; --help prints its text and exits 0.
+        #expect(try CLI.run(["verify", source, "--bogus"]).output.isEmpty)
+        let help = try CLI.run(["verify", "--help", "--json"])
+        #expect(help.status == 0 && help.output.contains("USAGE"), "\(help.output)")
+    }
+
     @Test func theREADMEShowsTheFieldsThereAre() throws {
         let readme = try String(contentsOf: ReadmeExampleTests.root.appendingPathComponent("README.md"), encoding: .utf8)
         let start = try #require(readme.range(of: "```json\n"))

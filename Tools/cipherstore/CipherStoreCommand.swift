@@ -26,14 +26,37 @@ struct CipherStoreCommand: ParsableCommand {
         Interruption.install()
         let arguments = Array(CommandLine.arguments.dropFirst())
         if let problem = DashedArguments.problem(in: arguments) {
-            CommandRunner.report(problem)
-            Self.exit(withError: ExitCode(64))
+            usageError(problem, arguments: arguments)
         }
         // No path, SQL or option value can be empty; an unset shell variable is the usual cause.
         if arguments.contains("") {
-            CommandRunner.report("An argument is empty (''): no path, SQL or option value can be. Nothing was done. Check for an unset shell variable, such as \"$DB\".")
-            Self.exit(withError: ExitCode(64))
+            usageError("An argument is empty (''): no path, SQL or option value can be. Nothing was done. Check for an unset shell variable, such as \"$DB\".",
+                       arguments: arguments)
         }
-        main(arguments)
+        var command: ParsableCommand
+        do {
+            command = try parseAsRoot(arguments)
+        } catch {
+            // Help and --version are "errors" that exit 0; real usage errors honour --json.
+            let code = exitCode(for: error)
+            if code != .success, JSONOutput.isRequested(in: arguments) {
+                JSONOutput.usageFailure(arguments: arguments, message: fullMessage(for: error), exitCode: code.rawValue)
+            }
+            exit(withError: error)
+        }
+        do {
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    /// Reports a usage error (exit 64): on standard error, and as `--json`'s failure object when asked.
+    private static func usageError(_ message: String, arguments: [String]) -> Never {
+        CommandRunner.report(message)
+        if JSONOutput.isRequested(in: arguments) {
+            JSONOutput.usageFailure(arguments: arguments, message: message, exitCode: 64)
+        }
+        Self.exit(withError: ExitCode(64))
     }
 }

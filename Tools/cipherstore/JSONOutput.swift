@@ -46,6 +46,29 @@ struct JSONOutput {
         ])
     }
 
+    /// Whether `--json` is among the arguments (before a `--`, after which every argument is a
+    /// name).
+    static func isRequested(in arguments: [String]) -> Bool {
+        arguments.prefix { $0 != "--" }.contains("--json")
+    }
+
+    /// The failure object for arguments that could not be read (a usage error): `command` is
+    /// the subcommand words given (`verify`, `keys add`), `path` is `null`, as which argument
+    /// is the path is not known.
+    static func usageFailure(arguments: [String], message: String, exitCode: Int32) {
+        var words: [String] = []
+        for argument in arguments.prefix(while: { $0 != "--" }) where !argument.hasPrefix("-") {
+            guard words.isEmpty || words == ["keys"] else { break }
+            words.append(argument)
+        }
+        print([
+            "ok": false,
+            "command": words.joined(separator: " "),
+            "path": NSNull(),
+            "error": ["kind": "usage", "message": message, "exitCode": Int(exitCode)] as [String: Any],
+        ])
+    }
+
     /// One object on one line, keys sorted so the output is stable.
     static func text(_ object: [String: Any]) -> String {
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else {
