@@ -14,10 +14,12 @@ extension KeySlots {
     public static func addPassphrase(path: String, existing: Passphrase, new: Passphrase, label: String = "passphrase",
                                      kdf: KeySlotKDF = .default) throws -> KeySlotInfo {
         try validate(label: label)
+        let derivation = try kdf.resolve()
         return try modify(path) { state in
+            let newKey = BackgroundSlotKey(secret: new.bytes, derivation: derivation)
+            defer { newKey.finish() }
             let opened = try state.unlock(existing)
-            let derivation = try kdf.resolve()
-            return try add(to: state, dataKey: opened.dataKey, kind: .passphrase, derivation: derivation, secret: new.bytes, label: label)
+            return try add(to: state, dataKey: opened.dataKey, kind: .passphrase, key: try newKey.key(for: derivation), label: label)
         }
     }
 
@@ -30,8 +32,10 @@ extension KeySlots {
         return try modify(path) { state in
             let opened = try state.unlock(existing)
             let (secret, text) = RecoveryKey.generate()
-            let slot = try add(to: state, dataKey: opened.dataKey, kind: .recoveryKey,
-                               derivation: KeyDerivation(algorithm: .hkdfSHA256, parameters: (0, 0, 0)), secret: secret, label: label)
+            let key = try secret.withUnsafeBytes {
+                try SlotSealer.newKey(secret: $0, derivation: KeyDerivation(algorithm: .hkdfSHA256, parameters: (0, 0, 0)))
+            }
+            let slot = try add(to: state, dataKey: opened.dataKey, kind: .recoveryKey, key: key, label: label)
             return NewRecoveryKey(slot: slot, text: text)
         }
     }
@@ -66,7 +70,8 @@ extension KeySlots {
     /// which is written, read back from disk and opened, and only then is the old slot removed.
     /// Every other slot the old passphrase opens is removed too. The database is not touched,
     /// so it takes the same time whatever its size: a key derivation per passphrase slot to
-    /// find the old passphrase's slots, one for the new passphrase.
+    /// find the old passphrase's slots, and one for the new passphrase, run on another thread
+    /// meanwhile (with one passphrase slot, a change waits for about one derivation).
     ///
     /// Given a recovery key as `old` (a forgotten passphrase), the recovery key is kept and the
     /// new passphrase gets a slot of its own, labelled "passphrase"; nothing is removed (remove
@@ -81,15 +86,22 @@ extension KeySlots {
     /// - Throws: ``CipherStoreError/wrongKey(path:)``, ``KeySlotError``.
     @discardableResult
     public static func changePassphrase(path: String, from old: Passphrase, to new: Passphrase, kdf: KeySlotKDF? = nil) throws -> KeySlotInfo {
-        try modify(path) { state in
+        let given = try kdf?.resolve()
+        return try modify(path) { state in
+            // The new key is derived while the old passphrase's slot is found, with the
+            // parameters given or, most likely kept, those of the database's first passphrase
+            // slot (usually its only one).
+            let likely = given ?? state.file.slots(forDatabaseSalt: state.databaseSalt).first { $0.kind == .passphrase }?.derivation
+            let newKey = likely.map { BackgroundSlotKey(secret: new.bytes, derivation: $0) }
+            defer { newKey?.finish() }
             let opened = try state.unlock(old)
+            let derivation = opened.slot.kind == .recoveryKey ? try given ?? KeySlotKDF.default.resolve() : given ?? opened.slot.derivation
+            let key = try newKey?.key(for: derivation)
+                ?? new.bytes.withUnsafeBytes { try SlotSealer.newKey(secret: $0, derivation: derivation) }
             if opened.slot.kind == .recoveryKey {
-                return try add(to: state, dataKey: opened.dataKey, kind: .passphrase,
-                               derivation: try (kdf ?? .default).resolve(), secret: new.bytes, label: "passphrase")
+                return try add(to: state, dataKey: opened.dataKey, kind: .passphrase, key: key, label: "passphrase")
             }
-            let added = try add(to: state, dataKey: opened.dataKey, kind: opened.slot.kind,
-                                derivation: try kdf?.resolve() ?? opened.slot.derivation,
-                                secret: new.bytes, label: opened.slot.label)
+            let added = try add(to: state, dataKey: opened.dataKey, kind: opened.slot.kind, key: key, label: opened.slot.label)
             // The new slot is on disk and opens: now the old one can go, with any other slot
             // the old passphrase opens (left by an interrupted change), so that it opens none.
             // The slot just opened is known: only the others need a derivation each.
@@ -113,20 +125,19 @@ extension KeySlots {
         }
     }
 
-    /// Appends a slot for `secret`, writes the file and checks the slot read back from disk.
+    /// Appends a slot wrapping `dataKey` under `key`, writes the file and checks the slot read
+    /// back from disk.
     private static func add(to state: SlotState, dataKey: SecureBytes, kind: KeySlotFile.Slot.Kind,
-                            derivation: KeyDerivation, secret: SecureBytes, label: String) throws -> KeySlotInfo {
+                            key: SlotSealer.NewSlotKey, label: String) throws -> KeySlotInfo {
         var file = state.file
         guard file.slots.count < KeySlotFile.maximumSlots else {
             throw KeySlotError.tooManySlots(path: state.slotPath, maximum: KeySlotFile.maximumSlots)
         }
-        let (slot, wrappingKey) = try secret.withUnsafeBytes {
-            try SlotSealer.seal(dataKey, into: file, id: file.nextSlotID, kind: kind, derivation: derivation,
-                                secret: $0, databaseSalt: state.databaseSalt, label: label)
-        }
+        let slot = try SlotSealer.seal(dataKey, into: file, id: file.nextSlotID, kind: kind, key: key,
+                                       databaseSalt: state.databaseSalt, label: label)
         file.slots.append(slot)
         try KeySlotStore.replace(state.slotPath, with: file)
-        try SlotSealer.checkReadBack(state.slotPath, database: state.databasePath, slotID: slot.id, wrappingKey: wrappingKey, dataKey: dataKey)
+        try SlotSealer.checkReadBack(state.slotPath, database: state.databasePath, slotID: slot.id, wrappingKey: key.wrappingKey, dataKey: dataKey)
         return KeySlotInfo(slot, currentSalt: state.databaseSalt)
     }
 }

@@ -47,12 +47,11 @@ extension KeySlots {
             file.slots.removeAll { $0.databaseSalt != state.databaseSalt }
             var added: [(id: Int, wrappingKey: SymmetricKey)] = []
             for (slot, secret) in kept {
-                let (sealed, wrappingKey) = try secret.withUnsafeBytes {
-                    try SlotSealer.seal(newKey, into: file, id: file.nextSlotID, kind: slot.kind, derivation: slot.derivation,
-                                        secret: $0, databaseSalt: newSalt, label: slot.label)
-                }
+                let key = try secret.withUnsafeBytes { try SlotSealer.newKey(secret: $0, derivation: slot.derivation) }
+                let sealed = try SlotSealer.seal(newKey, into: file, id: file.nextSlotID, kind: slot.kind, key: key,
+                                                 databaseSalt: newSalt, label: slot.label)
                 file.slots.append(sealed)
-                added.append((sealed.id, wrappingKey))
+                added.append((sealed.id, key.wrappingKey))
             }
             try KeySlotStore.replace(state.slotPath, with: file)
             for (id, wrappingKey) in added {

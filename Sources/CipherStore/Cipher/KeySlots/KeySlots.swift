@@ -129,13 +129,12 @@ public enum KeySlots {
         }
         let salt = randomBytes(16)
         var file = KeySlotFile(fileID: randomBytes(16), slots: [])
-        let (slot, wrappingKey) = try passphrase.bytes.withUnsafeBytes {
-            try SlotSealer.seal(dataKey, into: file, id: 1, kind: .passphrase, derivation: derivation, secret: $0, databaseSalt: salt, label: label)
-        }
+        let key = try passphrase.bytes.withUnsafeBytes { try SlotSealer.newKey(secret: $0, derivation: derivation) }
+        let slot = try SlotSealer.seal(dataKey, into: file, id: 1, kind: .passphrase, key: key, databaseSalt: salt, label: label)
         file.slots = [slot]
         try KeySlotStore.create(slotPath, with: file)
         do {
-            try SlotSealer.checkReadBack(slotPath, database: path, slotID: slot.id, wrappingKey: wrappingKey, dataKey: dataKey)
+            try SlotSealer.checkReadBack(slotPath, database: path, slotID: slot.id, wrappingKey: key.wrappingKey, dataKey: dataKey)
             let key = try dataKey.withUnsafeBytes { try DatabaseKey.rawKey($0, salt: salt) }
             _ = try convert(key)
         } catch {

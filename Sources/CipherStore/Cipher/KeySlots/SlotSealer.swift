@@ -4,22 +4,34 @@ import Foundation
 /// Wraps the data key into a slot (AES-256-GCM under the derived key, the slot's fields as
 /// associated data) and unwraps it.
 enum SlotSealer {
-    /// A new slot holding `dataKey`, and the wrapping key derived for it (kept to check the
-    /// read-back without a second derivation).
+    /// The key that wraps the data key in a new slot: how it was derived, the slot's fresh KDF
+    /// salt, and the derived key (kept to check the read-back without a second derivation).
+    struct NewSlotKey: Sendable {
+        let derivation: KeyDerivation
+        let kdfSalt: [UInt8]
+        let wrappingKey: SymmetricKey
+    }
+
+    /// Derives a new slot's wrapping key from `secret`, with a fresh random KDF salt.
+    /// - Throws: ``KeySlotError/invalidKDF(reason:)``.
+    static func newKey(secret: UnsafeRawBufferPointer, derivation: KeyDerivation) throws -> NewSlotKey {
+        let kdfSalt = KeySlots.randomBytes(32)
+        return NewSlotKey(derivation: derivation, kdfSalt: kdfSalt, wrappingKey: try derivation.deriveKey(from: secret, salt: kdfSalt))
+    }
+
+    /// A new slot holding `dataKey`, wrapped under `key`.
     static func seal(_ dataKey: SecureBytes, into file: KeySlotFile, id: Int, kind: KeySlotFile.Slot.Kind,
-                     derivation: KeyDerivation, secret: UnsafeRawBufferPointer, databaseSalt: [UInt8],
-                     label: String) throws -> (KeySlotFile.Slot, SymmetricKey) {
+                     key: NewSlotKey, databaseSalt: [UInt8], label: String) throws -> KeySlotFile.Slot {
         var slot = KeySlotFile.Slot(
-            id: id, kind: kind, derivation: derivation, kdfSalt: KeySlots.randomBytes(32), databaseSalt: databaseSalt,
+            id: id, kind: kind, derivation: key.derivation, kdfSalt: key.kdfSalt, databaseSalt: databaseSalt,
             created: Int64(Date().timeIntervalSince1970), label: label, nonce: [], sealedKey: [])
-        let wrappingKey = try derivation.deriveKey(from: secret, salt: slot.kdfSalt)
         let nonce = AES.GCM.Nonce()
         let box = try dataKey.withUnsafeBytes {
-            try AES.GCM.seal($0, using: wrappingKey, nonce: nonce, authenticating: file.associatedData(for: slot))
+            try AES.GCM.seal($0, using: key.wrappingKey, nonce: nonce, authenticating: file.associatedData(for: slot))
         }
         slot.nonce = Array(nonce)
         slot.sealedKey = Array(box.ciphertext) + Array(box.tag)
-        return (slot, wrappingKey)
+        return slot
     }
 
     /// The data key in `slot`, or `nil` when `wrappingKey` does not open it.
