@@ -97,6 +97,25 @@ import Testing
         } == 2)
     }
 
+    /// A cursor kept beyond its block keeps its connection open: the change is refused as
+    /// such, the file keeps its key, and the pool goes on; once released, the change runs.
+    @Test func aCursorKeptBeyondItsBlockStopsTheChangeWithAClearError() throws {
+        let pool = try makePool()
+        var kept: RowCursor? = try pool.write { try $0.fetchCursor(sql: "SELECT n FROM t") }
+        #expect(throws: CipherStoreError.statementsStillAlive) { try pool.changeKey(to: .passphrase("new passphrase")) }
+        #expect("\(CipherStoreError.statementsStillAlive)".contains("Release it"))
+        #expect(try kept?.next()?.value(Int.self, at: 0) == 1)
+        try pool.write { try $0.execute(sql: "INSERT INTO t VALUES (2)") }
+        #expect(try pool.read { try $0.fetchScalar(Int.self, sql: "SELECT count(*) FROM t") } == 2)
+        #expect(try DatabaseQueue(path: path, key: .passphrase("old passphrase")).read {
+            try $0.fetchScalar(Int.self, sql: "SELECT count(*) FROM t")
+        } == 2)
+        kept = nil
+        try pool.changeKey(to: .passphrase("new passphrase"))
+        #expect(try pool.read { try $0.fetchScalar(Int.self, sql: "SELECT count(*) FROM t") } == 2)
+        try pool.close()
+    }
+
     @Test func anObservationGoesOnAcrossAKeyChange() async throws {
         let pool = try makePool()
         var values = pool.observe { try $0.fetchScalar(Int.self, sql: "SELECT count(*) FROM t") ?? -1 }.makeAsyncIterator()

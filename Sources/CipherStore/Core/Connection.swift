@@ -183,8 +183,8 @@ public final class Connection {
     /// A statement or cursor made from the connection keeps it open: while one is alive,
     /// `close()` fails and the connection (and the statement) stay usable.
     ///
-    /// - Throws: ``DatabaseError`` (`SQLITE_BUSY`) when statements or cursors made from this
-    ///   connection are still alive; release them and close again.
+    /// - Throws: ``CipherStoreError/statementsStillAlive`` when statements or cursors made from
+    ///   this connection are still alive; release them and close again.
     public func close() throws {
         statementCache.removeAll()
         try handle.close()

@@ -50,13 +50,14 @@ final class ConnectionHandle {
     }
 
     /// Closes the handle now. Closing a closed handle does nothing.
-    /// - Throws: ``DatabaseError`` (`SQLITE_BUSY`) while statements are still alive.
+    /// - Throws: ``CipherStoreError/statementsStillAlive`` while statements are still alive.
     func close() throws {
         guard !isClosed else { return }
         let code = sqlite3_close(rawPointer)
         guard code == SQLITE_OK else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code),
-                                message: "statements or cursors of this connection are still alive; release them, then close again")
+            // SQLITE_BUSY here means unfinalized statements, not a lock.
+            if code == SQLITE_BUSY { throw CipherStoreError.statementsStillAlive }
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "closing the connection failed")
         }
         isClosed = true
     }

@@ -36,6 +36,9 @@ public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatabl
     case invalidConfiguration(reason: String)
     /// The connection (or its queue) was used after ``Connection/close()``.
     case connectionClosed
+    /// The connection could not close: a ``Statement`` or cursor made on it is still alive,
+    /// kept beyond the block that made it. The connection stays open and usable.
+    case statementsStillAlive
 
     public var description: String {
         switch self {
@@ -70,6 +73,8 @@ public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatabl
             return "Invalid configuration: \(reason)"
         case .connectionClosed:
             return "The connection is closed and cannot be used any more. Open a new Connection, DatabaseQueue or DatabasePool on the database."
+        case .statementsStillAlive:
+            return "The connection cannot close: a statement or cursor made on it is still alive (kept beyond the block that made it). Nothing was closed and nothing changed. Release it (let it go out of scope, or set it to nil), then retry."
         }
     }
 

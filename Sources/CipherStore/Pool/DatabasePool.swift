@@ -351,7 +351,7 @@ public final class DatabasePool: DatabaseWriter {
     /// Waits for the running blocks, then closes every connection. Later use throws
     /// ``CipherStoreError/connectionClosed``; closing again does nothing.
     /// - Throws: ``CipherStoreError/reentrantQueueAccess`` from inside a block of this pool, or
-    ///   ``DatabaseError`` (`SQLITE_BUSY`) when statements or cursors made from one of its
+    ///   ``CipherStoreError/statementsStillAlive`` when statements or cursors made from one of its
     ///   connections are still alive (that connection stays open until the pool is released).
     public func close() throws {
         let chain = try QueueChain.enter(ObjectIdentifier(identity))

@@ -159,8 +159,8 @@ public final class DatabaseQueue: DatabaseWriter {
 
     /// Closes the connection. Later use of the connection throws
     /// ``CipherStoreError/connectionClosed``; closing again does nothing.
-    /// - Throws: ``DatabaseError`` (`SQLITE_BUSY`) while statements or cursors made from the
-    ///   connection are still alive.
+    /// - Throws: ``CipherStoreError/statementsStillAlive`` while statements or cursors made
+    ///   from the connection are still alive.
     public func close() throws {
         try inDatabase { db in
             observations.finishAll()
