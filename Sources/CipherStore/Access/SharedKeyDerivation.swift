@@ -21,6 +21,13 @@ enum SharedKeyDerivation {
     static func rawKeyWithSalt(for passphrase: DatabaseKey, path: String, cipher: CipherSettings) throws -> DatabaseKey? {
         guard passphrase.kind == .passphrase, (cipher.plaintextHeaderSize ?? 0) == 0 else { return nil }
         guard let salt = try salt(path: path) else { return nil }
+        return try rawKeyWithSalt(for: passphrase, salt: salt, cipher: cipher)
+    }
+
+    /// The key SQLCipher would derive from `passphrase` for a file with this salt, with the
+    /// salt; `nil` for a key that is not a passphrase or settings with a plaintext header.
+    static func rawKeyWithSalt(for passphrase: DatabaseKey, salt: [UInt8], cipher: CipherSettings) throws -> DatabaseKey? {
+        guard passphrase.kind == .passphrase, (cipher.plaintextHeaderSize ?? 0) == 0, salt.count == 16 else { return nil }
         let newerDefaults = SQLCipherLibrary.sqlcipherMajorVersion >= 4
         let iterations = cipher.kdfIterations ?? (newerDefaults ? 256_000 : 64_000)
         let hash: KDF.Insecure.PBKDF2.HashFunction

@@ -42,11 +42,11 @@ extension CipherSettings {
         return settings
     }
 
-    /// The 16-byte KDF salt of the main database of `db` (`PRAGMA cipher_salt`): what a file
-    /// with a plaintext header must be reopened with (``salt``). `nil` when `db` is not
-    /// encrypted or the linked SQLCipher is 3.x, which cannot report it.
+    /// The 16-byte KDF salt of a database of `db` (`PRAGMA cipher_salt`), by default its main
+    /// one: what a file with a plaintext header must be reopened with (``salt``). `nil` when
+    /// that database is not encrypted or the linked SQLCipher is 3.x, which cannot report it.
     public static func salt(in db: Connection, schema: String = "main") throws -> [UInt8]? {
-        guard db.isEncrypted, SQLCipherLibrary.sqlcipherMajorVersion >= 4,
+        guard schema != "main" || db.isEncrypted, SQLCipherLibrary.sqlcipherMajorVersion >= 4,
               let hex = try db.fetchScalar(String.self, sql: "PRAGMA " + Connection.quoteIdentifier(schema) + ".cipher_salt"),
               hex.utf8.count == 32 else { return nil }
         var bytes: [UInt8] = []

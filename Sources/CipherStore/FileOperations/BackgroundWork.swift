@@ -3,7 +3,8 @@ import Foundation
 
 /// Work started on another thread and collected later. A conversion overlaps independent
 /// steps on a second core: counting the source's rows while the export runs, syncing the
-/// result while a fresh connection checks it.
+/// result while a fresh connection checks it; a key-slot change derives the new key while the
+/// old one is checked.
 ///
 /// Always collect the value (or let ``wait()`` run in a `defer`), so no work outlives the
 /// conversion that started it.

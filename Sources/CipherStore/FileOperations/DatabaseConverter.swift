@@ -11,7 +11,7 @@ struct DatabaseConverter: Sendable {
     }
 
     let sourcePath: String
-    let source: Side
+    private(set) var source: Side
     private(set) var target: Side
     let destination: OutputDestination
     let options: ConversionOptions
@@ -46,15 +46,30 @@ struct DatabaseConverter: Sendable {
         let removedLeftovers = TemporaryFiles.removeLeftovers(for: outputPath)
         try checkCancelled()
 
-        // Keeps writers out from the first read to the final rename (see SourceLock).
-        let lock = try SourceLock(path: sourcePath, forReplacement: isInPlace) { readOnly in
-            try openSource(readOnly: readOnly)
+        // Keeps writers out from the first read to the final rename (see SourceLock). The
+        // source's connections (the lock's, the exporter's, the snapshot's) share one
+        // stretching of a passphrase; when the key derived here does not open the file (other
+        // KDF settings than the ones assumed, or a wrong passphrase), the passphrase is used.
+        var converter = self
+        let derivedSourceKey = try source.key.flatMap {
+            try SharedKeyDerivation.rawKeyWithSalt(for: $0, path: sourcePath, cipher: source.cipher)
+        }
+        if let derivedSourceKey { converter.source = Side(key: derivedSourceKey, cipher: source.cipher) }
+        let lock: SourceLock
+        do {
+            lock = try SourceLock(path: sourcePath, forReplacement: isInPlace) { [converter] readOnly in
+                try converter.openSource(readOnly: readOnly)
+            }
+        } catch CipherStoreError.wrongKey where derivedSourceKey != nil {
+            converter.source = source
+            lock = try SourceLock(path: sourcePath, forReplacement: isInPlace) { [converter] readOnly in
+                try converter.openSource(readOnly: readOnly)
+            }
         }
         var replaced = false
         defer { lock.release(restoring: !replaced) }
         try DatabaseMaintenance.checkWholePages(lock.connection, path: sourcePath)
-        var converter = self
-        converter.target = Side(key: target.key, cipher: try settledTargetCipher(lock.connection))
+        converter.target = Side(key: target.key, cipher: try converter.settledTargetCipher(lock.connection))
 
         let temporaryPath = TemporaryFiles.path(for: outputPath)
         do {
@@ -221,26 +236,36 @@ struct DatabaseConverter: Sendable {
         let converter = self
         let sourceCapture = BackgroundWork { try converter.captureSource() }
         defer { sourceCapture.wait() }
-        try export(exporter, into: temporaryPath)
+        let derivedTargetKey = try export(exporter, into: temporaryPath)
+        defer { derivedTargetKey?.wait() }
         let sourceSnapshot = try sourceCapture.value()
         try finishAndCheck(exporter, like: sourceSnapshot, journalMode: journalMode)
-        return try verifyWrittenFile(temporaryPath, against: sourceSnapshot)
+        return try verifyWrittenFile(temporaryPath, against: sourceSnapshot, derivedKey: derivedTargetKey)
     }
 
     /// Attaches `temporaryPath` to `exporter` with the target key and settings and copies the
     /// source into it with `sqlcipher_export`, reporting progress.
-    private func export(_ exporter: Connection, into temporaryPath: String) throws {
+    ///
+    /// - Returns: for a passphrase on SQLCipher 4 (which reports the salt it chose for the
+    ///   result), the key derived from it for that salt, computed on another thread during
+    ///   the copy, for the verifying connection (see ``verifyWrittenFile(_:against:derivedKey:)``).
+    private func export(_ exporter: Connection, into temporaryPath: String) throws -> BackgroundWork<DatabaseKey?>? {
         let autoVacuum = try exporter.fetchScalar(Int.self, sql: "PRAGMA main.auto_vacuum") ?? 0
         let schema = Self.targetSchema
         // With a keyed main database, ATTACH without KEY would reuse the main key: an empty
         // KEY makes the target plaintext. The target's own key goes through sqlite3_key_v2.
         let plaintextClause = (target.key == nil && source.key != nil) ? " KEY ''" : ""
         try exporter.execute(sql: "ATTACH DATABASE ? AS \(schema)\(plaintextClause)", arguments: [DatabaseLocation.sqliteFilePath(temporaryPath)])
+        var derivedKey: BackgroundWork<DatabaseKey?>?
         if let key = target.key {
             try key.withKeyBytes { bytes in
                 try exporter.handle.check(sqlite3_key_v2(exporter.handle.pointer, schema, bytes.baseAddress, Int32(bytes.count)))
             }
             try exporter.applyCipherSettings(target.cipher, database: schema)
+            if key.kind == .passphrase, let salt = try CipherSettings.salt(in: exporter, schema: schema) {
+                let cipher = target.cipher
+                derivedKey = BackgroundWork { try SharedKeyDerivation.rawKeyWithSalt(for: key, salt: salt, cipher: cipher) }
+            }
         } else if let pageSize = target.cipher.pageSize {
             // Validated as a power of two from 512 to 65536.
             try exporter.execute(sql: "PRAGMA \(schema).page_size = \(pageSize)")
@@ -266,6 +291,7 @@ struct DatabaseConverter: Sendable {
         }
         try checkCancelled()
         report(.verifying, written: FileSystem.size(temporaryPath))
+        return derivedKey
     }
 
     /// Sets what `sqlcipher_export` leaves at its defaults, runs the integrity check on the
@@ -282,7 +308,14 @@ struct DatabaseConverter: Sendable {
 
     /// Opens the written file on a fresh connection with the target key and compares it with
     /// the source, while another thread syncs it.
-    private func verifyWrittenFile(_ temporaryPath: String, against sourceSnapshot: DatabaseSnapshot) throws -> VerificationReport {
+    ///
+    /// With `derivedKey` (a passphrase stretched here, for the salt SQLCipher chose), the
+    /// connection opens with that key first: it opens only if it is the very key SQLCipher
+    /// derived from the passphrase when it wrote the file (the first page's HMAC), so the
+    /// passphrase opens the file too, and the open costs no second stretching. If it does not
+    /// open, the passphrase is used.
+    private func verifyWrittenFile(_ temporaryPath: String, against sourceSnapshot: DatabaseSnapshot,
+                                   derivedKey: BackgroundWork<DatabaseKey?>?) throws -> VerificationReport {
         let expectedKind: DatabaseFileInfo.Kind = target.key == nil ? .plaintext : .encrypted
         let writtenKind = DatabaseFileInfo.inspect(path: temporaryPath).kind
         guard writtenKind == expectedKind else {
@@ -292,8 +325,9 @@ struct DatabaseConverter: Sendable {
         defer { syncing.wait() }
         let verification: VerificationReport
         do {
-            let check = try Connection(path: temporaryPath, key: target.key,
-                                       configuration: Configuration(cipher: target.key == nil ? .libraryDefaults : target.cipher, foreignKeys: false))
+            let configuration = Configuration(cipher: target.key == nil ? .libraryDefaults : target.cipher, foreignKeys: false)
+            let check = try (try? derivedKey?.value()).flatMap { try? Connection(path: temporaryPath, key: $0, configuration: configuration) }
+                ?? Connection(path: temporaryPath, key: target.key, configuration: configuration)
             defer { try? check.close() }
             let resultSnapshot = try DatabaseSnapshot.capture(check)
             if let difference = sourceSnapshot.difference(from: resultSnapshot) {

@@ -1,5 +1,3 @@
-import Dispatch
-
 /// A new slot's wrapping key, derived on another thread while the calling one opens an existing
 /// slot: adding or changing a passphrase then waits for about one key derivation, not two.
 ///
@@ -11,37 +9,28 @@ import Dispatch
 final class BackgroundSlotKey: Sendable {
     private let secret: SecureBytes
     private let guess: KeyDerivation
-    private let done = DispatchGroup()
-    private let result = Locked<Result<SlotSealer.NewSlotKey, any Error>?>(nil)
+    private let work: BackgroundWork<SlotSealer.NewSlotKey>
 
     /// Starts deriving a wrapping key for `secret` with `derivation`.
     init(secret: SecureBytes, derivation: KeyDerivation) {
         self.secret = secret
         self.guess = derivation
-        done.enter()
-        DispatchQueue.global(qos: .userInitiated).async { [done, result] in
-            let key = Result { try secret.withUnsafeBytes { try SlotSealer.newKey(secret: $0, derivation: derivation) } }
-            result.withLock { $0 = key }
-            done.leave()
-        }
+        work = BackgroundWork { try secret.withUnsafeBytes { try SlotSealer.newKey(secret: $0, derivation: derivation) } }
     }
 
     /// The wrapping key for a slot derived with `derivation`: the background one when it was
     /// derived with those parameters, otherwise one derived now.
     /// - Throws: ``KeySlotError/invalidKDF(reason:)``.
     func key(for derivation: KeyDerivation) throws -> SlotSealer.NewSlotKey {
-        let background = finish()
+        work.wait()
         guard derivation == guess else {
             return try secret.withUnsafeBytes { try SlotSealer.newKey(secret: $0, derivation: derivation) }
         }
-        return try background.get()
+        return try work.value()
     }
 
-    /// Waits for the background derivation and returns its outcome.
-    @discardableResult
-    func finish() -> Result<SlotSealer.NewSlotKey, any Error> {
-        done.wait()
-        // Set before the group was left.
-        return result.withLock { $0! }
+    /// Waits for the background derivation.
+    func finish() {
+        work.wait()
     }
 }
