@@ -216,3 +216,35 @@ extension KeySlotSuites.KeySlotTests {
         #expect(try KeySlotFixture.derivations { _ = try fixture.authors(opening: "first passphrase") } == 1)
     }
 }
+
+extension KeySlotSuites.KeySlotTests {
+    /// A change writes the slot file twice (new slot, then without the old one). An addition
+    /// that opens the file between the two writes must wait for the whole change: otherwise it
+    /// writes back the old slot, or the change drops the added one, while both report success.
+    @Test func anAdditionStartedDuringAChangeWaitsForAllOfIt() throws {
+        let fixture = try KeySlotFixture()
+        // The change derives for this slot between its two writes: slow enough that the
+        // addition starts in between.
+        let slowKDF = KeySlotKDF.scrypt(log2N: 14)
+        try KeySlots.addPassphrase(path: fixture.path, existing: Passphrase("first passphrase"), new: Passphrase("fourth"), kdf: slowKDF)
+        let firstWrite = try #require(FileSystem.identity(fixture.slotPath))
+        let path = fixture.path
+        let changed = DispatchSemaphore(value: 0)
+        let changeResult = Locked<Result<KeySlotInfo, any Error>?>(nil)
+        DispatchQueue.global().async {
+            let result = Result { try KeySlots.changePassphrase(path: path, from: Passphrase("first passphrase"), to: Passphrase("second")) }
+            changeResult.withLock { $0 = result }
+            changed.signal()
+        }
+        // The change's first write gives the slot file a new inode: start the addition then.
+        let deadline = Date().addingTimeInterval(10)
+        while FileSystem.identity(fixture.slotPath) == firstWrite, Date() < deadline { usleep(200) }
+        try KeySlots.addPassphrase(path: path, existing: Passphrase("fourth"), new: Passphrase("third"), kdf: KeySlotFixture.fastKDF)
+        changed.wait()
+        _ = try #require(changeResult.withLock { $0 }).get()
+        #expect(throws: CipherStoreError.wrongKey(path: path)) { try fixture.authors(opening: "first passphrase") }
+        for passphrase in ["second", "third", "fourth"] {
+            #expect(try fixture.authors(opening: passphrase).count == 2, "\(passphrase)")
+        }
+    }
+}

@@ -26,16 +26,44 @@ enum KeySlotStore {
         return try KeySlotFile(parsing: Array(data), path: path)
     }
 
-    /// Replaces the slot file with `file`, atomically and durably.
-    static func replace(_ path: String, with file: KeySlotFile) throws {
+    /// Replaces the slot file with `file`, atomically and durably, inside
+    /// ``withExclusiveLock(_:database:_:)``: the new file is locked before it takes the name,
+    /// so the lock goes on covering the slot file until the whole change is done.
+    static func replace(_ path: String, with file: KeySlotFile, holding lock: HeldLock) throws {
         let temporary = try writeTemporary(file, beside: path)
         do {
+            try lock.lockAlso(temporary)
             try FileSystem.rename(temporary, to: path)
         } catch {
             FileSystem.removeIfPresent(temporary)
             throw error
         }
         try FileSystem.syncDirectory(of: path)
+    }
+
+    /// The slot files (the one locked first, and each written since) that a change holds
+    /// locked until it ends.
+    final class HeldLock {
+        private var descriptors: [Int32] = []
+
+        fileprivate init() {}
+
+        /// Locks the file at `path` (not yet under the slot file's name, so nobody waits for it).
+        fileprivate func lockAlso(_ path: String) throws {
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw FileSystem.ioError("open", path) }
+            descriptors.append(descriptor)
+            guard flock(descriptor, LOCK_EX) == 0 else { throw FileSystem.ioError("flock", path) }
+        }
+
+        fileprivate func adopt(_ descriptor: Int32) {
+            descriptors.append(descriptor)
+        }
+
+        fileprivate func release() {
+            for descriptor in descriptors { close(descriptor) }
+            descriptors.removeAll()
+        }
     }
 
     /// Writes a slot file where none exists; never replaces one.
@@ -51,8 +79,11 @@ enum KeySlotStore {
 
     /// Runs `body` holding an exclusive `flock` on the slot file, so that two processes
     /// changing it take turns. A process that waited re-opens the file if it was replaced
-    /// meanwhile, so it always locks the current one.
-    static func withExclusiveLock<T>(_ path: String, database: String, _ body: () throws -> T) throws -> T {
+    /// meanwhile, so it always locks the current one. Each file `body` writes with
+    /// ``replace(_:with:holding:)`` is locked before it takes the name, so a process that
+    /// opens the slot file in the middle of a change waits for all of it, not only its first
+    /// write.
+    static func withExclusiveLock<T>(_ path: String, database: String, _ body: (HeldLock) throws -> T) throws -> T {
         _ = TemporaryFiles.removeLeftovers(for: path)
         while true {
             let descriptor = open(path, O_RDONLY | O_CLOEXEC)
@@ -60,12 +91,14 @@ enum KeySlotStore {
                 if errno == ENOENT { throw KeySlotError.slotFileMissing(expectedAt: path, database: database) }
                 throw FileSystem.ioError("open", path)
             }
-            defer { close(descriptor) }
+            let lock = HeldLock()
+            lock.adopt(descriptor)
+            defer { lock.release() }
             guard flock(descriptor, LOCK_EX) == 0 else { throw FileSystem.ioError("flock", path) }
             var locked = stat(), current = stat()
             guard fstat(descriptor, &locked) == 0 else { throw FileSystem.ioError("fstat", path) }
             if stat(path, &current) == 0, current.st_ino == locked.st_ino, current.st_dev == locked.st_dev {
-                return try body()
+                return try body(lock)
             }
         }
     }

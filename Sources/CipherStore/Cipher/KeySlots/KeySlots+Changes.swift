@@ -62,7 +62,7 @@ extension KeySlots {
             }
             var file = state.file
             file.slots.removeAll { $0.id == id }
-            try KeySlotStore.replace(state.slotPath, with: file)
+            try state.replaceSlotFile(with: file)
         }
     }
 
@@ -109,7 +109,7 @@ extension KeySlots {
             stale.formUnion(try state.passphraseSlots(openedBy: old, skipping: opened.slot.id).map(\.id))
             var file = try KeySlotStore.read(state.slotPath, database: path)
             file.slots.removeAll { stale.contains($0.id) }
-            try KeySlotStore.replace(state.slotPath, with: file)
+            try state.replaceSlotFile(with: file)
             return added
         }
     }
@@ -120,8 +120,10 @@ extension KeySlots {
     @discardableResult
     static func modify<T>(_ path: String, _ body: (SlotState) throws -> T) throws -> T {
         let slotPath = slotFilePath(forDatabase: path)
-        return try KeySlotStore.withExclusiveLock(slotPath, database: path) {
-            try body(try SlotState.load(database: path))
+        return try KeySlotStore.withExclusiveLock(slotPath, database: path) { lock in
+            var state = try SlotState.load(database: path)
+            state.lock = lock
+            return try body(state)
         }
     }
 
@@ -136,7 +138,7 @@ extension KeySlots {
         let slot = try SlotSealer.seal(dataKey, into: file, id: file.nextSlotID, kind: kind, key: key,
                                        databaseSalt: state.databaseSalt, label: label)
         file.slots.append(slot)
-        try KeySlotStore.replace(state.slotPath, with: file)
+        try state.replaceSlotFile(with: file)
         try SlotSealer.checkReadBack(state.slotPath, database: state.databasePath, slotID: slot.id, wrappingKey: key.wrappingKey, dataKey: dataKey)
         return KeySlotInfo(slot, currentSalt: state.databaseSalt)
     }

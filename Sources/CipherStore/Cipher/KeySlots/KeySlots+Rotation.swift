@@ -53,7 +53,7 @@ extension KeySlots {
                 file.slots.append(sealed)
                 added.append((sealed.id, key.wrappingKey))
             }
-            try KeySlotStore.replace(state.slotPath, with: file)
+            try state.replaceSlotFile(with: file)
             for (id, wrappingKey) in added {
                 try SlotSealer.checkReadBack(state.slotPath, database: path, slotID: id, wrappingKey: wrappingKey, dataKey: newKey)
             }
@@ -67,13 +67,13 @@ extension KeySlots {
             } catch {
                 // The database kept its old key: the new slots would open nothing.
                 file.slots.removeAll { $0.databaseSalt == newSalt }
-                try? KeySlotStore.replace(state.slotPath, with: file)
+                try? state.replaceSlotFile(with: file)
                 throw error
             }
 
             // 3. The old slots go.
             file.slots.removeAll { $0.databaseSalt != newSalt }
-            try KeySlotStore.replace(state.slotPath, with: file)
+            try state.replaceSlotFile(with: file)
             return file.slots.map { KeySlotInfo($0, currentSalt: newSalt) }
         }
     }

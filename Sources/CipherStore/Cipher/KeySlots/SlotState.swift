@@ -7,6 +7,8 @@ struct SlotState {
     let slotPath: String
     let databaseSalt: [UInt8]
     let file: KeySlotFile
+    /// The slot file's lock, for a state loaded to be changed (see ``KeySlots/modify(_:_:)``).
+    var lock: KeySlotStore.HeldLock?
 
     /// A slot that opened, and the data key it holds.
     struct Opened {
@@ -36,7 +38,14 @@ struct SlotState {
         guard let salt = databaseSalt(of: path), !file.slots(forDatabaseSalt: salt).isEmpty else {
             throw KeySlotError.belongsToAnotherDatabase(slotFile: slotPath, database: path)
         }
-        return SlotState(databasePath: path, slotPath: slotPath, databaseSalt: salt, file: file)
+        return SlotState(databasePath: path, slotPath: slotPath, databaseSalt: salt, file: file, lock: nil)
+    }
+
+    /// Replaces the slot file with `file`, keeping it locked (see ``KeySlotStore/replace(_:with:holding:)``).
+    /// Only for a state loaded by ``KeySlots/modify(_:_:)``.
+    func replaceSlotFile(with file: KeySlotFile) throws {
+        guard let lock else { preconditionFailure("the slot file is changed only under its lock") }
+        try KeySlotStore.replace(slotPath, with: file, holding: lock)
     }
 
     /// Opens the first slot of this database that `passphrase` opens, skipping `excluded`.
