@@ -169,6 +169,9 @@ import Testing
         #expect(try CLI.run(["verify", source, "--bogus"]).output.isEmpty)
         let help = try CLI.run(["verify", "--help", "--json"])
         #expect(help.status == 0 && help.output.contains("USAGE"), "\(help.output)")
+        // `help` takes no --json: the parser's text, no JSON object.
+        let helpCommand = try CLI.run(["help", "verify", "--json"])
+        #expect(!helpCommand.output.contains("{") && helpCommand.errorOutput.contains("--json"), "\(helpCommand.output)")
     }
 
     @Test func theREADMEShowsTheFieldsThereAre() throws {

@@ -258,6 +258,39 @@ import Testing
         #expect(opens(first))
     }
 
+    /// With the recovery key as the current key (a forgotten passphrase), the new passphrase is
+    /// added and the old one's slot stays: the command says so, and how to remove it. A
+    /// passphrase that already has a slot is not added again.
+    @Test func aChangeWithTheRecoveryKeySaysTheOldPassphraseStillOpens() throws {
+        try initialise()
+        let recovery = try CLI.run(["keys", "recovery", database, "--key-file", firstFile])
+        let recoveryKey = try #require(recovery.output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .first { $0.count == 47 && $0.split(separator: "-").count == 8 })
+        let recoveryFile = try workspace.keyFile("recovery.txt", recoveryKey + "\n")
+        let change = try CLI.run(["keys", "change", database, "--key-file", recoveryFile, "--new-key-file", secondFile])
+        #expect(change.status == 0, "\(change.errorOutput)")
+        #expect(change.output.contains("Added the new passphrase") && !change.output.contains("Changed"), "\(change.output)")
+        #expect(change.errorOutput.contains("keys remove"), "\(change.errorOutput)")
+        #expect(opens(first) && opens(second) && opens(recoveryKey))
+
+        let again = try CLI.run(["keys", "add", database, "--key-file", firstFile, "--new-key-file", secondFile, "--json"] + Self.fast)
+        #expect(again.status == 64, "\(again.errorOutput)")
+        #expect((try object(again)["error"] as? [String: Any])?["kind"] as? String == "passphraseAlreadyInSlot")
+        #expect(try KeySlots.list(path: database).count == 3)
+    }
+
+    /// After `decrypt --in-place` the slot file may stay beside the now plaintext database:
+    /// rekey says the file is not encrypted, not that it is a slot database.
+    @Test func aStaleSlotFileBesideAPlaintextDatabaseIsNotTakenForASlotDatabase() throws {
+        try initialise()
+        let decrypt = try CLI.run(["decrypt", database, "--in-place", "--key-file", firstFile])
+        #expect(decrypt.status == 0, "\(decrypt.errorOutput)")
+        #expect(FileManager.default.fileExists(atPath: slotFile))
+        let rekey = try CLI.run(["rekey", database, "--in-place", "--old-key-file", firstFile, "--new-key-file", secondFile])
+        #expect(rekey.status != 0 && rekey.errorOutput.contains("not encrypted") && !rekey.errorOutput.contains("slot database"),
+                "\(rekey.errorOutput)")
+    }
+
     @Test func secretsAreNeverPrinted() throws {
         try initialise()
         var printed = ""

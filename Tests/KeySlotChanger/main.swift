@@ -31,7 +31,14 @@ while true {
         try KeySlots.rotateDataKey(path: arguments[1], keeping: [passphrases[0]])
         done = "rotated"
     default:
-        let added = try KeySlots.addPassphrase(path: arguments[1], existing: passphrases[0], new: passphrases[1], kdf: kdf)
+        let added: KeySlotInfo
+        do {
+            added = try KeySlots.addPassphrase(path: arguments[1], existing: passphrases[0], new: passphrases[1], kdf: kdf)
+        } catch KeySlotError.passphraseAlreadyInSlot(_, let slot) {
+            // A run killed between its add and its removal left the second passphrase's slot.
+            try KeySlots.removeSlot(path: arguments[1], id: slot, remaining: passphrases[0])
+            continue
+        }
         FileHandle.standardOutput.write(Data("added \(count + 1)\n".utf8))
         try KeySlots.removeSlot(path: arguments[1], id: added.id, remaining: passphrases[0])
         done = "removed"

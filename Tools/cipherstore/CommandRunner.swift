@@ -54,7 +54,8 @@ enum CommandRunner {
             case .notASlotFile, .unsupportedVersion, .belongsToAnotherDatabase: return ExitCodes.wrongFileKind
             case .damaged, .kdfParametersOutOfRange: return ExitCodes.verificationFailed
             case .slotFileMissing, .readBackFailed: return ExitCodes.ioFailure
-            case .lastSlot, .noSuchSlot, .removalNeedsAnotherSlot, .slotFileExists, .tooManySlots, .invalidLabel, .invalidKDF, .nothingToKeep: return 64
+            case .lastSlot, .noSuchSlot, .removalNeedsAnotherSlot, .slotFileExists, .tooManySlots, .passphraseAlreadyInSlot, .invalidLabel,
+                 .invalidKDF, .nothingToKeep: return 64
             }
         default:
             return ExitCodes.ioFailure

@@ -49,7 +49,8 @@ struct JSONOutput {
     /// Whether `--json` is among the arguments (before a `--`, after which every argument is a
     /// name).
     static func isRequested(in arguments: [String]) -> Bool {
-        arguments.prefix { $0 != "--" }.contains("--json")
+        // `cipherstore help verify --json` asks for help, which is text.
+        arguments.first != "help" && arguments.prefix { $0 != "--" }.contains("--json")
     }
 
     /// The failure object for arguments that could not be read (a usage error): `command` is

@@ -62,7 +62,7 @@ struct NewKeyOptions: ParsableArguments {
     var file: String?
     @Option(name: .customLong("new-key-env"), help: ArgumentHelp("Read the new key from this environment variable.", valueName: "name"))
     var environment: String?
-    @Flag(name: .customLong("new-key-stdin"), help: "Read the new key from standard input (what follows the first line, when --old-key-stdin reads that).")
+    @Flag(name: .customLong("new-key-stdin"), help: "Read the new key from standard input (what follows the first line, when the current key is read from standard input too).")
     var standardInput = false
     @Flag(name: .customLong("new-raw-key"), help: "The new key is 64 hexadecimal digits.")
     var raw = false

@@ -45,6 +45,19 @@ struct KeySlotFixture {
         return body
     }
 
+    /// Adds a second slot for `passphrase`, as a change interrupted after its first write
+    /// leaves (``KeySlots/addPassphrase(path:existing:new:label:kdf:)`` refuses to).
+    func addDuplicateSlot(for passphrase: String) throws {
+        try KeySlots.modify(path) { state in
+            let opened = try state.unlock(Passphrase(passphrase))
+            let key = try Passphrase(passphrase).bytes.withUnsafeBytes { try SlotSealer.newKey(secret: $0, derivation: opened.slot.derivation) }
+            var file = state.file
+            file.slots.append(try SlotSealer.seal(opened.dataKey, into: file, id: file.nextSlotID, kind: .passphrase, key: key,
+                                                  databaseSalt: state.databaseSalt, label: opened.slot.label))
+            try state.replaceSlotFile(with: file)
+        }
+    }
+
     /// How many scrypt/PBKDF2 derivations `body` ran.
     static func derivations(_ body: () throws -> Void) rethrows -> Int {
         let before = KeyDerivation.stretchingCount.load(ordering: .relaxed)

@@ -167,11 +167,41 @@ extension KeySlotSuites.KeySlotTests {
     @Test func changeRemovesEverySlotTheOldPassphraseOpens() throws {
         let fixture = try KeySlotFixture()
         // Two slots for one passphrase, as a change interrupted after its first write leaves.
-        try KeySlots.addPassphrase(path: fixture.path, existing: Passphrase("first passphrase"), new: Passphrase("first passphrase"),
-                                   kdf: KeySlotFixture.fastKDF)
+        try fixture.addDuplicateSlot(for: "first passphrase")
         try KeySlots.changePassphrase(path: fixture.path, from: Passphrase("first passphrase"), to: Passphrase("second passphrase"))
         #expect(throws: CipherStoreError.wrongKey(path: fixture.path)) { try fixture.authors(opening: "first passphrase") }
         #expect(try KeySlots.list(path: fixture.path).count == 1)
+    }
+
+    /// A change killed between its two writes leaves a slot for each passphrase; running it
+    /// again leaves one slot, for the new passphrase, in the old one's place — not a pile of
+    /// duplicates that slow every open down and fill the file.
+    @Test func runningAnInterruptedChangeAgainLeavesOneSlotInTheOldOnesPlace() throws {
+        let fixture = try KeySlotFixture()
+        let first = try Passphrase("first passphrase")
+        _ = try KeySlots.addRecoveryKey(path: fixture.path, existing: first)
+        // What the interrupted change left: the old passphrase's slot, and the new one's at the end.
+        try KeySlots.addPassphrase(path: fixture.path, existing: first, new: Passphrase("second passphrase"), kdf: KeySlotFixture.fastKDF)
+        try KeySlots.changePassphrase(path: fixture.path, from: first, to: Passphrase("second passphrase"))
+        #expect(try KeySlots.list(path: fixture.path).map(\.kind) == [.passphrase, .recoveryKey])
+        for _ in 0..<3 {
+            // As if interrupted again: the old passphrase back beside the new one.
+            try KeySlots.addPassphrase(path: fixture.path, existing: Passphrase("second passphrase"), new: first, kdf: KeySlotFixture.fastKDF)
+            try KeySlots.changePassphrase(path: fixture.path, from: first, to: Passphrase("second passphrase"))
+            #expect(try KeySlots.list(path: fixture.path).count == 2)
+            #expect(try fixture.authors(opening: "second passphrase").count == 2)
+            #expect(throws: CipherStoreError.wrongKey(path: fixture.path)) { try fixture.authors(opening: "first passphrase") }
+        }
+    }
+
+    @Test func aPassphraseThatAlreadyHasASlotIsNotAddedAgain() throws {
+        let fixture = try KeySlotFixture()
+        let before = fixture.slotFileBytes
+        #expect(throws: KeySlotError.passphraseAlreadyInSlot(path: fixture.slotPath, slot: 1)) {
+            try KeySlots.addPassphrase(path: fixture.path, existing: Passphrase("first passphrase"), new: Passphrase("first passphrase"),
+                                       kdf: KeySlotFixture.fastKDF)
+        }
+        #expect(fixture.slotFileBytes == before)
     }
 }
 

@@ -28,6 +28,8 @@ public enum KeySlotError: Error, Sendable, CustomStringConvertible, Equatable {
     case slotFileExists(path: String)
     /// The file already holds the maximum number of slots.
     case tooManySlots(path: String, maximum: Int)
+    /// The passphrase to add already opens a slot.
+    case passphraseAlreadyInSlot(path: String, slot: Int)
     /// A label that is too long or has control characters.
     case invalidLabel(reason: String)
     /// KDF settings that cannot be used to make a slot.
@@ -60,9 +62,11 @@ public enum KeySlotError: Error, Sendable, CustomStringConvertible, Equatable {
         case .removalNeedsAnotherSlot(let path, let slot):
             return "The passphrase given opens slot \(slot) of '\(path)', the one being removed. Nothing was changed. Authorise the removal with the passphrase of a slot that stays."
         case .slotFileExists(let path):
-            return "'\(path)' already exists. Nothing was changed. If it is left over from an interrupted attempt (the database still opens as before), move it away and retry."
+            return "'\(path)' already exists. Nothing was changed. If the database already uses key slots, that file is needed to open it: keep it, and add or change passphrases with `cipherstore keys add` or `keys change`. Only if it is left over from an interrupted attempt (the database still opens as before, without it) move it away and retry."
         case .tooManySlots(let path, let maximum):
             return "'\(path)' already holds \(maximum) slots, the most a slot file can hold. Nothing was changed. Remove a slot first."
+        case .passphraseAlreadyInSlot(let path, let slot):
+            return "The new passphrase already opens slot \(slot) of '\(path)'. Nothing was changed. Choose another passphrase, or keep using that slot."
         case .invalidLabel(let reason):
             return "Invalid slot label: \(reason)"
         case .invalidKDF(let reason):

@@ -1,6 +1,7 @@
 extension KeySlots {
     /// Adds a passphrase slot, authorised by a passphrase (or recovery key) that opens an
-    /// existing one. The database is not touched.
+    /// existing one. The database is not touched. A passphrase that already opens a slot is
+    /// refused (checking costs a derivation per passphrase slot).
     ///
     /// - Parameters:
     ///   - path: the database.
@@ -9,7 +10,7 @@ extension KeySlots {
     ///   - label: a name for the slot.
     ///   - kdf: how the new passphrase is stretched.
     /// - Returns: the new slot.
-    /// - Throws: ``CipherStoreError/wrongKey(path:)``, ``KeySlotError``.
+    /// - Throws: ``CipherStoreError/wrongKey(path:)``, ``KeySlotError`` (``KeySlotError/passphraseAlreadyInSlot(path:slot:)``…).
     @discardableResult
     public static func addPassphrase(path: String, existing: Passphrase, new: Passphrase, label: String = "passphrase",
                                      kdf: KeySlotKDF = .default) throws -> KeySlotInfo {
@@ -19,6 +20,10 @@ extension KeySlots {
             let newKey = BackgroundSlotKey(secret: new.bytes, derivation: derivation)
             defer { newKey.finish() }
             let opened = try state.unlock(existing)
+            // A second slot for the same passphrase would only slow down every open.
+            if let slot = try state.passphraseSlots(openedBy: new).first {
+                throw KeySlotError.passphraseAlreadyInSlot(path: state.slotPath, slot: slot.id)
+            }
             return try add(to: state, dataKey: opened.dataKey, kind: .passphrase, key: try newKey.key(for: derivation), label: label)
         }
     }
@@ -67,8 +72,10 @@ extension KeySlots {
     }
 
     /// Changes a passphrase: the data key is wrapped under the new passphrase in a new slot,
-    /// which is written, read back from disk and opened, and only then is the old slot removed.
-    /// Every other slot the old passphrase opens is removed too. The database is not touched,
+    /// which is written, read back from disk and opened, and only then is the old slot removed;
+    /// the new slot takes its place in the file. Every other slot the old passphrase opens is
+    /// removed too, and every other slot the new one opens (a change interrupted by a crash
+    /// leaves both slots; running it again leaves one). The database is not touched,
     /// so it takes the same time whatever its size: a key derivation per passphrase slot to
     /// find the old passphrase's slots, and one for the new passphrase, run on another thread
     /// meanwhile (with one passphrase slot, a change waits for about one derivation).
@@ -103,12 +110,19 @@ extension KeySlots {
             }
             let added = try add(to: state, dataKey: opened.dataKey, kind: opened.slot.kind, key: key, label: opened.slot.label)
             // The new slot is on disk and opens: now the old one can go, with any other slot
-            // the old passphrase opens (left by an interrupted change), so that it opens none.
-            // The slot just opened is known: only the others need a derivation each.
+            // the old passphrase opens and any other the new one opens (both left by an
+            // interrupted change), so that the old passphrase opens none and the new one one.
+            // The slot just opened is known: only the others need derivations (none for a
+            // database with one passphrase).
             var stale: Set<Int> = [opened.slot.id]
             stale.formUnion(try state.passphraseSlots(openedBy: old, skipping: opened.slot.id).map(\.id))
+            stale.formUnion(try state.passphraseSlots(openedBy: new, skipping: opened.slot.id).map(\.id))
             var file = try KeySlotStore.read(state.slotPath, database: path)
-            file.slots.removeAll { stale.contains($0.id) }
+            guard let newSlot = file.slots.first(where: { $0.id == added.id }) else { throw KeySlotError.readBackFailed(path: path) }
+            // The new slot takes the old one's place, so it is tried as early as the old one was.
+            let place = file.slots.prefix { $0.id != opened.slot.id }.filter { !stale.contains($0.id) && $0.id != added.id }.count
+            file.slots.removeAll { stale.contains($0.id) || $0.id == added.id }
+            file.slots.insert(newSlot, at: place)
             try state.replaceSlotFile(with: file)
             return added
         }
