@@ -125,12 +125,7 @@ import Testing
         Thread.sleep(forTimeInterval: 0.5)
         resume.signal()
         #expect(throws: Never.self) { try first.wait().get() }
-        #expect {
-            try second.wait().get()
-        } throws: { error in
-            guard case ConversionError.databaseInUse(_, let detail)? = error as? ConversionError else { return false }
-            return detail.contains("another conversion replaced it")
-        }
+        #expect(throws: ConversionError.replacedByAnotherConversion(path: path)) { try second.wait().get() }
         #expect(try rows(path, key: firstKey) == ["first"])
         if let backup { #expect(try rows(backup, key: oldKey) == ["first"]) }
     }

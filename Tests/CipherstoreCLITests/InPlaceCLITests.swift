@@ -117,10 +117,14 @@ import Testing
         #expect(refused.errorOutput.contains(other))
         #expect(DatabaseFileInfo.inspect(path: source).kind == .plaintext)
 
+        let inode = try #require(try FileManager.default.attributesOfItem(atPath: other)[.systemFileNumber] as? Int)
         let forced = try CLI.run(["encrypt", source, "--in-place", "--force", "--key-file", keyFile])
         #expect(forced.status == 0, "\(forced.errorOutput)")
         #expect(DatabaseFileInfo.inspect(path: source).kind == .encrypted)
         #expect(DatabaseFileInfo.inspect(path: other).kind == .plaintext)
+        // The other name still holds the plaintext: the command says so, and how to find it.
+        #expect(forced.errorOutput.contains("1 other name(s) of the original (hard links) still hold the PLAINTEXT"), "\(forced.errorOutput)")
+        #expect(forced.errorOutput.contains("-inum \(inode)"), "\(forced.errorOutput)")
     }
 
     @Test func bytesAppendedToAnEncryptedFileGiveTheSameAnswerInEveryCommand() throws {

@@ -46,7 +46,8 @@ enum CommandRunner {
             case .verificationFailed, .damaged: return ExitCodes.verificationFailed
             case .outputExists, .outputIsSource, .outputIsDirectory, .backupExists, .sourceHasOtherNames: return 64
             case .cancelled: return Interruption.exitCode
-            case .sourceMissing, .sourceIsDirectory, .notARegularFile, .outputDirectoryUnusable, .databaseInUse, .ownerCannotBeKept, .io: return ExitCodes.ioFailure
+            case .sourceMissing, .sourceIsDirectory, .notARegularFile, .outputDirectoryUnusable, .databaseInUse, .replacedByAnotherConversion, .ownerCannotBeKept,
+                 .io: return ExitCodes.ioFailure
             }
         case let error as KeySlotError:
             switch error {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CipherStore
+import Foundation
 
 extension CipherStoreCommand {
     /// `cipherstore encrypt SOURCE`: a plaintext database into an encrypted one.
@@ -71,6 +72,9 @@ extension CipherStoreCommand {
                 if keySlots { return try encryptWithKeySlots(json: json) }
                 let databaseKey = try KeyReader.read(key.source(confirm: true))
                 let backup = keepBackup ? source + ".plaintext-backup" : nil
+                // Other names of the file (hard links, allowed with --force) keep the plaintext.
+                let original = try? FileManager.default.attributesOfItem(atPath: URL(fileURLWithPath: source).resolvingSymlinksInPath().path)
+                let otherNames = output.inPlace ? ((original?[.referenceCount] as? Int) ?? 1) - 1 : 0
                 let (options, _) = CommandRunner.conversionOptions(output, verb: "encrypting")
                 let report = try DatabaseMaintenance.encrypt(
                     path: source, key: databaseKey, cipher: cipher.settings,
@@ -79,6 +83,9 @@ extension CipherStoreCommand {
                 if let backup = report.backupPath {
                     warnings.append("the backup \(backup) is PLAINTEXT: anyone who can read it reads your data. Delete it once you no longer need it.")
                 } else if output.inPlace {
+                    if otherNames > 0, let inode = original?[.systemFileNumber] as? Int {
+                        warnings.append("\(otherNames) other name(s) of the original (hard links) still hold the PLAINTEXT: anyone who can read them reads your data. Find them with `find / -xdev -inum \(inode)` and delete them.")
+                    }
                     warnings.append("the plaintext original was replaced. Its old blocks may survive on SSDs, in file-system snapshots and in backups: deleting is best effort there.")
                 } else {
                     warnings.append("the plaintext original \(source) is still there (with any \(source)-journal beside it). Delete them once the encrypted copy is in use; on SSDs, snapshots and backups, deletion is best effort.")

@@ -1,7 +1,18 @@
+import Foundation
+
 extension Connection {
     /// Opens a transaction. Prefer ``inTransaction(_:_:)``, which always ends it.
     public func beginTransaction(_ kind: TransactionKind = .deferred) throws {
-        try execute(sql: "BEGIN \(kind.rawValue) TRANSACTION")
+        do {
+            try execute(sql: "BEGIN \(kind.rawValue) TRANSACTION")
+        } catch ResultCode.SQLITE_NOTADB where isEncrypted && !isInTransaction {
+            // SQLCipher 3.4.1 in rollback-journal mode: taking the lock while another process
+            // commits can, rarely, fail to decrypt the first page although this connection
+            // opened with the right key (as at open, see init). One more try after a pause
+            // tells that apart from a file that really changed under the connection.
+            usleep(50_000)
+            try execute(sql: "BEGIN \(kind.rawValue) TRANSACTION")
+        }
     }
 
     /// Commits the open transaction.

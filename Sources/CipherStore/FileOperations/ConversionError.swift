@@ -34,6 +34,9 @@ public enum ConversionError: Error, Sendable, CustomStringConvertible, Equatable
     case backupExists(path: String)
     /// Another connection or process is using the database.
     case databaseInUse(path: String, detail: String)
+    /// Another conversion replaced the file in place while this one waited for its lock: the
+    /// file now holds that conversion's result (with the key it was given).
+    case replacedByAnotherConversion(path: String)
     /// An in-place conversion could not give its result the original's owner and group (this
     /// process is neither the owner, in the group, nor root).
     case ownerCannotBeKept(path: String, owner: UInt32, group: UInt32)
@@ -78,6 +81,8 @@ public enum ConversionError: Error, Sendable, CustomStringConvertible, Equatable
             return "Cannot create files in '\(path)': it is missing or not writable. \(unchanged) Create it or choose another output directory."
         case .backupExists(let path):
             return "The backup '\(path)' already exists. \(unchanged) Move it away first."
+        case .replacedByAnotherConversion(let path):
+            return "'\(path)' was replaced by another conversion while this one waited for it: it now holds that conversion's result, under the key that one was given. This conversion changed nothing. Check which key opens the file now (`cipherstore verify`) before converting it again."
         case .databaseInUse(let path, let detail):
             return "'\(path)' is in use (\(detail)). \(unchanged) Close the apps and connections using it, then retry."
         case .ownerCannotBeKept(let path, let owner, let group):

@@ -61,7 +61,7 @@ final class SourceLock {
 
     /// The file at `path` was replaced (by another conversion) while this one waited for its lock.
     private static func replaced(_ path: String) -> ConversionError {
-        .databaseInUse(path: path, detail: "another conversion replaced it while this one waited for it; check which key opens it now with `cipherstore verify` before converting it again")
+        .replacedByAnotherConversion(path: path)
     }
 
     /// Switches the source out of WAL mode; SQLite checkpoints and removes the log and its index.
