@@ -2,7 +2,8 @@
 import Foundation
 import Testing
 
-/// Every key-slot suite, one test at a time: the tests count the key derivations of this process.
+/// Every key-slot suite, one test at a time (each test counts its own key derivations, see
+/// ``KeySlotFixture/derivations(_:)``; one at a time keeps their timings apart).
 @Suite(.serialized) enum KeySlotSuites {}
 
 /// A slot database in a temporary directory, made with a tiny scrypt so tests stay fast.
@@ -60,8 +61,8 @@ struct KeySlotFixture {
 
     /// How many scrypt/PBKDF2 derivations `body` ran.
     static func derivations(_ body: () throws -> Void) rethrows -> Int {
-        let before = KeyDerivation.stretchingCount.load(ordering: .relaxed)
-        try body()
-        return KeyDerivation.stretchingCount.load(ordering: .relaxed) - before
+        let counter = KeyDerivation.Counter()
+        try KeyDerivation.$derivationCounter.withValue(counter) { try body() }
+        return counter.value.load(ordering: .relaxed)
     }
 }

@@ -4,7 +4,7 @@ import Testing
 
 /// Key slots end to end: a slot database opens with each slot's passphrase, passphrases change
 /// without touching the database, and the data key opens it in the real `sqlcipher` shell.
-/// Serialized: the tests count the key derivations this process runs.
+/// Serialized with the other key-slot suites.
 extension KeySlotSuites { @Suite struct KeySlotTests {
     @Test func plaintextDatabaseBecomesASlotDatabaseThatOpensWithItsPassphrase() throws {
         let fixture = try KeySlotFixture()

@@ -15,7 +15,12 @@ final class BackgroundSlotKey: Sendable {
     init(secret: SecureBytes, derivation: KeyDerivation) {
         self.secret = secret
         self.guess = derivation
-        work = BackgroundWork { try secret.withUnsafeBytes { try SlotSealer.newKey(secret: $0, derivation: derivation) } }
+        let counter = KeyDerivation.derivationCounter
+        work = BackgroundWork {
+            try KeyDerivation.$derivationCounter.withValue(counter) {
+                try secret.withUnsafeBytes { try SlotSealer.newKey(secret: $0, derivation: derivation) }
+            }
+        }
     }
 
     /// The wrapping key for a slot derived with `derivation`: the background one when it was

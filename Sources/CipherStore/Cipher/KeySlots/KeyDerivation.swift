@@ -24,8 +24,15 @@ struct KeyDerivation: Sendable, Equatable {
     static let maximumWorkPerFile = 2.0
     static let hkdfInfo = Array("CipherStore key slot recovery key v1".utf8)
 
-    /// How many stretching derivations (scrypt, PBKDF2) this process ran: tests count them.
-    static let stretchingCount = Atomic<Int>(0)
+    /// Counts stretching derivations (scrypt, PBKDF2) for whoever binds one with
+    /// `$derivationCounter.withValue` — tests, which count their own work only, whatever runs
+    /// beside them. A derivation run on another thread for the caller (``BackgroundSlotKey``)
+    /// counts for the caller.
+    final class Counter: Sendable {
+        let value = Atomic<Int>(0)
+    }
+
+    @TaskLocal static var derivationCounter: Counter?
 
     static func == (a: KeyDerivation, b: KeyDerivation) -> Bool {
         a.algorithm == b.algorithm && a.parameters == b.parameters
@@ -76,14 +83,14 @@ struct KeyDerivation: Sendable, Equatable {
         let (p1, p2, p3) = parameters
         switch algorithm {
         case .scrypt:
-            Self.stretchingCount.add(1, ordering: .relaxed)
+            Self.derivationCounter?.value.add(1, ordering: .relaxed)
             do {
                 return try KDF.Scrypt.deriveKey(from: secret, salt: salt, outputByteCount: 32, rounds: 1 << p1, blockSize: p2, parallelism: p3)
             } catch {
                 throw KeySlotError.invalidKDF(reason: "the crypto library refused scrypt with N = 2^\(p1), r = \(p2), p = \(p3). The slot file is damaged or was not written by CipherStore: restore it from a backup")
             }
         case .pbkdf2SHA256:
-            Self.stretchingCount.add(1, ordering: .relaxed)
+            Self.derivationCounter?.value.add(1, ordering: .relaxed)
             // The unchecked variant: the iteration count is ours to choose (and capped above).
             do {
                 return try KDF.Insecure.PBKDF2.deriveKey(from: secret, salt: salt, using: .sha256, outputByteCount: 32, unsafeUncheckedRounds: p1)
