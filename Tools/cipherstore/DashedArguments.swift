@@ -8,18 +8,23 @@
 enum DashedArguments {
     /// The message for the first such argument, or `nil` when there is none.
     static func problem(in arguments: [String]) -> String? {
-        // The subcommand words before it (`keys change`, `rekey`…), for the example.
-        var command: [String] = []
-        for argument in arguments {
+        for (index, argument) in arguments.enumerated() {
             if argument == "--" { return nil }
-            guard argument.hasPrefix("-") else {
-                if command.count < 2, command.isEmpty || command == ["keys"] { command.append(argument) }
-                continue
-            }
-            guard !argument.hasPrefix("--"), argument.utf8.count > 2 else { continue }
-            let example = (["cipherstore"] + command + ["--", argument]).joined(separator: " ")
+            guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.utf8.count > 2 else { continue }
+            let example = (["cipherstore"] + subcommand(in: arguments[..<index]) + ["--", argument]).joined(separator: " ")
             return "'\(argument)' is not an option of cipherstore. Nothing was done. If it is a file name, write it as ./\(argument), or put -- before it (e.g. `\(example)`, with the other options before the --)."
         }
         return nil
+    }
+
+    /// The subcommand words among `arguments` (`rekey`, `keys change`…): the first argument
+    /// that is not an option, and the next one after `keys`; none after a `--`.
+    static func subcommand(in arguments: ArraySlice<String>) -> [String] {
+        var words: [String] = []
+        for argument in arguments.prefix(while: { $0 != "--" }) where !argument.hasPrefix("-") {
+            guard words.isEmpty || words == ["keys"] else { break }
+            words.append(argument)
+        }
+        return words
     }
 }

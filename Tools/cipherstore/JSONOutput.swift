@@ -57,14 +57,9 @@ struct JSONOutput {
     /// the subcommand words given (`verify`, `keys add`), `path` is `null`, as which argument
     /// is the path is not known.
     static func usageFailure(arguments: [String], message: String, exitCode: Int32) {
-        var words: [String] = []
-        for argument in arguments.prefix(while: { $0 != "--" }) where !argument.hasPrefix("-") {
-            guard words.isEmpty || words == ["keys"] else { break }
-            words.append(argument)
-        }
         print([
             "ok": false,
-            "command": words.joined(separator: " "),
+            "command": DashedArguments.subcommand(in: arguments[...]).joined(separator: " "),
             "path": NSNull(),
             "error": ["kind": "usage", "message": message, "exitCode": Int(exitCode)] as [String: Any],
         ])

@@ -55,16 +55,15 @@ struct DatabaseConverter: Sendable {
             try SharedKeyDerivation.rawKeyWithSalt(for: $0, path: sourcePath, cipher: source.cipher)
         }
         if let derivedSourceKey { converter.source = Side(key: derivedSourceKey, cipher: source.cipher) }
+        func lockSource(_ converter: DatabaseConverter) throws -> SourceLock {
+            try SourceLock(path: sourcePath, forReplacement: isInPlace) { readOnly in try converter.openSource(readOnly: readOnly) }
+        }
         let lock: SourceLock
         do {
-            lock = try SourceLock(path: sourcePath, forReplacement: isInPlace) { [converter] readOnly in
-                try converter.openSource(readOnly: readOnly)
-            }
+            lock = try lockSource(converter)
         } catch CipherStoreError.wrongKey where derivedSourceKey != nil {
             converter.source = source
-            lock = try SourceLock(path: sourcePath, forReplacement: isInPlace) { [converter] readOnly in
-                try converter.openSource(readOnly: readOnly)
-            }
+            lock = try lockSource(converter)
         }
         var replaced = false
         defer { lock.release(restoring: !replaced) }

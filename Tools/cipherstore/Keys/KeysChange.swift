@@ -45,19 +45,16 @@ extension CipherStoreCommand.Keys {
                 let slot = try KeySlots.changePassphrase(path: database, from: old, to: new, kdf: kdf.given)
                 let elapsed = clock.now - start
                 // A recovery key given as the current one adds the new passphrase and removes nothing.
-                if try KeySlots.list(path: database).count > slotsBefore {
-                    let note = "the current key given was the recovery key: it is kept, and so is every passphrase slot (a forgotten passphrase's slot still opens the database). Remove the old passphrase's slot with `cipherstore keys remove \(database) --slot N` (numbers in `cipherstore keys list`)."
-                    output.finish(json, ["slot": Summary.fields(slot), "milliseconds": Summary.millisecondsValue(elapsed),
-                                         "databaseBytes": DatabaseFileInfo.inspect(path: database).size, "warnings": [note]],
-                                  text: "Added the new passphrase in \(Summary.milliseconds(elapsed)): now \(Summary.text(slot)).")
-                    warn(note)
-                    return
-                }
+                let added = try KeySlots.list(path: database).count > slotsBefore
                 let size = DatabaseFileInfo.inspect(path: database).size
-                let warning = "old copies of \(KeySlots.slotFilePath(forDatabase: database)) (backups) still open with the old passphrase; if it may be known to someone, run `cipherstore keys rotate \(database)`."
+                let warning = added
+                    ? "the current key given was the recovery key: it is kept, and so is every passphrase slot (a forgotten passphrase's slot still opens the database). Remove the old passphrase's slot with `cipherstore keys remove \(database) --slot N` (numbers in `cipherstore keys list`)."
+                    : "old copies of \(KeySlots.slotFilePath(forDatabase: database)) (backups) still open with the old passphrase; if it may be known to someone, run `cipherstore keys rotate \(database)`."
                 output.finish(json, ["slot": Summary.fields(slot), "milliseconds": Summary.millisecondsValue(elapsed),
                                      "databaseBytes": size, "warnings": [warning]],
-                              text: String(format: "Changed the passphrase in %@ (the database, %.1f MiB, was not rewritten): now %@.",
+                              text: added
+                                  ? "Added the new passphrase in \(Summary.milliseconds(elapsed)): now \(Summary.text(slot))."
+                                  : String(format: "Changed the passphrase in %@ (the database, %.1f MiB, was not rewritten): now %@.",
                                            Summary.milliseconds(elapsed), Double(size) / 1_048_576, Summary.text(slot)))
                 warn(warning)
             }
