@@ -301,7 +301,10 @@ final class PhaseRecorder: @unchecked Sendable {
         #expect(changed.verification.kdfIterations == 300_000)
     }
 
-    @Test func encryptAndDecryptKeepTheSourcesPageSize() throws {
+    /// A plaintext file with SQLite's usual 4096-byte pages is encrypted with the linked
+    /// SQLCipher's defaults, so its key alone opens the result (1024-byte pages on SQLCipher 3);
+    /// the source's page size is kept only when asked for, and decryption keeps what it reads.
+    @Test func encryptUsesTheLinkedSQLCiphersDefaultsUnlessAPageSizeIsGiven() throws {
         let directory = try TemporaryDirectory()
         let plain = directory.path("plain.sqlite")
         let db = try Connection(path: plain, key: nil)
@@ -312,14 +315,22 @@ final class PhaseRecorder: @unchecked Sendable {
         let key = try DatabaseKey.rawKey(hex: String(repeating: "4d", count: 32))
 
         let encrypted = try DatabaseMaintenance.encrypt(path: plain, key: key, to: .file(directory.path("e.sqlite")))
-        #expect(encrypted.verification.pageSize == 4096)
-        let decrypted = try DatabaseMaintenance.decrypt(path: encrypted.outputPath, key: key, cipher: CipherSettings(pageSize: 4096),
+        #expect(encrypted.verification.pageSize == SQLCipherLibrary.defaultPageSize)
+        let reopened = try Connection(path: encrypted.outputPath, key: key)
+        #expect(try reopened.fetchScalar(Int.self, sql: "SELECT count(*) FROM t") == 1)
+        try reopened.close()
+        // The linked SQLCipher's own shell, with nothing but the key.
+        let shell = try SQLCipherShell.run(database: encrypted.outputPath,
+                                           script: "PRAGMA key = \"x'\(String(repeating: "4d", count: 32))'\";\nSELECT count(*) FROM t;\n")
+        #expect(SQLCipherShell.queryOutput(of: shell) == "1\n", "\(shell.output) \(shell.errorOutput)")
+
+        let sourcePageSize = try #require(DatabaseMaintenance.inspect(path: plain).plaintextPageSize)
+        let kept = try DatabaseMaintenance.encrypt(path: plain, key: key, cipher: CipherSettings(pageSize: sourcePageSize),
+                                                   to: .file(directory.path("k.sqlite")))
+        #expect(kept.verification.pageSize == 4096)
+        let decrypted = try DatabaseMaintenance.decrypt(path: kept.outputPath, key: key, cipher: CipherSettings(pageSize: 4096),
                                                         to: .file(directory.path("d.sqlite")))
         #expect(decrypted.verification.pageSize == 4096)
         #expect(DatabaseFileInfo.inspect(path: decrypted.outputPath).plaintextPageSize == 4096)
-
-        let smaller = try DatabaseMaintenance.encrypt(path: plain, key: key,
-                                                      cipher: CipherSettings(pageSize: 1024), to: .file(directory.path("s.sqlite")))
-        #expect(smaller.verification.pageSize == 1024)
     }
 }

@@ -193,17 +193,36 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: workspace.path("f.db")))
     }
 
-    @Test func encryptKeepsTheSourcesPageSize() throws {
+    /// The commonest source (SQLite's 4096-byte pages, 8192 here) becomes a file that opens with
+    /// its key alone: in `verify`, in the linked SQLCipher's shell and through the library's
+    /// defaults. `--page-size source` keeps the source's, and the result says what it needs.
+    @Test func encryptMakesAFileThatOpensWithItsKeyAlone() throws {
         let workspace = try Workspace()
         let source = workspace.path("plain.db")
         let keyFile = try workspace.keyFile("k.key", "page size\n")
         let db = try Connection(path: source, key: nil)
         try db.execute(sql: "PRAGMA page_size = 8192")
-        try db.execute(sql: "CREATE TABLE t(x)")
+        try db.executeScript("CREATE TABLE t(x); INSERT INTO t VALUES ('row');")
         try db.close()
-        let result = try CLI.run(["encrypt", source, "-o", workspace.path("e.db"), "--key-file", keyFile])
+        let encrypted = workspace.path("e.db")
+        let result = try CLI.run(["encrypt", source, "-o", encrypted, "--key-file", keyFile])
         #expect(result.status == 0, "\(result.errorOutput)")
-        #expect(result.output.contains("Page size 8192 bytes"), "\(result.output)")
-        #expect(result.output.contains("1 table,"), "\(result.output)")
+        #expect(result.output.contains("Page size \(SQLCipherLibrary.defaultPageSize) bytes"), "\(result.output)")
+        #expect(!result.errorOutput.contains("opens ONLY"), "\(result.errorOutput)")
+        #expect(try CLI.run(["verify", encrypted, "--key-file", keyFile]).status == 0)
+        let reopened = try Connection(path: encrypted, key: .passphrase("page size"))
+        #expect(try reopened.fetchScalar(String.self, sql: "SELECT x FROM t") == "row")
+        try reopened.close()
+
+        let kept = workspace.path("kept.db")
+        let keep = try CLI.run(["encrypt", source, "-o", kept, "--key-file", keyFile, "--page-size", "source"])
+        #expect(keep.status == 0, "\(keep.errorOutput)")
+        #expect(keep.output.contains("Page size 8192 bytes"), "\(keep.output)")
+        #expect(keep.errorOutput.contains("opens ONLY with --page-size 8192"), "\(keep.errorOutput)")
+        #expect(try CLI.run(["verify", kept, "--key-file", keyFile]).status == 65)
+        #expect(try CLI.run(["verify", kept, "--key-file", keyFile, "--page-size", "8192"]).status == 0)
+        let json = try CLI.run(["encrypt", source, "-o", workspace.path("kept2.db"), "--key-file", keyFile, "--page-size", "source", "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
+        #expect(object?["opensOnlyWith"] as? [String] == ["--page-size 8192"], "\(json.output)")
     }
 }

@@ -77,7 +77,7 @@ extension CipherStoreCommand {
                 let otherNames = output.inPlace ? ((original?[.referenceCount] as? Int) ?? 1) - 1 : 0
                 let (options, _) = CommandRunner.conversionOptions(output, verb: "encrypting")
                 let report = try DatabaseMaintenance.encrypt(
-                    path: source, key: databaseKey, cipher: cipher.settings,
+                    path: source, key: databaseKey, cipher: cipher.settings(encrypting: source),
                     to: output.destination(backup: backup), options: options)
                 var warnings: [String] = []
                 if let backup = report.backupPath {
@@ -99,7 +99,7 @@ extension CipherStoreCommand {
             if SlotDatabase.hasSlotFile(source) { throw KeySlotError.slotFileExists(path: KeySlots.slotFilePath(forDatabase: source)) }
             let passphrase = try KeyReader.readPassphrase(key.source(role: "passphrase", confirm: true))
             let (options, _) = CommandRunner.conversionOptions(output, verb: "encrypting")
-            let slot = try KeySlots.encrypt(path: source, passphrase: passphrase, kdf: kdf.kdf, cipher: cipher.settings, options: options)
+            let slot = try KeySlots.encrypt(path: source, passphrase: passphrase, kdf: kdf.kdf, cipher: cipher.settings(encrypting: source), options: options)
             let slotFile = KeySlots.slotFilePath(forDatabase: source)
             let warning = "the plaintext original was replaced. Its old blocks may survive on SSDs, in file-system snapshots and in backups: deleting is best effort there."
             if let json {

@@ -78,8 +78,8 @@ struct CipherOptions: ParsableArguments {
     @Option(help: "PBKDF2 iterations for the passphrase (default: rekey keeps the source's; encrypt uses the library's, 64000 in SQLCipher 3).")
     var kdfIterations: Int?
 
-    @Option(help: "Page size in bytes, a power of two from 512 to 65536 (default: the source's page size).")
-    var pageSize: Int?
+    @Option(help: ArgumentHelp("Page size in bytes, a power of two from 512 to 65536, or `source` for the plaintext source's (default: encrypt and keys init use the linked SQLCipher's, 1024 on SQLCipher 3 and 4096 on SQLCipher 4, so the result opens with its key alone; rekey and decrypt keep the source's).", valueName: "bytes|source"))
+    var pageSize: PageSizeOption?
 
     @Flag(help: "SQLCipher 3's settings (1024-byte pages, 64000 PBKDF2-HMAC-SHA1 iterations, HMAC-SHA1), for files made with SQLCipher 3 when the linked SQLCipher is 4; --page-size and --kdf-iterations still apply.")
     var sqlcipher3 = false
@@ -96,8 +96,15 @@ struct CipherOptions: ParsableArguments {
         }
     }
 
+    /// The settings of an encryption of the plaintext `source`: `--page-size source` is its page size.
+    func settings(encrypting source: String) -> CipherSettings {
+        var settings = self.settings
+        if case .source = pageSize { settings.pageSize = DatabaseFileInfo.inspect(path: source).plaintextPageSize }
+        return settings
+    }
+
     var settings: CipherSettings {
-        var settings = Self.settings(base: sqlcipher3 ? .sqlcipher3 : .libraryDefaults, pageSize: pageSize, kdfIterations: kdfIterations)
+        var settings = Self.settings(base: sqlcipher3 ? .sqlcipher3 : .libraryDefaults, pageSize: pageSize?.bytes, kdfIterations: kdfIterations)
         if plaintextHeader { settings.plaintextHeaderSize = 32 }
         settings.salt = salt.flatMap(Self.bytes(hex:))
         return settings
@@ -119,6 +126,28 @@ struct CipherOptions: ParsableArguments {
         settings.pageSize = pageSize ?? settings.pageSize
         settings.kdfIterations = kdfIterations ?? settings.kdfIterations
         return settings
+    }
+}
+
+/// `--page-size`: a number of bytes, or `source` (the plaintext source's, for an encryption;
+/// the other commands keep or read the source's settings without it).
+enum PageSizeOption: ExpressibleByArgument, Equatable {
+    case bytes(Int)
+    case source
+
+    init?(argument: String) {
+        if argument == "source" {
+            self = .source
+        } else if let bytes = Int(argument) {
+            self = .bytes(bytes)
+        } else {
+            return nil
+        }
+    }
+
+    var bytes: Int? {
+        if case .bytes(let bytes) = self { return bytes }
+        return nil
     }
 }
 

@@ -107,12 +107,33 @@ enum Summary {
     /// A conversion's result: the summary line (unless quiet) or, with `--json`, the object;
     /// the warnings (leftovers of earlier runs removed first) on standard error either way.
     static func conversionFinished(_ report: ConversionReport, verb: String, output: OutputOptions, json: JSONOutput?, warnings: [String]) {
-        let warnings = report.removedLeftovers.map { "removed \($0), left by an interrupted earlier run." } + warnings
+        let needed = openingSettings(report.verification)
+        let settingsWarning = needed.isEmpty ? [] : ["the result opens ONLY with \(needed.map(\.option).joined(separator: " ")) (in other SQLCipher tools: \(needed.map(\.pragma).joined(separator: "; "))): with the defaults alone, its key is reported wrong. Give them every time you open it."]
+        // The settings warning last: the line nobody misses.
+        let warnings = report.removedLeftovers.map { "removed \($0), left by an interrupted earlier run." } + warnings + settingsWarning
         if let json {
-            json.succeed(fields(report, fullCheck: output.fullCheck, warnings: warnings))
+            var object = fields(report, fullCheck: output.fullCheck, warnings: warnings)
+            object["opensOnlyWith"] = needed.map(\.option)
+            json.succeed(object)
         } else {
             CommandRunner.say(conversion(report, verb: verb, fullCheck: output.fullCheck), quiet: output.quiet)
         }
         for warning in warnings { warn(warning) }
+    }
+
+    /// What an encrypted result needs to open beyond its key, where its settings differ from
+    /// the linked SQLCipher's defaults: the option and the pragma of other SQLCipher tools.
+    /// Empty for a plaintext result or one with default settings.
+    static func openingSettings(_ report: VerificationReport) -> [(option: String, pragma: String)] {
+        guard report.isEncrypted else { return [] }
+        var settings: [(String, String)] = []
+        if report.pageSize != SQLCipherLibrary.defaultPageSize {
+            settings.append(("--page-size \(report.pageSize)", "PRAGMA cipher_page_size = \(report.pageSize)"))
+        }
+        let defaultIterations = (SQLCipherLibrary.sqlcipherMajorVersion >= 4 ? CipherSettings.sqlcipher4 : .sqlcipher3).kdfIterations
+        if let iterations = report.kdfIterations, iterations != defaultIterations {
+            settings.append(("--kdf-iterations \(iterations)", "PRAGMA kdf_iter = \(iterations)"))
+        }
+        return settings
     }
 }

@@ -108,16 +108,19 @@ struct DatabaseConverter: Sendable {
         }
     }
 
-    /// The result's cipher settings: each one the caller left `nil` is the source's, so a key
-    /// change keeps the page size, KDF iterations and HMAC use, and encrypt and decrypt keep
-    /// the page size. For a plaintext result only the page size counts. A result with a
-    /// plaintext header gets a salt (see below).
+    /// The result's cipher settings. A key change and a decryption read an encrypted file and
+    /// keep what it has: each setting the caller left `nil` is the source's (page size, KDF
+    /// iterations, HMAC use; for a plaintext result only the page size counts). An encryption
+    /// makes a new encrypted file: each setting left `nil` is the linked SQLCipher's default,
+    /// so that the result opens with its key alone, in the `sqlcipher` shell and with
+    /// ``CipherSettings/libraryDefaults``, whatever page size the plaintext source had. A
+    /// result with a plaintext header gets a salt (see below).
     private func settledTargetCipher(_ sourceConnection: Connection) throws -> CipherSettings {
         let inSource = try CipherSettings.inUse(by: sourceConnection, encrypted: source.key != nil)
         if target.key == nil {
             return target.cipher.filling(from: CipherSettings(pageSize: inSource.pageSize))
         }
-        var settled = target.cipher.filling(from: source.key == nil ? CipherSettings(pageSize: inSource.pageSize) : inSource)
+        var settled = source.key == nil ? target.cipher : target.cipher.filling(from: inSource)
         if (settled.plaintextHeaderSize ?? 0) > 0 && settled.salt == nil {
             // The result will not hold its salt where SQLCipher reads it: choose it here, so the
             // verifying connection can open the result and the report can name it. An encrypted

@@ -34,8 +34,12 @@ public enum DatabaseMaintenance {
     /// - Parameters:
     ///   - path: the plaintext source.
     ///   - key: the new key.
-    ///   - cipher: cipher settings of the result; a page size left `nil` is the source's, the
-    ///     other settings left `nil` are the library's defaults.
+    ///   - cipher: cipher settings of the result; each setting left `nil` is the linked
+    ///     SQLCipher's default (1024-byte pages on SQLCipher 3, 4096 on SQLCipher 4), so the
+    ///     result opens with its key alone, in the `sqlcipher` shell and with
+    ///     ``CipherSettings/libraryDefaults``. To keep the source's page size instead, pass it
+    ///     (``DatabaseFileInfo/plaintextPageSize``, from ``inspect(path:)``): the result then
+    ///     opens only with that page size given.
     ///   - destination: a new file, or in place.
     ///   - options: progress, cancellation, busy timeout.
     /// - Throws: ``ConversionError``, ``CipherStoreError``, ``DatabaseError``; the source is unchanged.

@@ -53,7 +53,7 @@ extension CipherStoreCommand.Keys {
                     }
                     let passphrase = try KeyReader.readPassphrase(newKey.newPassphrase)
                     slot = try KeySlots.encrypt(path: database, passphrase: passphrase, label: label, kdf: kdf.kdf,
-                                                cipher: cipher.settings, options: options)
+                                                cipher: cipher.settings(encrypting: database), options: options)
                 case .encrypted:
                     let (current, passphrase) = try KeyReader.readPair(
                         current: key.source(role: "current key", confirm: false), as: KeyReader.key(from:_:),
