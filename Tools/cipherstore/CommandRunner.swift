@@ -56,8 +56,10 @@ enum CommandRunner {
             case .damaged, .kdfParametersOutOfRange: return ExitCodes.verificationFailed
             case .slotFileMissing, .readBackFailed: return ExitCodes.ioFailure
             case .lastSlot, .noSuchSlot, .removalNeedsAnotherSlot, .slotFileExists, .tooManySlots, .passphraseAlreadyInSlot, .invalidLabel,
-                 .invalidKDF, .nothingToKeep: return 64
+                 .invalidKDF, .nothingToKeep, .changeWouldBeUnreadable: return 64
             }
+        case is NotDurableError:
+            return ExitCodes.notDurable
         default:
             return ExitCodes.ioFailure
         }

@@ -14,9 +14,13 @@ enum ExitCodes {
     /// Reading or writing a file failed (missing — the slot file too, with the path where it
     /// was expected —, permissions, disk full, busy).
     static let ioFailure: Int32 = 74
+    /// The change was made, but syncing it to disk failed (an I/O error after the rename): the
+    /// message says what is in place now and what a power cut could bring back. Nothing was
+    /// rolled back; check the disk, then `sync` (or retry, as the message says).
+    static let notDurable: Int32 = 75
     /// Cancelled by Ctrl-C (SIGINT); the original was left as it was and nothing partial remains.
     /// SIGTERM, SIGHUP and SIGQUIT cancel alike, with 128 + their number: 143, 129 and 131.
     static let cancelled: Int32 = 130
 
-    static let summary = "\(wrongKey) wrong key, \(wrongFileKind) not a database / not encrypted / already encrypted / not this database's slot file, \(verificationFailed) damaged (database or slot file) or verification failed, \(ioFailure) I/O failure (a missing slot file too), \(cancelled) cancelled by Ctrl-C (143 by SIGTERM, 129 by SIGHUP, 131 by SIGQUIT)"
+    static let summary = "\(wrongKey) wrong key, \(wrongFileKind) not a database / not encrypted / already encrypted / not this database's slot file, \(verificationFailed) damaged (database or slot file) or verification failed, \(ioFailure) I/O failure (a missing slot file too), \(notDurable) done but not confirmed on disk (an I/O error after the swap: the message says what is in place), \(cancelled) cancelled by Ctrl-C (143 by SIGTERM, 129 by SIGHUP, 131 by SIGQUIT)"
 }

@@ -89,6 +89,8 @@ struct JSONOutput {
             return error.kind ?? kind(exitCode: error.exitCode)
         case is DatabaseError:
             return "sqlite"
+        case is NotDurableError:
+            return "notDurable"
         case let error as KeySlotError:
             switch error {
             case .recoveryKeyMistyped: return "recoveryKeyMistyped"

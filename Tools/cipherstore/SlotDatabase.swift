@@ -40,7 +40,19 @@ enum SlotDatabase {
     static func keyMaker(for database: String) -> (ArraySlice<UInt8>, KeyReader.Source) throws -> DatabaseKey {
         { bytes, source in
             guard !source.raw, hasSlotFile(database) else { return try KeyReader.key(from: bytes, source) }
-            return try KeySlots.unlock(path: database, passphrase: KeyReader.passphrase(from: bytes, source))
+            do {
+                return try KeySlots.unlock(path: database, passphrase: KeyReader.passphrase(from: bytes, source))
+            } catch let error as KeySlotError {
+                // A stale slot file (left by an interrupted `keys init`, or copied with another
+                // database): the database may still be a plain passphrase database. If the
+                // key opens it as one, say so; otherwise the slot file is the problem to report.
+                guard case .belongsToAnotherDatabase(let slotFile, _) = error else { throw error }
+                let key = try KeyReader.key(from: bytes, source)
+                guard let db = try? DatabaseMaintenance.openForReading(path: database, key: key) else { throw error }
+                try? db.close()
+                warn("the slot file '\(slotFile)' does not belong to '\(database)' (it is stale: left by an interrupted `keys init`, or copied from another database); the key opened the database as a plain SQLCipher key. Move the stale slot file away.")
+                return key
+            }
         }
     }
 }

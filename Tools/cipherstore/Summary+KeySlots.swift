@@ -6,10 +6,19 @@ extension Summary {
     /// "slot 2: passphrase 'laptop', scrypt(N=2^15, r=8, p=1), created 2026-11-22T22:10:04Z".
     static func text(_ slot: KeySlotInfo) -> String {
         var text = "slot \(slot.id): \(slot.kind.rawValue)"
-        if !slot.label.isEmpty { text += " '\(slot.label)'" }
+        if !slot.label.isEmpty { text += " '\(printable(slot.label))'" }
         text += ", \(slot.kdf), created \(timestamp(slot.created))"
         if !slot.opensCurrentDatabase { text += " (opens no longer: left by an interrupted data-key rotation)" }
         return text
+    }
+
+    /// `text` with control characters shown as `\u{…}` escapes: a label never reaches the
+    /// terminal as an escape sequence or a line break (the parser refuses such labels too).
+    static func printable(_ text: String) -> String {
+        String(text.unicodeScalars.flatMap { scalar -> [Character] in
+            scalar.properties.generalCategory == .control
+                ? Array("\\u{\(String(scalar.value, radix: 16))}") : [Character(scalar)]
+        })
     }
 
     /// A slot as a `--json` object.

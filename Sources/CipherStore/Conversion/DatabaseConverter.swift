@@ -87,12 +87,20 @@ struct DatabaseConverter: Sendable {
             }
             // Opened before the rename, while its name still leads to it (see ReplacedFile).
             let replacedFile = isInPlace ? try ReplacedFile(path: sourcePath) : nil
+            let result = FileSystem.identity(temporaryPath)
             let backupPath: String?
             do {
                 backupPath = try replace(outputPath, with: temporaryPath)
             } catch {
-                replacedFile?.close()
-                throw error
+                // What to report is read from the disk: once the output's name leads to the
+                // result, the conversion happened, whichever step failed after it.
+                guard DurableReplacement.holds(outputPath, identity: result) else {
+                    replacedFile?.close()
+                    throw error
+                }
+                replaced = true
+                replacedFile?.retire()
+                throw notDurable(outputPath, failure: (error as? DurableReplacement.Unsynced)?.failure ?? "\(error)")
             }
             replaced = true
             replacedFile?.retire()
@@ -345,28 +353,54 @@ struct DatabaseConverter: Sendable {
     }
 
     /// Moves the verified file into place; returns the backup path, if any.
+    ///
+    /// - Throws: ``DurableReplacement/Unsynced`` when the result took the name but the
+    ///   directory sync failed; any other error leaves the output's name as it was (a backup
+    ///   link made for it is removed again).
     private func replace(_ outputPath: String, with temporaryPath: String) throws -> String? {
         switch destination {
         case .file(_, let overwrite):
             if overwrite {
                 // A journal or WAL of the replaced file must not be applied to the new one.
                 for suffix in ["-journal", "-wal", "-shm"] { FileSystem.removeIfPresent(outputPath + suffix) }
-                try FileSystem.rename(temporaryPath, to: outputPath)
+                try DurableReplacement.rename(temporaryPath, over: outputPath)
             } else {
                 // link() fails instead of replacing a file that appeared meanwhile.
-                guard try FileSystem.link(temporaryPath, to: outputPath) else { throw ConversionError.outputExists(path: outputPath) }
-                FileSystem.removeIfPresent(temporaryPath)
+                guard try DurableReplacement.link(temporaryPath, as: outputPath) else { throw ConversionError.outputExists(path: outputPath) }
             }
-            try FileSystem.syncDirectory(of: outputPath)
             return nil
         case .inPlace(let backup, _):
+            let source = FileSystem.identity(sourcePath)
             if let backup {
                 guard try FileSystem.link(sourcePath, to: backup) else { throw ConversionError.backupExists(path: backup) }
             }
-            try FileSystem.rename(temporaryPath, to: sourcePath)
-            try FileSystem.syncDirectory(of: sourcePath)
+            do {
+                // The backup's name must survive a power cut as surely as the result's.
+                if let backup, FileSystem.directory(of: backup) != FileSystem.directory(of: sourcePath) {
+                    try FileSystem.syncDirectory(of: backup)
+                }
+                try DurableReplacement.rename(temporaryPath, over: sourcePath)
+            } catch {
+                if let backup, DurableReplacement.holds(sourcePath, identity: source) { FileSystem.removeIfPresent(backup) }
+                throw error
+            }
             return backup
         }
+    }
+
+    /// The error of a conversion whose result took the output's name but whose directory sync
+    /// failed: it says what the name holds now and what a power cut could bring back.
+    private func notDurable(_ outputPath: String, failure: String) -> NotDurableError {
+        let now = target.key == nil
+            ? "'\(outputPath)' holds the verified, decrypted result: PLAINTEXT"
+            : "'\(outputPath)' holds the verified, encrypted result; it opens with the new key"
+        let previous: String
+        switch destination {
+        case .inPlace: previous = source.key == nil ? "the plaintext original" : "the original, which opens with the old key"
+        case .file(_, let overwrite): previous = overwrite ? "the file '\(outputPath)' held before" : "a missing '\(outputPath)'"
+        }
+        return NotDurableError(path: outputPath, failure: failure, nowOnDisk: now, previousState: previous,
+                               nextStep: "Check the disk (`dmesg`) and run `sync` once it is healthy; `cipherstore verify` tells which key opens the file.")
     }
 
     private func sourceBytes() -> Int64 {

@@ -38,6 +38,9 @@ public enum KeySlotError: Error, Sendable, CustomStringConvertible, Equatable {
     case nothingToKeep
     /// The slot file just written did not read back as written; the previous one is kept.
     case readBackFailed(path: String)
+    /// The change would write a slot file that CipherStore refuses to read (too many slots,
+    /// too much key-derivation work in all): refused before anything was written.
+    case changeWouldBeUnreadable(path: String, detail: String)
 
     public var description: String {
         switch self {
@@ -73,8 +76,19 @@ public enum KeySlotError: Error, Sendable, CustomStringConvertible, Equatable {
             return "Invalid key-derivation settings: \(reason)"
         case .nothingToKeep:
             return "No passphrase to keep was given: after rotating the data key, nothing would open the database. Nothing was changed. Give at least one passphrase (or recovery key) that opens a slot."
+        case .changeWouldBeUnreadable(let path, let detail):
+            return "This change would leave '\(path)' in a form CipherStore refuses to read (\(detail)), so it was refused. Nothing was changed. Remove a slot first (`cipherstore keys remove`), or give the new slot a faster key derivation (--slot-kdf-ms), then retry."
         case .readBackFailed(let path):
             return "The key-slot file written for '\(path)' did not read back as written; the previous slot file was kept. Check the disk (free space, errors) and retry."
+        }
+    }
+
+    /// What the parser found, without advice: for ``changeWouldBeUnreadable(path:detail:)``.
+    var reason: String {
+        switch self {
+        case .damaged(_, let detail): return detail
+        case .kdfParametersOutOfRange(_, let slot, let detail): return "slot \(slot): \(detail)"
+        default: return description
         }
     }
 }

@@ -74,6 +74,11 @@ extension KeySlotFile {
         guard let label = String(validating: try reader.bytes(labelLength, "the label of \(what)"), as: UTF8.self) else {
             throw KeySlotError.damaged(path: reader.path, detail: "the label of \(what) is not UTF-8")
         }
+        // The rule labels are written under: no control characters (a crafted label could
+        // otherwise send terminal escapes or fake lines to whoever lists the slots).
+        guard KeySlots.labelProblem(label) == nil else {
+            throw KeySlotError.damaged(path: reader.path, detail: "the label of \(what) has control characters, which CipherStore never writes")
+        }
         return Slot(id: id, kind: kind, derivation: KeyDerivation(algorithm: algorithm, parameters: parameters),
                     kdfSalt: kdfSalt, databaseSalt: databaseSalt, created: created, label: label,
                     nonce: try reader.bytes(12, "the nonce of \(what)"), sealedKey: try reader.bytes(48, "the wrapped key of \(what)"))

@@ -80,8 +80,16 @@ struct KeySlotFile: Sendable {
         Array(SHA256.hash(data: Array(body)))
     }
 
-    /// The number a new slot gets: one more than any slot's, so numbers are never reused.
-    var nextSlotID: Int { (slots.map(\.id).max() ?? 0) + 1 }
+    /// The number a new slot gets: one more than any slot's, so numbers are not reused. Past a
+    /// slot numbered 2^32 − 1, the largest the format stores (only a crafted file has one), the
+    /// lowest number no slot has.
+    var nextSlotID: Int {
+        let highest = slots.map(\.id).max() ?? 0
+        if highest < Int(UInt32.max) { return highest + 1 }
+        var id = 1
+        while slots.contains(where: { $0.id == id }) { id += 1 }
+        return id
+    }
 
     /// The slots that open the database with this salt.
     func slots(forDatabaseSalt salt: [UInt8]) -> [Slot] {

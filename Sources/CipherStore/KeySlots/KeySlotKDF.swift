@@ -8,7 +8,8 @@
 /// The calibrated choices measure this machine once when the slot is made and store the
 /// resulting parameters in the slot; opening later runs exactly those parameters. Every choice
 /// must stay within the caps an open checks (scrypt: 128·N·r·p ≤ 1 GiB and N·r·p ≤ 2²⁸;
-/// PBKDF2: at most 50,000,000 iterations).
+/// PBKDF2: at most 50,000,000 iterations) and above a floor for new slots (scrypt:
+/// N·r·p ≥ 2¹³, 1 MiB of memory; PBKDF2: at least 10,000 iterations).
 public struct KeySlotKDF: Sendable, Hashable, CustomStringConvertible {
     enum Choice: Sendable, Hashable {
         case scrypt(log2N: Int, blockSize: Int, parallelism: Int)
@@ -67,10 +68,29 @@ public struct KeySlotKDF: Sendable, Hashable, CustomStringConvertible {
         case .pbkdf2SHA256Calibrated(let target):
             derivation = try KeyDerivation.calibratedPBKDF2(target: try Self.seconds(target))
         }
-        if let problem = derivation.problem() {
+        if let problem = derivation.problem() ?? Self.belowFloor(derivation) {
             throw KeySlotError.invalidKDF(reason: problem + ". Choose parameters within the limits.")
         }
         return derivation
+    }
+
+    /// The least stretching a new passphrase slot gets: scrypt with N·r·p of at least 2^13
+    /// (1 MiB of memory: N = 2^10 with r = 8, the smallest calibrated choice), PBKDF2 with at
+    /// least 10,000 iterations. Slots already in a file are read whatever they ask for (within
+    /// the caps); only new ones are held to this.
+    static let minimumScryptWork = 1 << 13
+    static let minimumPBKDF2Iterations = 10_000
+
+    private static func belowFloor(_ derivation: KeyDerivation) -> String? {
+        let (p1, p2, p3) = derivation.parameters
+        switch derivation.algorithm {
+        case .scrypt where (1 << p1) * p2 * p3 < minimumScryptWork:
+            return "scrypt N = 2^\(p1), r = \(p2), p = \(p3) is too weak for a passphrase: N·r·p must be at least 2^13 (e.g. N = 2^10, r = 8)"
+        case .pbkdf2SHA256 where p1 < minimumPBKDF2Iterations:
+            return "PBKDF2 with \(p1) iterations is too weak for a passphrase: at least \(minimumPBKDF2Iterations) are needed"
+        default:
+            return nil
+        }
     }
 
     private static func seconds(_ duration: Duration) throws -> Double {

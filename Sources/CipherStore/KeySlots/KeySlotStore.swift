@@ -29,16 +29,23 @@ enum KeySlotStore {
     /// Replaces the slot file with `file`, atomically and durably, inside
     /// ``withExclusiveLock(_:database:_:)``: the new file is locked before it takes the name,
     /// so the lock goes on covering the slot file until the whole change is done.
-    static func replace(_ path: String, with file: KeySlotFile, holding lock: HeldLock) throws {
-        let temporary = try writeTemporary(file, beside: path)
+    ///
+    /// The new file is checked before it takes the name (see ``writeTemporary(_:beside:verifying:)``).
+    ///
+    /// - Throws: ``DurableReplacement/Unsynced`` when the new file took the name but the
+    ///   directory sync failed; any other error leaves the slot file as it was.
+    static func replace(_ path: String, with file: KeySlotFile, holding lock: HeldLock,
+                        verifying check: (KeySlotFile) throws -> Void) throws {
+        let temporary = try writeTemporary(file, beside: path, verifying: check)
         do {
             try lock.lockAlso(temporary)
-            try FileSystem.rename(temporary, to: path)
+            try DurableReplacement.rename(temporary, over: path)
+        } catch let error as DurableReplacement.Unsynced {
+            throw error
         } catch {
             FileSystem.removeIfPresent(temporary)
             throw error
         }
-        try FileSystem.syncDirectory(of: path)
     }
 
     /// The slot files (the one locked first, and each written since) that a change holds
@@ -66,15 +73,33 @@ enum KeySlotStore {
         }
     }
 
-    /// Writes a slot file where none exists; never replaces one.
+    /// Writes a slot file where none exists; never replaces one. Checked before it takes the
+    /// name, as ``replace(_:with:holding:verifying:)``.
     /// - Throws: ``KeySlotError/slotFileExists(path:)`` when one appeared meanwhile.
-    static func create(_ path: String, with file: KeySlotFile) throws {
-        let temporary = try writeTemporary(file, beside: path)
+    static func create(_ path: String, with file: KeySlotFile, verifying check: (KeySlotFile) throws -> Void) throws {
+        let temporary = try writeTemporary(file, beside: path, verifying: check)
         defer { FileSystem.removeIfPresent(temporary) }
-        guard try FileSystem.link(temporary, to: path) else {
-            throw KeySlotError.slotFileExists(path: path)
+        do {
+            guard try DurableReplacement.link(temporary, as: path) else {
+                throw KeySlotError.slotFileExists(path: path)
+            }
+        } catch let error as DurableReplacement.Unsynced {
+            // Nothing depends on the new slot file yet: take it away again, so that the
+            // database and the slot file stay as they were.
+            FileSystem.removeIfPresent(path)
+            throw ConversionError.io(operation: "syncing the new slot file's directory", path: path, reason: error.failure)
         }
-        try FileSystem.syncDirectory(of: path)
+    }
+
+    /// Refuses, before anything is written, a slot file that CipherStore would not read back:
+    /// the bytes go through the same parser and caps (slot count, KDF work) as every read.
+    /// - Throws: ``KeySlotError/changeWouldBeUnreadable(path:detail:)``.
+    static func checkReadable(_ file: KeySlotFile, path: String) throws {
+        do {
+            _ = try KeySlotFile(parsing: file.serialized(), path: path)
+        } catch let error as KeySlotError {
+            throw KeySlotError.changeWouldBeUnreadable(path: path, detail: error.reason)
+        }
     }
 
     /// Runs `body` holding an exclusive `flock` on the slot file, so that two processes
@@ -103,8 +128,15 @@ enum KeySlotStore {
         }
     }
 
-    /// Writes `file` to a new temporary file beside `path`, mode 0600, and syncs it.
-    private static func writeTemporary(_ file: KeySlotFile, beside path: String) throws -> String {
+    /// Writes `file` to a new temporary file beside `path`, mode 0600, syncs it, and reads it
+    /// back: the bytes on disk must parse, and `check` must accept them (it opens the slots the
+    /// change wrote with their wrapping keys). Only then may the file take the slot file's name.
+    ///
+    /// - Throws: ``KeySlotError/changeWouldBeUnreadable(path:detail:)`` before anything is
+    ///   written, ``KeySlotError/readBackFailed(path:)`` when the file read back differs.
+    private static func writeTemporary(_ file: KeySlotFile, beside path: String,
+                                       verifying check: (KeySlotFile) throws -> Void) throws -> String {
+        try checkReadable(file, path: path)
         let temporary = TemporaryFiles.path(for: path)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw FileSystem.ioError("create", temporary) }
@@ -116,6 +148,13 @@ enum KeySlotStore {
                 throw ConversionError.io(operation: "write", path: temporary, reason: "\(error)")
             }
             guard fsync(descriptor) == 0 else { throw FileSystem.ioError("fsync", temporary) }
+            let readBack: KeySlotFile
+            do {
+                readBack = try read(temporary, database: path)
+            } catch is KeySlotError {
+                throw KeySlotError.readBackFailed(path: path)
+            }
+            try check(readBack)
         } catch {
             FileSystem.removeIfPresent(temporary)
             throw error

@@ -24,7 +24,10 @@ extension KeySlots {
             if let slot = try state.passphraseSlots(openedBy: new).first {
                 throw KeySlotError.passphraseAlreadyInSlot(path: state.slotPath, slot: slot.id)
             }
-            return try add(to: state, dataKey: opened.dataKey, kind: .passphrase, key: try newKey.key(for: derivation), label: label)
+            return try add(to: state, dataKey: opened.dataKey, kind: .passphrase, key: try newKey.key(for: derivation), label: label) { id in
+                .init(nowOnDisk: "the slot file with the new passphrase's slot \(id): it opens the database, as every earlier passphrase does",
+                      previousState: "the slot file without that slot")
+            }
         }
     }
 
@@ -40,7 +43,11 @@ extension KeySlots {
             let key = try secret.withUnsafeBytes {
                 try SlotSealer.newKey(secret: $0, derivation: KeyDerivation(algorithm: .hkdfSHA256, parameters: (0, 0, 0)))
             }
-            let slot = try add(to: state, dataKey: opened.dataKey, kind: .recoveryKey, key: key, label: label)
+            let slot = try add(to: state, dataKey: opened.dataKey, kind: .recoveryKey, key: key, label: label) { id in
+                .init(nowOnDisk: "the slot file with a new recovery-key slot \(id); the recovery key is not shown, since the change is not confirmed",
+                      previousState: "the slot file without that slot",
+                      nextStep: "Nothing is lost. Once the disk is healthy, remove slot \(id) (`cipherstore keys remove --slot \(id)`) and add a recovery key again.")
+            }
             return NewRecoveryKey(slot: slot, text: text)
         }
     }
@@ -67,13 +74,14 @@ extension KeySlots {
             }
             var file = state.file
             file.slots.removeAll { $0.id == id }
-            try state.replaceSlotFile(with: file)
+            try state.replaceSlotFile(with: file, change: .init(
+                nowOnDisk: "the slot file without slot \(id)", previousState: "the slot file with slot \(id), which still opens the database"))
         }
     }
 
-    /// Changes a passphrase: the data key is wrapped under the new passphrase in a new slot,
-    /// which is written, read back from disk and opened, and only then is the old slot removed;
-    /// the new slot takes its place in the file. Every other slot the old passphrase opens is
+    /// Changes a passphrase: the data key is wrapped under the new passphrase in a new slot that
+    /// takes the old slot's place, in one atomic replacement of the slot file; the new file is
+    /// read back from disk and the new slot opened before it takes the name. Every other slot the old passphrase opens is
     /// removed too, and every other slot the new one opens (a change interrupted by a crash
     /// leaves both slots; running it again leaves one). The database is not touched,
     /// so it takes the same time whatever its size: a key derivation per passphrase slot to
@@ -106,25 +114,35 @@ extension KeySlots {
             let key = try newKey?.key(for: derivation)
                 ?? new.bytes.withUnsafeBytes { try SlotSealer.newKey(secret: $0, derivation: derivation) }
             if opened.slot.kind == .recoveryKey {
-                return try add(to: state, dataKey: opened.dataKey, kind: .passphrase, key: key, label: "passphrase")
+                return try add(to: state, dataKey: opened.dataKey, kind: .passphrase, key: key, label: "passphrase") { id in
+                    .init(nowOnDisk: "the slot file with the new passphrase's slot \(id) beside the recovery key's: both open the database",
+                          previousState: "the slot file without the new passphrase's slot")
+                }
             }
-            let added = try add(to: state, dataKey: opened.dataKey, kind: opened.slot.kind, key: key, label: opened.slot.label)
-            // The new slot is on disk and opens: now the old one can go, with any other slot
-            // the old passphrase opens and any other the new one opens (both left by an
-            // interrupted change), so that the old passphrase opens none and the new one one.
-            // The slot just opened is known: only the others need derivations (none for a
-            // database with one passphrase).
+            // The old slot goes, with any other slot the old passphrase opens and any other the
+            // new one opens (left by an interrupted change of an earlier version, or added
+            // meanwhile), so that the old passphrase opens none and the new one one. The slot
+            // just opened is known: only the others need derivations (none for a database with
+            // one passphrase).
             var stale: Set<Int> = [opened.slot.id]
             stale.formUnion(try state.passphraseSlots(openedBy: old, skipping: opened.slot.id).map(\.id))
             stale.formUnion(try state.passphraseSlots(openedBy: new, skipping: opened.slot.id).map(\.id))
-            var file = try KeySlotStore.read(state.slotPath, database: path)
-            guard let newSlot = file.slots.first(where: { $0.id == added.id }) else { throw KeySlotError.readBackFailed(path: path) }
-            // The new slot takes the old one's place, so it is tried as early as the old one was.
-            let place = file.slots.prefix { $0.id != opened.slot.id }.filter { !stale.contains($0.id) && $0.id != added.id }.count
-            file.slots.removeAll { stale.contains($0.id) || $0.id == added.id }
-            file.slots.insert(newSlot, at: place)
-            try state.replaceSlotFile(with: file)
-            return added
+            // One write: the new slot takes the old one's place in the file (so it is tried as
+            // early as the old one was), checked on disk before it takes the name. A full file
+            // changes as well as any, and the slots' key-derivation work does not add up.
+            var file = state.file
+            let slot = try SlotSealer.seal(opened.dataKey, into: file, id: file.nextSlotID, kind: opened.slot.kind, key: key,
+                                           databaseSalt: state.databaseSalt, label: opened.slot.label)
+            let place = file.slots.prefix { $0.id != opened.slot.id }.filter { !stale.contains($0.id) }.count
+            file.slots.removeAll { stale.contains($0.id) }
+            file.slots.insert(slot, at: place)
+            try state.replaceSlotFile(with: file, change: .init(
+                nowOnDisk: "the slot file in which the new passphrase's slot \(slot.id) replaced the old passphrase's: the new passphrase opens the database, the old one no longer does",
+                previousState: "the previous slot file, which the old passphrase opens",
+                nextStep: "Keep the old passphrase until the disk is healthy and synced (`dmesg`, then `sync`); `cipherstore keys list` shows the slots.")) { written in
+                try SlotSealer.checkReadBack(written, database: path, slotID: slot.id, wrappingKey: key.wrappingKey, dataKey: opened.dataKey)
+            }
+            return KeySlotInfo(slot, currentSalt: state.databaseSalt)
         }
     }
 
@@ -133,7 +151,7 @@ extension KeySlots {
     /// Runs `body` on the database's current slot state, holding the slot file's lock.
     @discardableResult
     static func modify<T>(_ path: String, _ body: (SlotState) throws -> T) throws -> T {
-        let slotPath = slotFilePath(forDatabase: path)
+        let slotPath = slotFileTarget(forDatabase: path)
         return try KeySlotStore.withExclusiveLock(slotPath, database: path) { lock in
             var state = try SlotState.load(database: path)
             state.lock = lock
@@ -141,10 +159,11 @@ extension KeySlots {
         }
     }
 
-    /// Appends a slot wrapping `dataKey` under `key`, writes the file and checks the slot read
-    /// back from disk.
+    /// Appends a slot wrapping `dataKey` under `key` and writes the file, the new slot checked
+    /// on disk before it takes the name. `change` describes the file written, for a
+    /// ``NotDurableError``.
     private static func add(to state: SlotState, dataKey: SecureBytes, kind: KeySlotFile.Slot.Kind,
-                            key: SlotSealer.NewSlotKey, label: String) throws -> KeySlotInfo {
+                            key: SlotSealer.NewSlotKey, label: String, change: (Int) -> SlotState.Change) throws -> KeySlotInfo {
         var file = state.file
         guard file.slots.count < KeySlotFile.maximumSlots else {
             throw KeySlotError.tooManySlots(path: state.slotPath, maximum: KeySlotFile.maximumSlots)
@@ -152,8 +171,9 @@ extension KeySlots {
         let slot = try SlotSealer.seal(dataKey, into: file, id: file.nextSlotID, kind: kind, key: key,
                                        databaseSalt: state.databaseSalt, label: label)
         file.slots.append(slot)
-        try state.replaceSlotFile(with: file)
-        try SlotSealer.checkReadBack(state.slotPath, database: state.databasePath, slotID: slot.id, wrappingKey: key.wrappingKey, dataKey: dataKey)
+        try state.replaceSlotFile(with: file, change: change(slot.id)) { written in
+            try SlotSealer.checkReadBack(written, database: state.databasePath, slotID: slot.id, wrappingKey: key.wrappingKey, dataKey: dataKey)
+        }
         return KeySlotInfo(slot, currentSalt: state.databaseSalt)
     }
 }

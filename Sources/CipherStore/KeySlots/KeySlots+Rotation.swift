@@ -53,9 +53,13 @@ extension KeySlots {
                 file.slots.append(sealed)
                 added.append((sealed.id, key.wrappingKey))
             }
-            try state.replaceSlotFile(with: file)
-            for (id, wrappingKey) in added {
-                try SlotSealer.checkReadBack(state.slotPath, database: path, slotID: id, wrappingKey: wrappingKey, dataKey: newKey)
+            try state.replaceSlotFile(with: file, change: .init(
+                nowOnDisk: "the slot file with new slots, for a data key not in use yet, beside the old ones; the database is unchanged and opens with every old passphrase",
+                previousState: "the previous slot file, which opens the database the same way",
+                nextStep: "Nothing is lost. Check the disk (`dmesg`), then run `cipherstore keys rotate` again.")) { written in
+                for (id, wrappingKey) in added {
+                    try SlotSealer.checkReadBack(written, database: path, slotID: id, wrappingKey: wrappingKey, dataKey: newKey)
+                }
             }
 
             // 2. The database, under the new data key and salt.
@@ -65,15 +69,27 @@ extension KeySlots {
                 try DatabaseMaintenance.changeKey(path: path, oldKey: old, oldCipher: cipher, newKey: new, newCipher: cipher,
                                                   to: .inPlace(), options: options)
             } catch {
+                // Read from the disk which database has the name. The rewrite, whose durability
+                // is not confirmed: the slot file keeps both sets, so that whichever database a
+                // power cut leaves opens with the passphrases kept.
+                if SlotState.databaseSalt(of: path) == newSalt {
+                    throw NotDurableError(
+                        path: path, failure: (error as? NotDurableError)?.failure ?? "\(error)",
+                        nowOnDisk: "the database, rewritten under the new data key; its slot file '\(state.slotPath)' holds the new slots of the passphrases kept, and still the old slots",
+                        previousState: "the database under the old data key, which the old slots still open",
+                        nextStep: "Nothing is lost. Check the disk (`dmesg`) and run `sync` once it is healthy, then run `cipherstore keys rotate` again: it removes the old slots.")
+                }
                 // The database kept its old key: the new slots would open nothing.
                 file.slots.removeAll { $0.databaseSalt == newSalt }
-                try? state.replaceSlotFile(with: file)
+                try? state.replaceSlotFile(with: file, change: .init(nowOnDisk: "the slot file as before the rotation", previousState: "the slot file with unused new slots"))
                 throw error
             }
 
             // 3. The old slots go.
             file.slots.removeAll { $0.databaseSalt != newSalt }
-            try state.replaceSlotFile(with: file)
+            try state.replaceSlotFile(with: file, change: .init(
+                nowOnDisk: "the database under the new data key, and a slot file with the new slots of the passphrases kept only",
+                previousState: "the slot file that also holds the old slots (they open only the old database, which is gone)"))
             return file.slots.map { KeySlotInfo($0, currentSalt: newSalt) }
         }
     }

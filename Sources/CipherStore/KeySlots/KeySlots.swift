@@ -21,6 +21,15 @@ public enum KeySlots {
         path + ".keys"
     }
 
+    /// The file that holds the slots: ``slotFilePath(forDatabase:)``, or the file it links to
+    /// when it is a symbolic link. Changes are written beside that file and renamed over it,
+    /// so the link keeps leading to the current slots.
+    static func slotFileTarget(forDatabase path: String) -> String {
+        let name = slotFilePath(forDatabase: path)
+        guard FileSystem.isSymbolicLink(name) else { return name }
+        return FileSystem.resolvingLinks(name) ?? name
+    }
+
     /// Encrypts a plaintext database in place under a new random data key, with a first
     /// passphrase slot. The slot file is written first; the database is then rewritten with the
     /// verified, atomic conversion of ``DatabaseMaintenance/encrypt(path:key:cipher:to:options:)``.
@@ -105,8 +114,21 @@ public enum KeySlots {
     public static func exportRawKey(path: String, passphrase: Passphrase) throws -> String {
         let state = try SlotState.load(database: path)
         let opened = try state.unlock(passphrase)
-        let hex = opened.dataKey.withUnsafeBytes { Array($0) } + state.databaseSalt
-        return hex.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+        // Straight from the wiped buffer into the text: no other copy of the key.
+        let digits = Array("0123456789abcdef".utf8)
+        return opened.dataKey.withUnsafeBytes { key in
+            String(unsafeUninitializedCapacity: (key.count + state.databaseSalt.count) * 2) { text in
+                var index = 0
+                func put(_ byte: UInt8) {
+                    text[index] = digits[Int(byte >> 4)]
+                    text[index + 1] = digits[Int(byte & 0xF)]
+                    index += 2
+                }
+                key.forEach(put)
+                state.databaseSalt.forEach(put)
+                return index
+            }
+        }
     }
 
     // MARK: Making a slot database
@@ -132,12 +154,23 @@ public enum KeySlots {
         let key = try passphrase.bytes.withUnsafeBytes { try SlotSealer.newKey(secret: $0, derivation: derivation) }
         let slot = try SlotSealer.seal(dataKey, into: file, id: 1, kind: .passphrase, key: key, databaseSalt: salt, label: label)
         file.slots = [slot]
-        try KeySlotStore.create(slotPath, with: file)
+        try KeySlotStore.create(slotPath, with: file) { written in
+            try SlotSealer.checkReadBack(written, database: path, slotID: slot.id, wrappingKey: key.wrappingKey, dataKey: dataKey)
+        }
         do {
-            try SlotSealer.checkReadBack(slotPath, database: path, slotID: slot.id, wrappingKey: key.wrappingKey, dataKey: dataKey)
             let key = try dataKey.withUnsafeBytes { try DatabaseKey.rawKey($0, salt: salt) }
             _ = try convert(key)
         } catch {
+            // Read from the disk, not from the step that failed: once the database has the salt
+            // the slot file is bound to, it is encrypted under the data key that exists only in
+            // the slot file, which must stay.
+            if SlotState.databaseSalt(of: path) == salt {
+                throw NotDurableError(
+                    path: path, failure: (error as? NotDurableError)?.failure ?? "\(error)",
+                    nowOnDisk: "'\(path)' is a slot database under a new data key, which exists only in its slot file '\(slotPath)': the passphrase opens it through that file. Keep both",
+                    previousState: "the original database (the slot file beside it is then stale: move it away before making a slot database again)",
+                    nextStep: "Check the disk (`dmesg`) and run `sync` once it is healthy; `cipherstore verify` with the passphrase checks the database.")
+            }
             // The database is unchanged: the slot file made for it must go too.
             FileSystem.removeIfPresent(slotPath)
             try? FileSystem.syncDirectory(of: slotPath)
@@ -147,12 +180,18 @@ public enum KeySlots {
     }
 
     static func validate(label: String) throws {
+        if let problem = labelProblem(label) { throw KeySlotError.invalidLabel(reason: problem) }
+    }
+
+    /// Why a label may not be written (or read): too long, or with control characters.
+    static func labelProblem(_ label: String) -> String? {
         guard label.utf8.count <= KeySlotFile.maximumLabelBytes else {
-            throw KeySlotError.invalidLabel(reason: "it is \(label.utf8.count) bytes long; at most \(KeySlotFile.maximumLabelBytes) are allowed.")
+            return "it is \(label.utf8.count) bytes long; at most \(KeySlotFile.maximumLabelBytes) are allowed."
         }
         guard !label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw KeySlotError.invalidLabel(reason: "it contains control characters (line breaks, tabs…); use printable text.")
+            return "it contains control characters (line breaks, tabs…); use printable text."
         }
+        return nil
     }
 
     static func randomBytes(_ count: Int) -> [UInt8] {

@@ -45,11 +45,10 @@ enum SlotSealer {
         return SecureBytes(count: 32) { $0.copyBytes(from: plain) }
     }
 
-    /// Reads the slot file back from disk and opens the slot just written with its wrapping
-    /// key: the bytes on disk, not the ones in memory, must give the data key.
+    /// Opens the slot `slotID` of `file` (read back from disk) with its wrapping key: the bytes
+    /// on disk, not the ones in memory, must give the data key.
     /// - Throws: ``KeySlotError/readBackFailed(path:)``.
-    static func checkReadBack(_ slotPath: String, database: String, slotID: Int, wrappingKey: SymmetricKey, dataKey: SecureBytes) throws {
-        let file = try KeySlotStore.read(slotPath, database: database)
+    static func checkReadBack(_ file: KeySlotFile, database: String, slotID: Int, wrappingKey: SymmetricKey, dataKey: SecureBytes) throws {
         guard let slot = file.slots.first(where: { $0.id == slotID }),
               let opened = open(slot, of: file, with: wrappingKey),
               opened.withUnsafeBytes({ a in dataKey.withUnsafeBytes { b in a.elementsEqual(b) } })

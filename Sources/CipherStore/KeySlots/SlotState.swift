@@ -33,7 +33,7 @@ struct SlotState {
         case .plaintext: throw CipherStoreError.notEncrypted(path: path)
         default: break
         }
-        let slotPath = KeySlots.slotFilePath(forDatabase: path)
+        let slotPath = KeySlots.slotFileTarget(forDatabase: path)
         let file = try KeySlotStore.read(slotPath, database: path)
         guard let salt = databaseSalt(of: path), !file.slots(forDatabaseSalt: salt).isEmpty else {
             throw KeySlotError.belongsToAnotherDatabase(slotFile: slotPath, database: path)
@@ -41,11 +41,28 @@ struct SlotState {
         return SlotState(databasePath: path, slotPath: slotPath, databaseSalt: salt, file: file, lock: nil)
     }
 
-    /// Replaces the slot file with `file`, keeping it locked (see ``KeySlotStore/replace(_:with:holding:)``).
+    /// What a slot-file change leaves, in words: the ``NotDurableError`` of a change whose new
+    /// file took the name but whose directory sync failed.
+    struct Change {
+        let nowOnDisk: String
+        let previousState: String
+        var nextStep = "Check the disk (`dmesg`) and run `sync` once it is healthy; `cipherstore keys list` shows the slots."
+    }
+
+    /// Replaces the slot file with `file`, keeping it locked and checking the bytes read back
+    /// before they take the name (see ``KeySlotStore/replace(_:with:holding:verifying:)``).
     /// Only for a state loaded by ``KeySlots/modify(_:_:)``.
-    func replaceSlotFile(with file: KeySlotFile) throws {
+    ///
+    /// - Throws: ``NotDurableError`` (described by `change`) when the new file took the name
+    ///   but its directory sync failed; any other error leaves the slot file as it was.
+    func replaceSlotFile(with file: KeySlotFile, change: Change, verifying check: (KeySlotFile) throws -> Void = { _ in }) throws {
         guard let lock else { preconditionFailure("the slot file is changed only under its lock") }
-        try KeySlotStore.replace(slotPath, with: file, holding: lock)
+        do {
+            try KeySlotStore.replace(slotPath, with: file, holding: lock, verifying: check)
+        } catch let error as DurableReplacement.Unsynced {
+            throw NotDurableError(path: slotPath, failure: error.failure, nowOnDisk: change.nowOnDisk,
+                                  previousState: change.previousState, nextStep: change.nextStep)
+        }
     }
 
     /// Opens the first slot of this database that `passphrase` opens, skipping `excluded`.

@@ -8,8 +8,8 @@ import Testing
 
 /// A slot database in a temporary directory, made with a tiny scrypt so tests stay fast.
 struct KeySlotFixture {
-    /// N = 2^4, r = 1: microseconds. Real slots are calibrated to about 0.25 s.
-    static let fastKDF = KeySlotKDF.scrypt(log2N: 4, blockSize: 1, parallelism: 1)
+    /// N = 2^13, r = 1 (the floor for new slots): about a millisecond. Real slots are calibrated to about 0.25 s.
+    static let fastKDF = KeySlotKDF.scrypt(log2N: 13, blockSize: 1, parallelism: 1)
 
     let directory: TemporaryDirectory
     let path: String
@@ -55,7 +55,7 @@ struct KeySlotFixture {
             var file = state.file
             file.slots.append(try SlotSealer.seal(opened.dataKey, into: file, id: file.nextSlotID, kind: .passphrase, key: key,
                                                   databaseSalt: state.databaseSalt, label: opened.slot.label))
-            try state.replaceSlotFile(with: file)
+            try state.replaceSlotFile(with: file, change: .init(nowOnDisk: "a duplicate slot", previousState: "no duplicate"))
         }
     }
 
