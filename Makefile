@@ -75,15 +75,18 @@ test: deps $(LIBRARY)
 	$(SWIFT_RUN) test $(SCRATCH) --filter 'MemoryTests'
 	@echo "Tested with $$($(LINKED_VERSION))"
 
-# The concurrency tests (the queue, the pool, observation, the services, conversions with their second thread) under
-# ThreadSanitizer, the rest under AddressSanitizer (own build folders).
-# Skipped under ASan: the kill and crash tests (timing-based, 50 MB files) and the memory tests
-# (ASan changes resident memory and cannot run under `ulimit -v`). Leak reports are off: the Swift runtime's one-time
-# allocations would drown real findings.
+# The concurrency tests (the queue, the pool, observation, the services, conversions with their
+# second thread, key slots with their background derivation) under ThreadSanitizer; the
+# library's own suites (statements, rows, records, conversions, key slots, the pool) under
+# AddressSanitizer. The command-line suites run the same library code in child processes and
+# stay out of both, as do the memory tests (ASan changes resident memory and cannot run under
+# `ulimit -v`). Leak reports are off: the Swift runtime's one-time allocations would drown real
+# findings.
 check-sanitizers: deps
-	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread --filter 'QueueTests|PoolTests|PoolKeyChangeTests|ObservationTests|StatusServiceTests|ConversionTests'
+	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread \
+		--filter 'QueueTests|PoolTests|PoolKeyChangeTests|ObservationTests|StatusServiceTests|ConversionTests|KeySlotTests'
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --scratch-path .build-asan --sanitize=address \
-		--skip 'KillTests|WriteCrashTests|MemoryTests|SecretHygieneCLITests'
+		--filter 'CipherStoreTests\.' --skip 'MemoryTests'
 
 # libFuzzer on database files (Tools/Fuzz), under AddressSanitizer, for FUZZ_SECONDS seconds.
 # The seed corpus is copied first, so the one in the repository stays small.
