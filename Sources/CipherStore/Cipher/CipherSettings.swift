@@ -41,7 +41,7 @@ public struct CipherSettings: Sendable, Hashable {
     /// With a plaintext header (32 bytes is the usual choice: iOS then recognises a WAL
     /// database in a shared container and does not kill the app on suspend), the file no longer
     /// holds the KDF salt where SQLCipher reads it: keep the salt with the key and give it as
-    /// ``salt`` to reopen the file. A new file's salt is read with ``salt(in:)``; a conversion
+    /// ``salt`` to reopen the file. A new file's salt is read with ``salt(in:schema:)``; a conversion
     /// reports it in ``VerificationReport/plaintextHeaderSalt``.
     public var plaintextHeaderSize: Int?
     /// The 16-byte KDF salt (`cipher_salt`, SQLCipher 4 only). `nil` reads it from the file (or

@@ -118,11 +118,14 @@ public enum DatabaseMaintenance {
     /// ```
     ///
     /// - Parameters:
+    ///   - path: the SQLCipher 3 database.
     ///   - key: the database's key; by default also the key of the result.
     ///   - oldCipher: the source's settings; each one left `nil` is SQLCipher 3's default
     ///     (give a custom page size or KDF iteration count the file was made with).
     ///   - newKey: another key for the result, or `nil` to keep `key`.
     ///   - newCipher: the result's settings; each one left `nil` is SQLCipher 4's default.
+    ///   - destination: a new file, or in place (the default).
+    ///   - options: progress, cancellation, busy timeout.
     /// - Throws: ``CipherStoreError/sqlcipher4Required(operation:sqlcipherVersion:)`` when the
     ///   linked SQLCipher is 3.x (checked before the file is touched), and the errors of a key
     ///   change (``CipherStoreError/wrongKey(path:)`` when the key or the source's settings are
@@ -177,6 +180,9 @@ public enum DatabaseMaintenance {
     /// SQLite, or damaged) is ``ConversionError/unreadableSchema(path:detail:)``.
     ///
     /// - Parameters:
+    ///   - path: the database file.
+    ///   - key: its key, or `nil` for a plaintext file.
+    ///   - cipher: the cipher settings it was made with.
     ///   - writable: open read-write (foreign keys on) instead of read-only (``openForReading(path:key:cipher:)``).
     /// - Throws: ``ConversionError`` (`sourceMissing`, `sourceIsDirectory`, `notARegularFile`,
     ///   `sourceEmpty`, `damaged`) and the errors of ``Connection/init(path:key:configuration:)``.

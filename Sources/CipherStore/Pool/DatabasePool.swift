@@ -13,12 +13,12 @@ import Synchronization
 /// ```
 ///
 /// - `write` runs on the one writing connection, in an immediate transaction; writes are
-///   serialized. ``writeWithoutTransaction(_:)-(_)`` runs there without a transaction.
+///   serialized. `writeWithoutTransaction(_:)` runs there without a transaction.
 /// - `read` runs on one of up to ``maximumReaderCount`` reading connections, opened when
 ///   first needed, in a read-only transaction: the block sees one snapshot of the database
 ///   (all of a concurrent write's transaction or none of it), a write inside it fails with
 ///   ``CipherStoreError/writeInsideRead(sql:)``, and it never waits for the writer.
-/// - ``barrierWrite(_:)-(_)`` waits for the running reads, keeps new ones out, and runs
+/// - `barrierWrite(_:)` waits for the running reads, keeps new ones out, and runs
 ///   without a transaction: for `VACUUM` and other work that must be alone.
 ///
 /// The `async` forms never block the caller's thread and honour Task cancellation until the
@@ -261,7 +261,7 @@ public final class DatabasePool: DatabaseWriter {
         try await writeWithoutTransaction { db in try db.inImmediateTransaction(block) }
     }
 
-    /// ``writeWithoutTransaction(_:)-(_)`` without blocking the caller's thread.
+    /// `writeWithoutTransaction(_:)` without blocking the caller's thread.
     /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
     ///   block does not run then), and the errors of the synchronous form.
     public func writeWithoutTransaction<T: Sendable>(_ block: @escaping @Sendable (Connection) throws -> T) async throws -> T {
@@ -291,9 +291,9 @@ public final class DatabasePool: DatabaseWriter {
         try barrier(beforeBlock: {}, block)
     }
 
-    /// ``barrierWrite(_:)-(_)`` without blocking the caller's thread.
+    /// `barrierWrite(_:)` without blocking the caller's thread.
     /// - Throws: `CancellationError` when the task is cancelled before the block starts (also
-    ///   while it waits for the reads to end), and the errors of ``barrierWrite(_:)-(_)``.
+    ///   while it waits for the reads to end), and the errors of `barrierWrite(_:)`.
     public func barrierWrite<T: Sendable>(_ block: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         try await AsyncBridge.run(on: Self.waitingQueue) { cancelled in
             try self.barrier(beforeBlock: cancelled.check, block)

@@ -15,7 +15,7 @@ import Foundation
 /// - `read` runs its block in a read-only transaction: one snapshot, and a write inside fails
 ///   with ``CipherStoreError/writeInsideRead(sql:)``.
 /// - `write` runs its block in an immediate transaction, committed when the block returns.
-/// - `inDatabase` (and ``writeWithoutTransaction(_:)-(_)``) runs its block with no
+/// - `inDatabase` (and `writeWithoutTransaction(_:)`) runs its block with no
 ///   transaction at all, for blocks that manage their own.
 ///
 /// Each comes in two forms with the same rules: the synchronous ones block the calling thread
