@@ -81,6 +81,9 @@ struct CipherOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Page size in bytes, a power of two from 512 to 65536, or `source` for the plaintext source's (default: encrypt and keys init use the linked SQLCipher's, 1024 on SQLCipher 3 and 4096 on SQLCipher 4, so the result opens with its key alone; rekey and decrypt keep the source's).", valueName: "bytes|source"))
     var pageSize: PageSizeOption?
 
+    @Flag(help: "The file has no per-page HMAC (SQLCipher 1, or made with cipher_use_hmac off); `cipherstore settings` says when.")
+    var noHMAC = false
+
     @Flag(help: "SQLCipher 3's settings (1024-byte pages, 64000 PBKDF2-HMAC-SHA1 iterations, HMAC-SHA1), for files made with SQLCipher 3 when the linked SQLCipher is 4; --page-size and --kdf-iterations still apply.")
     var sqlcipher3 = false
 
@@ -106,6 +109,7 @@ struct CipherOptions: ParsableArguments {
     var settings: CipherSettings {
         var settings = Self.settings(base: sqlcipher3 ? .sqlcipher3 : .libraryDefaults, pageSize: pageSize?.bytes, kdfIterations: kdfIterations)
         if plaintextHeader { settings.plaintextHeaderSize = 32 }
+        if noHMAC { settings.useHMAC = false }
         settings.salt = salt.flatMap(Self.bytes(hex:))
         return settings
     }

@@ -138,6 +138,27 @@ public final class DatabaseKey: Sendable, CustomStringConvertible, CustomDebugSt
         try material.withUnsafeBytes(body)
     }
 
+    /// A raw key's 32 bytes, in a buffer of their own, and its salt if it has one. Throws
+    /// ``CipherStoreError/invalidKey(reason:)`` for a passphrase.
+    func rawKeyBytes() throws -> (key: SecureBytes, salt: [UInt8]?) {
+        guard kind != .passphrase else {
+            throw CipherStoreError.invalidKey(reason: "a passphrase has no raw key bytes; derive them from it first.")
+        }
+        // The material is x'<64 hex digits of the key><32 of the salt, if any>'.
+        return material.withUnsafeBytes { text in
+            let digits = text.dropFirst(2).dropLast()
+            func byte(at index: Int) -> UInt8 {
+                let start = digits.startIndex + index * 2
+                return (Self.hexValue(digits[start]) ?? 0) << 4 | (Self.hexValue(digits[start + 1]) ?? 0)
+            }
+            let key = SecureBytes(count: 32) { buffer in
+                for index in 0..<32 { buffer[index] = byte(at: index) }
+            }
+            let salt = digits.count == 96 ? (32..<48).map(byte(at:)) : nil
+            return (key, salt)
+        }
+    }
+
     /// SQLCipher 3 reads a key of the form x'<64 or 96 hex>' as raw key material.
     private static func looksLikeRawKey(_ bytes: some Collection<UInt8>) -> Bool {
         let count = bytes.count

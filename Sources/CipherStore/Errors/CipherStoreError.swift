@@ -43,7 +43,7 @@ public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatabl
     public var description: String {
         switch self {
         case .wrongKey(let path):
-            return "Cannot decrypt '\(path)': the key is wrong, or the file was encrypted with other cipher settings (page size, KDF iterations, HMAC), or its first page is damaged. The file was not changed. Retry with the right key and settings; if they are right, restore the file from a backup."
+            return "Cannot decrypt '\(path)': the key is wrong, or the file was encrypted with other cipher settings (page size, KDF iterations, HMAC), or its first page is damaged. The file was not changed. Retry with the right key and settings; if they are right, restore the file from a backup. To find the settings that open it with this key, run `cipherstore settings '\(path)'` (CipherSettingsFinder.find(path:key:))."
                 + Self.wrongKeyHint(path: path)
         case .notEncrypted(let path):
             return "'\(path)' is a plaintext SQLite database, not encrypted, but a key was given. The file was not changed. Encrypt it first with `cipherstore encrypt`, or open it without a key."

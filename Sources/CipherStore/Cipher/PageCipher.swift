@@ -1,0 +1,113 @@
+import Crypto
+import CryptoExtras
+import Foundation
+
+/// How SQLCipher (1 to 4) encrypts one page, reproduced with swift-crypto, to check and read
+/// pages without opening the file in SQLite: the settings finder tries candidate settings
+/// against the first page in microseconds each.
+///
+/// Each page is AES-256-CBC encrypted on its own. Its last `reserve` bytes hold a random IV
+/// (16 bytes) and, with HMAC, the HMAC of the ciphertext, the IV and the page number (4 bytes,
+/// little-endian); the reserve is rounded up to a multiple of 16 (48 bytes with HMAC-SHA1 or
+/// -SHA256, 80 with HMAC-SHA512, 16 without HMAC). The first page's first 16 bytes are the KDF
+/// salt (or, with a plaintext header, its first `headerSize` bytes are left as they are), and
+/// the encryption starts after them. The HMAC key is derived from the page key with PBKDF2 (the
+/// KDF's hash, 2 iterations) over the salt with each byte XORed with 0x3a.
+struct PageCipher {
+    let pageSize: Int
+    /// The page HMAC's hash; `nil` for pages without HMAC.
+    let hmac: CipherSettings.HashAlgorithm?
+    /// Bytes before the encrypted part of the first page: 16 (the salt) or the plaintext header's size.
+    let headerSize: Int
+    private let key: SymmetricKey
+    private let hmacKey: SymmetricKey?
+
+    /// - Parameters:
+    ///   - key: the 32-byte page key (derived from a passphrase, or a raw key).
+    ///   - kdfAlgorithm: the hash of the KDF, which also derives the HMAC key.
+    init(key: UnsafeRawBufferPointer, salt: [UInt8], pageSize: Int, kdfAlgorithm: CipherSettings.HashAlgorithm,
+         hmac: CipherSettings.HashAlgorithm?, headerSize: Int = 16) throws {
+        self.pageSize = pageSize
+        self.hmac = hmac
+        self.headerSize = headerSize
+        self.key = SymmetricKey(data: key)
+        if hmac != nil {
+            let hmacSalt = salt.map { $0 ^ 0x3a }
+            hmacKey = try KDF.Insecure.PBKDF2.deriveKey(from: key, salt: hmacSalt, using: Self.pbkdf2Hash(kdfAlgorithm),
+                                                        outputByteCount: 32, unsafeUncheckedRounds: 2)
+        } else {
+            hmacKey = nil
+        }
+    }
+
+    /// The reserved bytes at the end of each page: IV and HMAC, in whole AES blocks.
+    var reserve: Int {
+        let used = 16 + (hmac.map(Self.hmacSize) ?? 0)
+        return (used + 15) / 16 * 16
+    }
+
+    /// Whether the page's HMAC matches (always `false` without HMAC: nothing to check).
+    /// - Parameter page: the page as stored, `pageSize` bytes.
+    func authenticates(_ page: some Collection<UInt8>, number: UInt32) -> Bool {
+        guard let hmac, let hmacKey, page.count == pageSize else { return false }
+        let bytes = Array(page)
+        let start = number == 1 ? headerSize : 0
+        let end = pageSize - reserve + 16
+        let stored = bytes[end..<(end + Self.hmacSize(hmac))]
+        let pageNumber = withUnsafeBytes(of: number.littleEndian) { Array($0) }
+        switch hmac {
+        case .sha1: return Self.code(HMAC<Insecure.SHA1>.self, bytes[start..<end], pageNumber, hmacKey).elementsEqual(stored)
+        case .sha256: return Self.code(HMAC<SHA256>.self, bytes[start..<end], pageNumber, hmacKey).elementsEqual(stored)
+        case .sha512: return Self.code(HMAC<SHA512>.self, bytes[start..<end], pageNumber, hmacKey).elementsEqual(stored)
+        }
+    }
+
+    /// The page's plaintext: the bytes between the header (first page only) and the reserve,
+    /// decrypted. Authenticate first where the page has an HMAC.
+    func decrypt(_ page: some Collection<UInt8>, number: UInt32) throws -> [UInt8] {
+        let bytes = Array(page)
+        let start = number == 1 ? headerSize : 0
+        let end = pageSize - reserve
+        let iv = try AES._CBC.IV(ivBytes: bytes[end..<(end + 16)])
+        let plain = try AES._CBC.decrypt(bytes[start..<end], using: key, iv: iv, noPadding: true)
+        return Array(plain)
+    }
+
+    /// Whether a decrypted first page starts like a SQLite header with this page size and
+    /// reserve: page size, file format versions, reserved bytes, payload fractions (64, 32, 32).
+    /// For pages without HMAC, the only check there is.
+    func looksLikeFirstPage(_ plaintext: [UInt8]) -> Bool {
+        // The plaintext starts at file offset `headerSize`; the fields checked are at 16…23.
+        let offset = 16 - headerSize
+        guard headerSize <= 16, plaintext.count >= offset + 8 else { return false }
+        let field = Array(plaintext[offset..<(offset + 8)])
+        let storedPageSize = Int(field[0]) << 8 | Int(field[1])
+        return (storedPageSize == 1 ? 65536 : storedPageSize) == pageSize
+            && (1...2).contains(field[2]) && (1...2).contains(field[3])
+            && Int(field[4]) == reserve && field[5] == 64 && field[6] == 32 && field[7] == 32
+    }
+
+    static func hmacSize(_ algorithm: CipherSettings.HashAlgorithm) -> Int {
+        switch algorithm {
+        case .sha1: return 20
+        case .sha256: return 32
+        case .sha512: return 64
+        }
+    }
+
+    static func pbkdf2Hash(_ algorithm: CipherSettings.HashAlgorithm) -> KDF.Insecure.PBKDF2.HashFunction {
+        switch algorithm {
+        case .sha1: return .insecureSHA1
+        case .sha256: return .sha256
+        case .sha512: return .sha512
+        }
+    }
+
+    private static func code<H: HashFunction>(_: HMAC<H>.Type, _ data: ArraySlice<UInt8>, _ pageNumber: [UInt8],
+                                               _ key: SymmetricKey) -> [UInt8] {
+        var mac = HMAC<H>(key: key)
+        mac.update(data: data)
+        mac.update(data: pageNumber)
+        return Array(mac.finalize())
+    }
+}

@@ -1,0 +1,110 @@
+@testable import CipherStore
+import Foundation
+import Testing
+
+/// The settings finder on real files made by the linked SQLCipher (and by the other version's
+/// shell): it names the settings that open them, stretching a passphrase at most once per KDF.
+@Suite(.serialized) struct CipherSettingsFinderTests {
+    let directory: TemporaryDirectory
+
+    init() throws {
+        directory = try TemporaryDirectory()
+    }
+
+    /// A file made by the library with `settings`, holding one row.
+    func make(_ name: String, key: DatabaseKey, settings: CipherSettings) throws -> String {
+        let path = directory.path(name)
+        let db = try Connection(path: path, key: key, configuration: Configuration(cipher: settings))
+        try db.executeScript("CREATE TABLE t(x); INSERT INTO t VALUES ('row');")
+        try db.close()
+        return path
+    }
+
+    /// How many passphrase stretchings `body` ran (the finder counts its own).
+    func derivations(_ body: () throws -> Void) rethrows -> Int {
+        let counter = KeyDerivation.Counter()
+        try KeyDerivation.$derivationCounter.withValue(counter) { try body() }
+        return counter.value.load(ordering: .relaxed)
+    }
+
+    @Test func aNonDefaultPageSizeAndIterationCountAreFoundWithOneDerivation() throws {
+        let key = try DatabaseKey.passphrase("finder passphrase")
+        let path = try make("custom.db", key: key, settings: CipherSettings(pageSize: 4096, kdfIterations: 100_000))
+        #expect(throws: CipherStoreError.wrongKey(path: path)) { try Connection(path: path, key: key) }
+        var found: CipherSettingsFinder.Found?
+        let count = try derivations { found = try CipherSettingsFinder.find(path: path, key: key, kdfIterations: [100_000]) }
+        let result = try #require(found)
+        #expect(result.settings.pageSize == 4096 && result.settings.kdfIterations == 100_000)
+        #expect(result.settings.useHMAC == true && result.settings.plaintextHeaderSize == 0)
+        #expect(result.opensWithLinkedSQLCipher)
+        #expect(count == 1 && result.keyDerivations == 1)
+        // The settings found open the file through the library.
+        let db = try Connection(path: path, key: key, configuration: Configuration(cipher: result.settings))
+        #expect(try db.fetchScalar(String.self, sql: "SELECT x FROM t") == "row")
+        try db.close()
+    }
+
+    @Test func theLinkedDefaultsAreFoundFirstAndARawKeyNeedsNoDerivation() throws {
+        let passphrase = try DatabaseKey.passphrase("default settings")
+        let plain = try make("defaults.db", key: passphrase, settings: .libraryDefaults)
+        var found: CipherSettingsFinder.Found?
+        #expect(try derivations { found = try CipherSettingsFinder.find(path: plain, key: passphrase) } == 1)
+        #expect(found?.settings.pageSize == SQLCipherLibrary.defaultPageSize)
+
+        let raw = try DatabaseKey.rawKey(hex: String(repeating: "5e", count: 32))
+        let rawPath = try make("raw.db", key: raw, settings: CipherSettings(pageSize: 8192, useHMAC: false))
+        #expect(try derivations { found = try CipherSettingsFinder.find(path: rawPath, key: raw) } == 0)
+        #expect(found?.settings.pageSize == 8192 && found?.settings.useHMAC == false)
+        #expect(found?.opensWithLinkedSQLCipher == true)
+    }
+
+    @Test func aWrongKeyFindsNothingAndStretchesOncePerKDF() throws {
+        let path = try make("wrong.db", key: .passphrase("the right one"), settings: .libraryDefaults)
+        var found: CipherSettingsFinder.Found?
+        let count = try derivations { found = try CipherSettingsFinder.find(path: path, key: .passphrase("not the right one")) }
+        #expect(found == nil)
+        // Three KDF hashes × three default iteration counts, each stretched once.
+        #expect(count == 9)
+        #expect(throws: CipherStoreError.notEncrypted(path: directory.path("plain.db"))) {
+            let plain = try Connection(path: directory.path("plain.db"), key: nil)
+            try plain.execute(sql: "CREATE TABLE t(x)")
+            try plain.close()
+            _ = try CipherSettingsFinder.find(path: directory.path("plain.db"), key: .passphrase("x"))
+        }
+    }
+
+    /// A SQLCipher 3 file when SQLCipher 4 is linked (made with SQLCipher 3's settings), and a
+    /// SQLCipher 4 file when SQLCipher 3 is linked (made by the SQLCipher 4 shell): the finder
+    /// reads pages itself, so it names a format the linked library cannot open.
+    @Test func aFileOfTheOtherSQLCipherVersionIsRecognised() throws {
+        let key = "across versions"
+        if LinkedSQLCipher.isVersion4 {
+            let path = try make("v3.db", key: .passphrase(key), settings: .sqlcipher3)
+            let found = try #require(try CipherSettingsFinder.find(path: path, key: .passphrase(key)))
+            #expect(found.settings == CipherSettings.sqlcipher3)
+            #expect(found.opensWithLinkedSQLCipher)
+        } else {
+            let shell = try #require(SQLCipherShell.sqlcipher4, "\(SQLCipherShell.sqlcipher4Missing)")
+            let path = directory.path("v4.db")
+            let made = try SQLCipherShell.run(database: path, script: "PRAGMA key = '\(key)';\nCREATE TABLE t(x);\n", shell: shell)
+            try #require(made.status == 0, "\(made.errorOutput)")
+            let found = try #require(try CipherSettingsFinder.find(path: path, key: .passphrase(key)))
+            #expect(found.settings == CipherSettings.sqlcipher4)
+            #expect(!found.opensWithLinkedSQLCipher)
+        }
+    }
+
+    @Test(.enabled(if: LinkedSQLCipher.isVersion4, "a plaintext header needs SQLCipher 4"))
+    func aPlaintextHeaderIsFoundWithItsSalt() throws {
+        let key = try DatabaseKey.passphrase("header")
+        let path = directory.path("header.db")
+        let db = try Connection(path: path, key: key, configuration: Configuration(cipher: CipherSettings(plaintextHeaderSize: 32)))
+        try db.executeScript("CREATE TABLE t(x); INSERT INTO t VALUES ('row');")
+        let salt = try #require(try CipherSettings.salt(in: db))
+        try db.close()
+        #expect(try CipherSettingsFinder.find(path: path, key: key) == nil)
+        let found = try #require(try CipherSettingsFinder.find(path: path, key: key, salt: salt))
+        #expect(found.settings.plaintextHeaderSize == 32 && found.settings.salt == salt)
+        #expect(found.opensWithLinkedSQLCipher)
+    }
+}

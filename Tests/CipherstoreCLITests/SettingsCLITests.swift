@@ -1,0 +1,50 @@
+import CipherStore
+import Foundation
+import TestSupport
+import Testing
+
+/// `cipherstore settings`: the options it prints open the file in the other commands.
+@Suite struct SettingsCLITests {
+    let workspace: Workspace
+    let database: String
+    let keyFile: String
+
+    init() throws {
+        workspace = try Workspace()
+        database = workspace.path("app.db")
+        keyFile = try workspace.keyFile("k.key", "settings passphrase")
+        let db = try Connection(path: database, key: .passphrase("settings passphrase"),
+                                configuration: Configuration(cipher: CipherSettings(pageSize: 4096, kdfIterations: 100_000)))
+        try db.executeScript("CREATE TABLE t(x); INSERT INTO t VALUES ('row');")
+        try db.close()
+    }
+
+    @Test func theOptionsPrintedOpenTheFile() throws {
+        #expect(try CLI.run(["verify", database, "--key-file", keyFile]).status == 65)
+        let result = try CLI.run(["settings", database, "--key-file", keyFile, "--kdf-iterations", "100000"])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        let optionLine = try #require(result.output.split(separator: "\n").first { $0.contains("cipherstore: ") })
+        let options = optionLine.components(separatedBy: "cipherstore: ")[1].split(separator: " ").map(String.init)
+        #expect(options.contains("--page-size") && options.contains("4096") && options.contains("100000"), "\(result.output)")
+        #expect(result.output.contains("CipherSettings(pageSize: 4096, kdfIterations: 100000"), "\(result.output)")
+        #expect(result.output.contains("1 key derivation"), "\(result.output)")
+        #expect(!result.output.contains("settings passphrase") && !result.errorOutput.contains("settings passphrase"))
+        let verify = try CLI.run(["verify", database, "--key-file", keyFile] + options)
+        #expect(verify.status == 0, "\(verify.errorOutput)")
+    }
+
+    @Test func aWrongKeyIsAnsweredClearlyAndTheWrongKeyMessagePointsHere() throws {
+        let wrong = try workspace.keyFile("w.key", "another passphrase")
+        let result = try CLI.run(["settings", database, "--key-file", wrong, "--json"])
+        #expect(result.status == 65, "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("No known setting opens"), "\(result.errorOutput)")
+        let object = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
+        #expect((object?["error"] as? [String: Any])?["kind"] as? String == "wrongKey", "\(result.output)")
+        let verify = try CLI.run(["verify", database, "--key-file", wrong])
+        #expect(verify.errorOutput.contains("cipherstore settings"), "\(verify.errorOutput)")
+        let json = try CLI.run(["settings", database, "--key-file", keyFile, "--kdf-iterations", "100000", "--json"])
+        let found = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
+        #expect(found?["ok"] as? Bool == true && found?["keyDerivations"] as? Int == 1, "\(json.output)")
+        #expect((found?["settings"] as? [String: Any])?["pageSize"] as? Int == 4096)
+    }
+}

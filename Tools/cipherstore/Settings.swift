@@ -1,0 +1,129 @@
+import ArgumentParser
+import CipherStore
+import Foundation
+
+extension CipherStoreCommand {
+    /// `cipherstore settings DATABASE`: which cipher settings open a file with its key.
+    struct Settings: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Find the cipher settings an encrypted file was made with, given its key.",
+            discussion: """
+                For "file is not a database" / "the key is wrong" when the key is right: after an \
+                upgrade, a port or a change of library, the page size, KDF iterations or HMAC may \
+                differ from the defaults. Tries SQLCipher 1 to 4's defaults, page sizes 512 to \
+                65536, 4000, 64000 and 256000 KDF iterations (and those given), HMAC on and off, \
+                a plaintext header when --salt is given, and prints the settings that open the \
+                file: as options for the other commands, and as a CipherSettings value for the \
+                library. A passphrase is stretched at most once per KDF; reads only the first \
+                page, changes nothing, never prints the key.
+
+                Examples:
+                  cipherstore settings app.db --key-file app.key
+                  cipherstore settings app.db --key-env APP_DB_KEY --kdf-iterations 100000 --json
+
+                \(SlotDatabase.help)
+
+                Exit codes: 0 found, 64 usage error, 65 no known setting opens the file with this \
+                key (the key is wrong, or the file is damaged), 66 not encrypted, 74 I/O failure.
+                """
+        )
+
+        @Argument(help: "The encrypted database.")
+        var database: String
+
+        @OptionGroup var key: KeyOptions
+
+        @Option(name: .customLong("kdf-iterations"), help: "Also try this many KDF iterations (repeatable).")
+        var kdfIterations: [Int] = []
+
+        @Option(help: ArgumentHelp("The 16-byte salt of a file with a plaintext header, as 32 hexadecimal digits.", valueName: "hex"))
+        var salt: String?
+
+        @Flag(help: "Print one JSON object on standard output, on failure too.")
+        var json = false
+
+        func validate() throws {
+            if let salt, CipherOptions.bytes(hex: salt) == nil {
+                throw ValidationError("--salt must be 32 hexadecimal digits (16 bytes).")
+            }
+            if kdfIterations.contains(where: { $0 < 1 }) { throw ValidationError("--kdf-iterations must be at least 1.") }
+        }
+
+        func run() throws {
+            let output = json ? JSONOutput(command: "settings", path: database) : nil
+            try CommandRunner.run(json: output) {
+                try DatabaseMaintenance.checkExistingDatabaseFile(database)
+                if DatabaseFileInfo.inspect(path: database).kind == .plaintext { throw CipherStoreError.notEncrypted(path: database) }
+                let databaseKey = try SlotDatabase.openingKey(for: database, from: key.source(confirm: false))
+                let clock = ContinuousClock()
+                let start = clock.now
+                guard let found = try CipherSettingsFinder.find(path: database, key: databaseKey, kdfIterations: kdfIterations,
+                                                                salt: salt.flatMap(CipherOptions.bytes(hex:))) else {
+                    throw CLIError(exitCode: ExitCodes.wrongKey, message: "No known setting opens '\(database)' with this key: the key is wrong, or the file is damaged (or it was made with settings outside the ones tried: give its KDF iterations with --kdf-iterations, its salt with --salt). Nothing was changed.", kind: "wrongKey")
+                }
+                let elapsed = clock.now - start
+                let options = Self.options(for: found.settings)
+                if let output {
+                    output.succeed([
+                        "settings": Summary.fields(found.settings), "options": options.map { $0 as Any } ?? NSNull(),
+                        "swift": Self.swiftValue(found.settings), "opensWithLinkedSQLCipher": found.opensWithLinkedSQLCipher,
+                        "keyDerivations": found.keyDerivations, "candidatesTried": found.candidatesTried,
+                        "milliseconds": Summary.millisecondsValue(elapsed),
+                    ])
+                    return
+                }
+                var lines = ["'\(database)' opens with: \(Summary.text(found.settings))."]
+                switch options {
+                case .some(let options) where options.isEmpty:
+                    lines.append("  cipherstore: no options needed (the linked SQLCipher's defaults)")
+                case .some(let options):
+                    lines.append("  cipherstore: " + options.joined(separator: " "))
+                case .none:
+                    lines.append("  cipherstore: no options express these settings; use the library value below")
+                }
+                lines.append("  Swift:       " + Self.swiftValue(found.settings))
+                if !found.opensWithLinkedSQLCipher {
+                    lines.append("The linked SQLCipher \(SQLCipherLibrary.sqlcipherVersion ?? "") cannot open a file with these settings: use a cipherstore linked with SQLCipher 4 (`make install SQLCIPHER=4`), or upgrade the file with one.")
+                }
+                lines.append("Found in \(Summary.milliseconds(elapsed)): \(Summary.counted(found.keyDerivations, "key derivation")), \(Summary.counted(found.candidatesTried, "combination")) tried.")
+                print(lines.joined(separator: "\n"))
+            }
+        }
+
+        /// The options of the other commands that give `settings` on the linked SQLCipher, or
+        /// `nil` when none do (a KDF or HMAC hash they have no option for).
+        static func options(for settings: CipherSettings) -> [String]? {
+            let sha1 = settings.kdfAlgorithm == .sha1 && (settings.hmacAlgorithm == .sha1 || settings.useHMAC == false)
+            let sha512 = settings.kdfAlgorithm == .sha512 && settings.hmacAlgorithm == .sha512 && settings.useHMAC == true
+            let linked4 = SQLCipherLibrary.sqlcipherMajorVersion >= 4
+            var options: [String] = []
+            let base: CipherSettings
+            if sha1 {
+                base = .sqlcipher3
+                if linked4 { options.append("--sqlcipher3") }
+            } else if sha512 && linked4 {
+                base = .sqlcipher4
+            } else {
+                return nil
+            }
+            if settings.pageSize != base.pageSize { options += ["--page-size", "\(settings.pageSize ?? 0)"] }
+            if settings.kdfIterations != base.kdfIterations { options += ["--kdf-iterations", "\(settings.kdfIterations ?? 0)"] }
+            if settings.useHMAC == false { options.append("--no-hmac") }
+            if let salt = settings.salt, (settings.plaintextHeaderSize ?? 0) > 0 {
+                options += ["--plaintext-header", "--salt", salt.map { String(format: "%02x", $0) }.joined()]
+            }
+            return options
+        }
+
+        /// `CipherSettings(pageSize: 4096, …)`, as Swift source.
+        static func swiftValue(_ settings: CipherSettings) -> String {
+            var arguments = ["pageSize: \(settings.pageSize ?? 0)", "kdfIterations: \(settings.kdfIterations ?? 0)",
+                             "useHMAC: \(settings.useHMAC ?? true)"]
+            if let kdf = settings.kdfAlgorithm { arguments.append("kdfAlgorithm: .\(kdf)") }
+            if settings.useHMAC != false, let hmac = settings.hmacAlgorithm { arguments.append("hmacAlgorithm: .\(hmac)") }
+            arguments.append("plaintextHeaderSize: \(settings.plaintextHeaderSize ?? 0)")
+            if let salt = settings.salt { arguments.append("salt: [" + salt.map { String(format: "0x%02x", $0) }.joined(separator: ", ") + "]") }
+            return "CipherSettings(" + arguments.joined(separator: ", ") + ")"
+        }
+    }
+}
