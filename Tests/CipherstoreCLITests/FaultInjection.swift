@@ -56,6 +56,8 @@ struct ExpectedDatabase {
         case plaintext
         /// A raw key, as 64 hexadecimal digits.
         case rawKey(String)
+        /// A raw key of a file in SQLCipher 3's format (opened with `CipherSettings.sqlcipher3`).
+        case rawKeySQLCipher3(String)
         /// A passphrase through the slot file.
         case slots(String)
 
@@ -63,6 +65,7 @@ struct ExpectedDatabase {
             switch self {
             case .plaintext: return "no key"
             case .rawKey: return "the raw key"
+            case .rawKeySQLCipher3: return "the raw key with SQLCipher 3's settings"
             case .slots(let passphrase): return "the slot passphrase '\(passphrase)'"
             }
         }
@@ -76,13 +79,17 @@ struct ExpectedDatabase {
         openers.allSatisfy { opener in
             do {
                 let key: DatabaseKey?
+                var cipher = CipherSettings.libraryDefaults
                 switch opener {
                 case .plaintext: key = nil
                 case .rawKey(let hex): key = try DatabaseKey.rawKey(hex: Array(hex.utf8))
+                case .rawKeySQLCipher3(let hex):
+                    key = try DatabaseKey.rawKey(hex: Array(hex.utf8))
+                    cipher = .sqlcipher3
                 case .slots(let passphrase): key = try DatabaseKey.slots(passphrase: Passphrase(passphrase), path: path)
                 }
                 guard DatabaseFileInfo.inspect(path: path).kind == (key == nil ? .plaintext : .encrypted) else { return false }
-                let db = try Connection(path: path, key: key)
+                let db = try Connection(path: path, key: key, configuration: Configuration(cipher: cipher))
                 defer { try? db.close() }
                 let count = try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM item WHERE body = printf('item %d', id)")
                 let integrity = try db.fetchScalar(String.self, sql: "PRAGMA integrity_check")
