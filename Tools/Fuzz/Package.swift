@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
-// The fuzz target lives in its own package: it has no `main` (libFuzzer provides one) and is
-// built only with `-sanitize=fuzzer` (see `make fuzz`).
+// The fuzz targets live in their own package, built only with `-sanitize=fuzzer` (see
+// `make fuzz`): one executable, whose first argument names the target (open, slots, pages,
+// records); libFuzzer's own driver runs it.
 import PackageDescription
 
 let package = Package(
@@ -8,7 +9,7 @@ let package = Package(
     dependencies: [.package(path: "CipherStore")],
     targets: [
         .executableTarget(
-            name: "fuzz-open",
+            name: "fuzz",
             dependencies: [.product(name: "CipherStore", package: "CipherStore")]
         ),
     ],

@@ -76,13 +76,11 @@ public enum CipherSettingsFinder {
         for layout in layouts {
             for (family, iterations) in keys.searchOrder(families: orderedFamilies()) {
                 guard let pageKey = try keys.pageKey(kdf: family.kdf, iterations: iterations, salt: layout.salt) else { continue }
+                let cipherKeys = try pageKey.withUnsafeBytes { try PageCipher.Keys(key: $0, salt: layout.salt, kdfAlgorithm: family.kdf) }
                 for pageSize in pageSizes where firstPage.count >= pageSize {
                     tried += 1
-                    let matches = try pageKey.withUnsafeBytes { bytes in
-                        try matchesFirstPage(firstPage.prefix(pageSize), key: bytes, salt: layout.salt, pageSize: pageSize,
-                                             family: family, headerSize: layout.headerSize)
-                    }
-                    guard matches else { continue }
+                    let cipher = PageCipher(keys: cipherKeys, pageSize: pageSize, hmac: family.hmac, headerSize: layout.headerSize)
+                    guard try matchesFirstPage(firstPage.prefix(pageSize), cipher: cipher) else { continue }
                     var settings = CipherSettings(pageSize: pageSize, kdfIterations: iterations, useHMAC: family.hmac != nil,
                                                   kdfAlgorithm: family.kdf, hmacAlgorithm: family.hmac ?? family.kdf,
                                                   plaintextHeaderSize: layout.headerSize == 16 ? 0 : layout.headerSize)
@@ -110,11 +108,8 @@ public enum CipherSettingsFinder {
         return ordered
     }
 
-    private static func matchesFirstPage(_ page: ArraySlice<UInt8>, key: UnsafeRawBufferPointer, salt: [UInt8], pageSize: Int,
-                                         family: Family, headerSize: Int) throws -> Bool {
-        let cipher = try PageCipher(key: key, salt: salt, pageSize: pageSize, kdfAlgorithm: family.kdf, hmac: family.hmac,
-                                    headerSize: headerSize)
-        if family.hmac != nil { return cipher.authenticates(page, number: 1) }
+    private static func matchesFirstPage(_ page: ArraySlice<UInt8>, cipher: PageCipher) throws -> Bool {
+        if cipher.hmac != nil { return cipher.authenticates(page, number: 1) }
         // No HMAC to check: the decrypted header must read as SQLite's, for this page size and reserve.
         var plaintext = try cipher.decrypt(page, number: 1)
         defer { plaintext.withUnsafeMutableBytes { SecureBytes.wipe($0) } }

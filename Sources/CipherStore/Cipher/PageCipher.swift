@@ -14,6 +14,22 @@ import Foundation
 /// the encryption starts after them. The HMAC key is derived from the page key with PBKDF2 (the
 /// KDF's hash, 2 iterations) over the salt with each byte XORed with 0x3a.
 struct PageCipher {
+    /// The page key and the HMAC key derived from it, for one KDF hash and salt: the same for
+    /// every page size and HMAC choice, so derived once.
+    struct Keys {
+        let key: SymmetricKey
+        let hmacKey: SymmetricKey
+
+        /// - Parameters:
+        ///   - key: the 32-byte page key (derived from a passphrase, or a raw key).
+        ///   - kdfAlgorithm: the hash of the KDF, which also derives the HMAC key.
+        init(key: UnsafeRawBufferPointer, salt: [UInt8], kdfAlgorithm: CipherSettings.HashAlgorithm) throws {
+            self.key = SymmetricKey(data: key)
+            hmacKey = try KDF.Insecure.PBKDF2.deriveKey(from: key, salt: salt.map { $0 ^ 0x3a }, using: PageCipher.pbkdf2Hash(kdfAlgorithm),
+                                                        outputByteCount: 32, unsafeUncheckedRounds: 2)
+        }
+    }
+
     let pageSize: Int
     /// The page HMAC's hash; `nil` for pages without HMAC.
     let hmac: CipherSettings.HashAlgorithm?
@@ -22,22 +38,12 @@ struct PageCipher {
     private let key: SymmetricKey
     private let hmacKey: SymmetricKey?
 
-    /// - Parameters:
-    ///   - key: the 32-byte page key (derived from a passphrase, or a raw key).
-    ///   - kdfAlgorithm: the hash of the KDF, which also derives the HMAC key.
-    init(key: UnsafeRawBufferPointer, salt: [UInt8], pageSize: Int, kdfAlgorithm: CipherSettings.HashAlgorithm,
-         hmac: CipherSettings.HashAlgorithm?, headerSize: Int = 16) throws {
+    init(keys: Keys, pageSize: Int, hmac: CipherSettings.HashAlgorithm?, headerSize: Int = 16) {
         self.pageSize = pageSize
         self.hmac = hmac
         self.headerSize = headerSize
-        self.key = SymmetricKey(data: key)
-        if hmac != nil {
-            let hmacSalt = salt.map { $0 ^ 0x3a }
-            hmacKey = try KDF.Insecure.PBKDF2.deriveKey(from: key, salt: hmacSalt, using: Self.pbkdf2Hash(kdfAlgorithm),
-                                                        outputByteCount: 32, unsafeUncheckedRounds: 2)
-        } else {
-            hmacKey = nil
-        }
+        key = keys.key
+        hmacKey = hmac == nil ? nil : keys.hmacKey
     }
 
     /// The reserved bytes at the end of each page: IV and HMAC, in whole AES blocks.

@@ -29,6 +29,13 @@ if CommandLine.arguments.dropFirst().first == "--key-slots-only" {
     try? FileManager.default.removeItem(atPath: directory)
     exit(0)
 }
+// `bench-cipherstore --settings-finder-only`: the settings finder's rows alone.
+if CommandLine.arguments.dropFirst().first == "--settings-finder-only" {
+    print((["| workload | baseline | CipherStore | result | target |", "| --- | --- | --- | --- | --- |"]
+           + (try settingsFinderWorkloads(directory: directory))).joined(separator: "\n"))
+    try? FileManager.default.removeItem(atPath: directory)
+    exit(0)
+}
 let rawKeyHex = String(repeating: "3a", count: 32)
 let rawKey = Array("x'\(rawKeyHex)'".utf8)
 let key = try DatabaseKey.rawKey(hex: rawKeyHex)
@@ -55,6 +62,12 @@ output.append("")
 output.append("| workload | baseline | CipherStore | result | target |")
 output.append("| --- | --- | --- | --- | --- |")
 output += try keySlotWorkloads(bench, directory: directory, megabytes: bench.quick ? 10 : 100, largeMegabytes: bench.quick ? nil : 1000)
+output.append("")
+output.append("### Settings finder (`cipherstore settings`; three runs each)")
+output.append("")
+output.append("| workload | baseline | CipherStore | result | target |")
+output.append("| --- | --- | --- | --- | --- |")
+output += try settingsFinderWorkloads(directory: directory)
 output.append("")
 output.append("### DatabasePool and observation (WAL, raw key; reads of 1,000 rows; best of three runs, queue and pool alternating)")
 output.append("")

@@ -12,10 +12,9 @@ import Foundation
 /// The raw key the encrypted seeds were made with.
 let rightKey = try! DatabaseKey.rawKey(hex: String(repeating: "f0", count: 32))
 let wrongKey = try! DatabaseKey.rawKey(hex: String(repeating: "0f", count: 32))
-let path = FileManager.default.temporaryDirectory.appendingPathComponent("cipherstore-fuzz-\(getpid()).db").path
+let path = scratchPath("open.db")
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOpen(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+func fuzzOpen(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     guard let data else { return 0 }
     let bytes = Data(bytes: data, count: size)
     for key in [rightKey, wrongKey, nil] {
