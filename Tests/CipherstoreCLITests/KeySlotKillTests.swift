@@ -26,7 +26,7 @@ import Testing
         try source.execute(sql: "CREATE TABLE big(id INTEGER PRIMARY KEY)")
         try source.execute(sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100) INSERT INTO big SELECT i FROM n")
         try source.close()
-        try KeySlots.encrypt(path: path, passphrase: Passphrase(passphrases[0]), kdf: .scrypt(log2N: 13, blockSize: 1, parallelism: 1))
+        try KeySlots.encrypt(path: path, passphrase: Passphrase(passphrases[0]), kdf: .scrypt(log2N: 14, blockSize: 1, parallelism: 1))
     }
 
     /// Runs the changer in `mode` with `first` and `second` as its passphrases, kills it with
@@ -106,7 +106,7 @@ import Testing
         // About 1 MB: each rotation rewrites it, so kills land before, during and after the rename.
         try source.execute(sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100) INSERT INTO big SELECT i, printf('%010000d', i) FROM n")
         try source.close()
-        try KeySlots.encrypt(path: path, passphrase: Passphrase(Self.passphrases[0]), kdf: .scrypt(log2N: 13, blockSize: 1, parallelism: 1))
+        try KeySlots.encrypt(path: path, passphrase: Passphrase(Self.passphrases[0]), kdf: .scrypt(log2N: 14, blockSize: 1, parallelism: 1))
         let firstRawKey = try KeySlots.exportRawKey(path: path, passphrase: Passphrase(Self.passphrases[0]))
         var rotations = 0
         var slotsAfterKill: [Int] = []

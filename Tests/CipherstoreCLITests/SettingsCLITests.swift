@@ -47,4 +47,21 @@ import Testing
         #expect(found?["ok"] as? Bool == true && found?["keyDerivations"] as? Int == 1, "\(json.output)")
         #expect((found?["settings"] as? [String: Any])?["pageSize"] as? Int == 4096)
     }
+
+    /// A file cut after its first page: the settings are found, and the answer is damage
+    /// (exit 67), not a library-version problem; `verify` says damaged with 67 too.
+    @Test func aFileCutAfterItsFirstPageIsDamaged() throws {
+        let source = workspace.path("big.db")
+        let db = try Connection(path: source, key: nil)
+        try db.executeScript("CREATE TABLE t(x); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 500) INSERT INTO t SELECT randomblob(100) FROM n;")
+        try db.close()
+        let full = workspace.path("full.db")
+        #expect(try CLI.run(["encrypt", source, "-o", full, "--key-file", keyFile]).status == 0)
+        let cut = workspace.path("cut.db")
+        try bytes(full).prefix(SQLCipherLibrary.defaultPageSize).write(to: URL(fileURLWithPath: cut))
+        let settings = try CLI.run(["settings", cut, "--key-file", keyFile])
+        #expect(settings.status == 67 && settings.errorOutput.contains("damaged"), "\(settings.output) \(settings.errorOutput)")
+        let verify = try CLI.run(["verify", cut, "--key-file", keyFile])
+        #expect(verify.status == 67, "\(verify.errorOutput)")
+    }
 }

@@ -27,7 +27,7 @@ import Testing
         let otherDB = try Connection(path: other, key: nil)
         try otherDB.executeScript("CREATE TABLE u(y);")
         try otherDB.close()
-        try KeySlots.encrypt(path: other, passphrase: Passphrase("plain passphrase"), kdf: .scrypt(log2N: 13, blockSize: 1, parallelism: 1))
+        try KeySlots.encrypt(path: other, passphrase: Passphrase("plain passphrase"), kdf: .scrypt(log2N: 14, blockSize: 1, parallelism: 1))
         try FileManager.default.copyItem(atPath: other + ".keys", toPath: database + ".keys")
 
         let verify = try CLI.run(["verify", database, "--key-file", keyFile])
@@ -35,15 +35,20 @@ import Testing
         #expect(verify.errorOutput.contains("stale"), "\(verify.errorOutput)")
         let query = try CLI.run(["query", database, "--key-file", keyFile, "SELECT x FROM t"])
         #expect(query.status == 0 && query.output.contains("row"), "\(query.errorOutput)")
+        // rekey --in-place treats it as the passphrase database it is.
+        let newKey = try workspace.keyFile("n.key", "new passphrase")
+        let rekey = try CLI.run(["rekey", database, "--in-place", "--old-key-file", keyFile, "--new-key-file", newKey])
+        #expect(rekey.status == 0, "\(rekey.errorOutput)")
+        #expect(try CLI.run(["verify", database, "--key-file", newKey]).status == 0)
         // A wrong passphrase is still wrong: the slot file's mismatch is what is reported.
-        let wrong = try CLI.run(["verify", database, "--key-file", try workspace.keyFile("w.key", "wrong")])
+        let wrong = try CLI.run(["verify", database, "--key-file", keyFile])
         #expect(wrong.status == 66 && wrong.errorOutput.contains("another database"), "\(wrong.errorOutput)")
     }
 
     /// A label crafted with terminal escapes and a line break is damage, not output.
     @Test func aCraftedLabelNeverReachesTheTerminal() throws {
         try KeySlots.encrypt(path: database, passphrase: Passphrase("plain passphrase"), label: "laptop",
-                             kdf: .scrypt(log2N: 13, blockSize: 1, parallelism: 1))
+                             kdf: .scrypt(log2N: 14, blockSize: 1, parallelism: 1))
         var bytes = Array(bytes(database + ".keys"))
         let label = Array("laptop".utf8)
         let at = try #require((0...(bytes.count - label.count)).first { Array(bytes[$0..<$0 + label.count]) == label })

@@ -17,7 +17,7 @@ guard arguments.count == 3, ["change", "rotate", "add-remove"].contains(argument
 }
 let passphrases = try [Passphrase(first), Passphrase(second)]
 // A tiny scrypt: each change is a few file writes, so kills land anywhere in them.
-let kdf = KeySlotKDF.scrypt(log2N: 13, blockSize: 1, parallelism: 1)
+let kdf = KeySlotKDF.scrypt(log2N: 14, blockSize: 1, parallelism: 1)
 var current = 0
 var count = 0
 while true {

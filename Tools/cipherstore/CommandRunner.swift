@@ -56,10 +56,14 @@ enum CommandRunner {
             case .damaged, .kdfParametersOutOfRange: return ExitCodes.verificationFailed
             case .slotFileMissing, .readBackFailed: return ExitCodes.ioFailure
             case .lastSlot, .noSuchSlot, .removalNeedsAnotherSlot, .slotFileExists, .tooManySlots, .passphraseAlreadyInSlot, .invalidLabel,
-                 .invalidKDF, .nothingToKeep, .changeWouldBeUnreadable: return 64
+                 .invalidKDF, .nothingToKeep, .changeWouldBeUnreadable, .noRoomForRotation: return 64
+            case .rotationLeftOldSlots: return ExitCodes.notDurable
             }
         case is NotDurableError:
             return ExitCodes.notDurable
+        case let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode.primaryResultCode):
+            // SQLite found the file damaged where the library could not say more.
+            return ExitCodes.verificationFailed
         default:
             return ExitCodes.ioFailure
         }

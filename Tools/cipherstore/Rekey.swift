@@ -46,7 +46,7 @@ extension CipherStoreCommand {
                 try DatabaseMaintenance.checkExistingDatabaseFile(database)
                 // Only an encrypted file: a slot file beside a plaintext one (left by a
                 // decryption) is no reason to refuse, and rekey then says it is not encrypted.
-                if output.inPlace && SlotDatabase.hasSlotFile(database) && DatabaseFileInfo.inspect(path: database).kind == .encrypted {
+                if output.inPlace && SlotDatabase.usesSlotFile(database) && DatabaseFileInfo.inspect(path: database).kind == .encrypted {
                     throw CLIError(exitCode: 64, message: "'\(database)' is a slot database: rekeying it in place would leave its slot file opening nothing. Nothing was changed. Change a passphrase with `cipherstore keys change`, replace the data key with `cipherstore keys rotate`, or write a passphrase database elsewhere with --output.")
                 }
                 let (old, new) = try KeyReader.readPair(current: oldKey.source, as: SlotDatabase.keyMaker(for: database),

@@ -24,7 +24,8 @@ extension CipherStoreCommand {
                 \(SlotDatabase.help)
 
                 Exit codes: 0 found, 64 usage error, 65 no known setting opens the file with this \
-                key (the key is wrong, or the file is damaged), 66 not encrypted, 74 I/O failure.
+                key (the key is wrong, or the file is damaged), 66 not encrypted, 67 the first \
+                page opens but the file is damaged further on, 74 I/O failure.
                 """
         )
 
@@ -62,11 +63,15 @@ extension CipherStoreCommand {
                     throw CLIError(exitCode: ExitCodes.wrongKey, message: "No known setting opens '\(database)' with this key: the key is wrong, or the file is damaged (or it was made with settings outside the ones tried: give its KDF iterations with --kdf-iterations, its salt with --salt). Nothing was changed.", kind: "wrongKey")
                 }
                 let elapsed = clock.now - start
+                if found.linkedSQLCipherSupportsThem && !found.opensWithLinkedSQLCipher {
+                    throw ConversionError.damaged(path: database, detail: "its first page opens with \(Summary.text(found.settings)), but SQLite cannot read the file with them: it is damaged or cut short after the first page")
+                }
                 let options = Self.options(for: found.settings)
                 if let output {
                     output.succeed([
                         "settings": Summary.fields(found.settings), "options": options.map { $0 as Any } ?? NSNull(),
                         "swift": Self.swiftValue(found.settings), "opensWithLinkedSQLCipher": found.opensWithLinkedSQLCipher,
+                        "linkedSQLCipherSupportsThem": found.linkedSQLCipherSupportsThem,
                         "keyDerivations": found.keyDerivations, "candidatesTried": found.candidatesTried,
                         "milliseconds": Summary.millisecondsValue(elapsed),
                     ])

@@ -20,6 +20,14 @@ enum SlotDatabase {
         FileManager.default.fileExists(atPath: KeySlots.slotFilePath(forDatabase: database))
     }
 
+    /// Whether the database uses its slot file: one is there and it is not a stale one of
+    /// another database (left by an interrupted `keys init`, or copied from elsewhere).
+    static func usesSlotFile(_ database: String) -> Bool {
+        guard hasSlotFile(database) else { return false }
+        if case .failure(KeySlotError.belongsToAnotherDatabase) = Result(catching: { try KeySlots.list(path: database) }) { return false }
+        return true
+    }
+
     /// Refuses a database without a slot file before any key is asked for.
     static func requireSlotFile(_ database: String) throws {
         guard hasSlotFile(database) else {

@@ -16,7 +16,7 @@ extension Summary {
     /// terminal as an escape sequence or a line break (the parser refuses such labels too).
     static func printable(_ text: String) -> String {
         String(text.unicodeScalars.flatMap { scalar -> [Character] in
-            scalar.properties.generalCategory == .control
+            [.control, .format, .lineSeparator, .paragraphSeparator].contains(scalar.properties.generalCategory)
                 ? Array("\\u{\(String(scalar.value, radix: 16))}") : [Character(scalar)]
         })
     }

@@ -22,9 +22,12 @@ public enum CipherSettingsFinder {
         /// Every setting the file was made with (none left `nil`, but ``CipherSettings/salt``,
         /// which is set only for a file with a plaintext header).
         public let settings: CipherSettings
-        /// Whether the linked SQLCipher opened the file with them (a SQLCipher 4 file cannot be
-        /// opened by SQLCipher 3).
+        /// Whether the linked SQLCipher opened the file with them.
         public let opensWithLinkedSQLCipher: Bool
+        /// Whether the linked SQLCipher can read files with these settings at all (SQLCipher 3
+        /// has no SHA-256 or SHA-512 and no plaintext header). When it can and yet the file did
+        /// not open, the first page is intact but the file is damaged further on.
+        public let linkedSQLCipherSupportsThem: Bool
         /// How many passphrase stretchings (PBKDF2 runs of the file's KDF) the search ran.
         public let keyDerivations: Int
         /// How many combinations of settings were tried.
@@ -67,8 +70,22 @@ public enum CipherSettingsFinder {
         let info = DatabaseFileInfo.inspect(path: path)
         if info.kind == .plaintext { throw CipherStoreError.notEncrypted(path: path) }
         let firstPage = try readFirstBytes(path, count: pageSizes.max() ?? 65536)
+        return try find(firstPage: firstPage, hasPlaintextHeader: info.hasPlaintextHeader, key: key, kdfIterations: kdfIterations,
+                        salt: salt, path: path)
+    }
+
+    /// The search on the first bytes of a file, without the file: for the fuzz target of the
+    /// page reader, which runs it thousands of times a second. Settings found are not opened.
+    @_spi(Fuzzing)
+    public static func find(firstPage: [UInt8], key: DatabaseKey) throws -> Found? {
+        try find(firstPage: firstPage, hasPlaintextHeader: false, key: key, kdfIterations: [], salt: nil, path: nil)
+    }
+
+    /// - Parameter path: the file, opened with the settings found; `nil` to leave that out.
+    private static func find(firstPage: [UInt8], hasPlaintextHeader: Bool, key: DatabaseKey, kdfIterations: [Int],
+                             salt: [UInt8]?, path: String?) throws -> Found? {
         var layouts: [(headerSize: Int, salt: [UInt8])] = []
-        if firstPage.count >= 16 && !info.hasPlaintextHeader { layouts.append((16, Array(firstPage[0..<16]))) }
+        if firstPage.count >= 16 && !hasPlaintextHeader { layouts.append((16, Array(firstPage[0..<16]))) }
         if let salt, salt.count == 16 { layouts.append((32, salt)) }
 
         let keys = try StretchedKeys(key: key, iterations: orderedIterations(extra: kdfIterations), given: kdfIterations)
@@ -85,11 +102,14 @@ public enum CipherSettingsFinder {
                                                   kdfAlgorithm: family.kdf, hmacAlgorithm: family.hmac ?? family.kdf,
                                                   plaintextHeaderSize: layout.headerSize == 16 ? 0 : layout.headerSize)
                     if layout.headerSize != 16 { settings.salt = layout.salt }
-                    let opens = try pageKey.withUnsafeBytes { bytes in
-                        opensWithLinkedSQLCipher(path, key: try DatabaseKey.rawKey(bytes, salt: layout.salt), settings: settings)
-                    }
-                    return Found(settings: settings, opensWithLinkedSQLCipher: opens, keyDerivations: keys.derivations,
-                                 candidatesTried: tried)
+                    let opens = try path.map { path in
+                        try pageKey.withUnsafeBytes { bytes in
+                            opensWithLinkedSQLCipher(path, key: try DatabaseKey.rawKey(bytes, salt: layout.salt), settings: settings)
+                        }
+                    } ?? false
+                    return Found(settings: settings, opensWithLinkedSQLCipher: opens,
+                                 linkedSQLCipherSupportsThem: supportedByLinkedSQLCipher(settings),
+                                 keyDerivations: keys.derivations, candidatesTried: tried)
                 }
             }
         }
@@ -114,6 +134,13 @@ public enum CipherSettingsFinder {
         var plaintext = try cipher.decrypt(page, number: 1)
         defer { plaintext.withUnsafeMutableBytes { SecureBytes.wipe($0) } }
         return cipher.looksLikeFirstPage(plaintext)
+    }
+
+    /// SQLCipher 3 knows PBKDF2-HMAC-SHA1 and HMAC-SHA1 only, and no plaintext header.
+    static func supportedByLinkedSQLCipher(_ settings: CipherSettings) -> Bool {
+        SQLCipherLibrary.sqlcipherMajorVersion >= 4
+            || (settings.kdfAlgorithm == .sha1 && (settings.useHMAC == false || settings.hmacAlgorithm == .sha1)
+                && (settings.plaintextHeaderSize ?? 0) == 0)
     }
 
     private static func opensWithLinkedSQLCipher(_ path: String, key: DatabaseKey, settings: CipherSettings) -> Bool {

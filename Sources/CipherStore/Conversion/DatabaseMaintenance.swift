@@ -156,6 +156,9 @@ public enum DatabaseMaintenance {
             db = try openForReading(path: path, key: key, cipher: cipher)
         } catch let error as DatabaseError where error.message?.hasPrefix("malformed database schema") == true {
             throw ConversionError.unreadableSchema(path: path, detail: error.message ?? "")
+        } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_CORRUPT {
+            // The key opened the first page; what follows it is damaged (or missing).
+            throw ConversionError.damaged(path: path, detail: "SQLite stopped reading it: \(error.message ?? "database disk image is malformed")")
         }
         defer { try? db.close() }
         do {

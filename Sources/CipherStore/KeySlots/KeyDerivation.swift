@@ -102,21 +102,21 @@ struct KeyDerivation: Sendable, Equatable {
         }
     }
 
-    /// scrypt, r = 8, p = 1, with the N (2^10 to 2^20) whose derivation takes about `target`.
+    /// scrypt, r = 8, p = 1, with the N (2^11 to 2^20) whose derivation takes about `target`.
     static func calibratedScrypt(target: Double) throws -> KeyDerivation {
         let probeLog2N = 12
         let probe = KeyDerivation(algorithm: .scrypt, parameters: (probeLog2N, 8, 1))
         let seconds = try measure(probe)
         let log2N = probeLog2N + Int((log2(target / seconds)).rounded())
-        return KeyDerivation(algorithm: .scrypt, parameters: (min(max(log2N, 10), 20), 8, 1))
+        return KeyDerivation(algorithm: .scrypt, parameters: (min(max(log2N, 11), 20), 8, 1))
     }
 
-    /// PBKDF2-HMAC-SHA256 with the iterations (at least 10,000) that take about `target`.
+    /// PBKDF2-HMAC-SHA256 with the iterations (at least 100,000) that take about `target`.
     static func calibratedPBKDF2(target: Double) throws -> KeyDerivation {
         let probeIterations = 20_000
         let seconds = try measure(KeyDerivation(algorithm: .pbkdf2SHA256, parameters: (probeIterations, 0, 0)))
         let iterations = Double(probeIterations) * target / seconds
-        let rounded = min(max(Int(iterations / 1000) * 1000, 10_000), maximumPBKDF2Iterations)
+        let rounded = min(max(Int(iterations / 1000) * 1000, 100_000), maximumPBKDF2Iterations)
         return KeyDerivation(algorithm: .pbkdf2SHA256, parameters: (rounded, 0, 0))
     }
 

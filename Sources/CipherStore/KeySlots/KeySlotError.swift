@@ -41,6 +41,12 @@ public enum KeySlotError: Error, Sendable, CustomStringConvertible, Equatable {
     /// The change would write a slot file that CipherStore refuses to read (too many slots,
     /// too much key-derivation work in all): refused before anything was written.
     case changeWouldBeUnreadable(path: String, detail: String)
+    /// A data-key rotation needs room for one new slot per kept secret beside the current slots
+    /// while the database is rewritten: refused before anything was written.
+    case noRoomForRotation(path: String, slots: Int, kept: Int, maximum: Int)
+    /// The data key was rotated — the database is rewritten, and the kept secrets open it — but
+    /// removing the old slots from the slot file failed: they stay in it, opening nothing.
+    case rotationLeftOldSlots(path: String, database: String, reason: String)
 
     public var description: String {
         switch self {
@@ -77,7 +83,11 @@ public enum KeySlotError: Error, Sendable, CustomStringConvertible, Equatable {
         case .nothingToKeep:
             return "No passphrase to keep was given: after rotating the data key, nothing would open the database. Nothing was changed. Give at least one passphrase (or recovery key) that opens a slot."
         case .changeWouldBeUnreadable(let path, let detail):
-            return "This change would leave '\(path)' in a form CipherStore refuses to read (\(detail)), so it was refused. Nothing was changed. Remove a slot first (`cipherstore keys remove`), or give the new slot a faster key derivation (--slot-kdf-ms), then retry."
+            return "This change would leave '\(path)' in a form CipherStore refuses to read (\(detail)), so it was refused. Nothing was changed. Remove a slot first (`cipherstore keys remove`); when adding or changing a passphrase, a faster key derivation for the new slot (--slot-kdf-ms) also helps."
+        case .noRoomForRotation(let path, let slots, let kept, let maximum):
+            return "Rotating the data key keeps the old slots beside the new ones until the database is rewritten, so that a crash leaves a pair that opens: '\(path)' has \(slots) slots, and \(kept) more would make more than \(maximum). Nothing was changed. Remove slots you no longer need first (`cipherstore keys remove`), then retry."
+        case .rotationLeftOldSlots(let path, let database, let reason):
+            return "The data key was rotated: '\(database)' was rewritten under the new data key, which the kept passphrases open. Removing the old slots from '\(path)' then failed (\(reason)): they stay in it but open nothing, since the database no longer has their data key. Back up '\(database)' and '\(path)' again, together (older backups hold the old data key), and once the disk is healthy run `cipherstore keys rotate` again, or remove the old slots with `cipherstore keys remove`."
         case .readBackFailed(let path):
             return "The key-slot file written for '\(path)' did not read back as written; the previous slot file was kept. Check the disk (free space, errors) and retry."
         }

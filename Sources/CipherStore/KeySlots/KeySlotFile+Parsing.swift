@@ -77,7 +77,7 @@ extension KeySlotFile {
         // The rule labels are written under: no control characters (a crafted label could
         // otherwise send terminal escapes or fake lines to whoever lists the slots).
         guard KeySlots.labelProblem(label) == nil else {
-            throw KeySlotError.damaged(path: reader.path, detail: "the label of \(what) has control characters, which CipherStore never writes")
+            throw KeySlotError.damaged(path: reader.path, detail: "the label of \(what) has control characters or invisible formatting characters, which CipherStore never writes")
         }
         return Slot(id: id, kind: kind, derivation: KeyDerivation(algorithm: algorithm, parameters: parameters),
                     kdfSalt: kdfSalt, databaseSalt: databaseSalt, created: created, label: label,

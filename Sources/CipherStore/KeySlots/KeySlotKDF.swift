@@ -9,7 +9,7 @@
 /// resulting parameters in the slot; opening later runs exactly those parameters. Every choice
 /// must stay within the caps an open checks (scrypt: 128·N·r·p ≤ 1 GiB and N·r·p ≤ 2²⁸;
 /// PBKDF2: at most 50,000,000 iterations) and above a floor for new slots (scrypt:
-/// N·r·p ≥ 2¹³, 1 MiB of memory; PBKDF2: at least 10,000 iterations).
+/// N·r·p ≥ 2¹⁴, 2 MiB of memory; PBKDF2: at least 100,000 iterations).
 public struct KeySlotKDF: Sendable, Hashable, CustomStringConvertible {
     enum Choice: Sendable, Hashable {
         case scrypt(log2N: Int, blockSize: Int, parallelism: Int)
@@ -24,7 +24,7 @@ public struct KeySlotKDF: Sendable, Hashable, CustomStringConvertible {
     public static let `default` = KeySlotKDF.scrypt(targetDuration: .milliseconds(250))
 
     /// scrypt (r = 8, p = 1) with N chosen so that one derivation takes about `targetDuration`
-    /// here (N from 2¹⁰ to 2²⁰, that is 1 MiB to 1 GiB of memory).
+    /// here (N from 2¹¹ to 2²⁰, that is 2 MiB to 1 GiB of memory).
     public static func scrypt(targetDuration: Duration) -> KeySlotKDF {
         KeySlotKDF(choice: .scryptCalibrated(targetDuration: targetDuration))
     }
@@ -35,7 +35,7 @@ public struct KeySlotKDF: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// PBKDF2-HMAC-SHA256 with the iterations chosen so that one derivation takes about
-    /// `targetDuration` here (at least 10,000).
+    /// `targetDuration` here (at least 100,000).
     public static func pbkdf2SHA256(targetDuration: Duration) -> KeySlotKDF {
         KeySlotKDF(choice: .pbkdf2SHA256Calibrated(targetDuration: targetDuration))
     }
@@ -74,18 +74,19 @@ public struct KeySlotKDF: Sendable, Hashable, CustomStringConvertible {
         return derivation
     }
 
-    /// The least stretching a new passphrase slot gets: scrypt with N·r·p of at least 2^13
-    /// (1 MiB of memory: N = 2^10 with r = 8, the smallest calibrated choice), PBKDF2 with at
-    /// least 10,000 iterations. Slots already in a file are read whatever they ask for (within
-    /// the caps); only new ones are held to this.
-    static let minimumScryptWork = 1 << 13
-    static let minimumPBKDF2Iterations = 10_000
+    /// The least stretching a new passphrase slot gets: scrypt with N·r·p of at least 2^14
+    /// (2 MiB of memory: N = 2^11 with r = 8, the smallest calibrated choice), PBKDF2 with at
+    /// least 100,000 iterations. The default (scrypt calibrated to 0.25 s) is far above both.
+    /// Slots already in a file are read whatever they ask for (within the caps); only new ones
+    /// are held to this.
+    static let minimumScryptWork = 1 << 14
+    static let minimumPBKDF2Iterations = 100_000
 
     private static func belowFloor(_ derivation: KeyDerivation) -> String? {
         let (p1, p2, p3) = derivation.parameters
         switch derivation.algorithm {
         case .scrypt where (1 << p1) * p2 * p3 < minimumScryptWork:
-            return "scrypt N = 2^\(p1), r = \(p2), p = \(p3) is too weak for a passphrase: N·r·p must be at least 2^13 (e.g. N = 2^10, r = 8)"
+            return "scrypt N = 2^\(p1), r = \(p2), p = \(p3) is too weak for a passphrase: N·r·p must be at least 2^14 (e.g. N = 2^11, r = 8)"
         case .pbkdf2SHA256 where p1 < minimumPBKDF2Iterations:
             return "PBKDF2 with \(p1) iterations is too weak for a passphrase: at least \(minimumPBKDF2Iterations) are needed"
         default:

@@ -35,6 +35,10 @@ extension KeySlots {
                 guard !opened.isEmpty else { throw CipherStoreError.wrongKey(path: path) }
                 kept += opened.filter { candidate in !kept.contains { $0.slot.id == candidate.slot.id } }
             }
+            let current = state.file.slots(forDatabaseSalt: state.databaseSalt).count
+            guard current + kept.count <= KeySlotFile.maximumSlots else {
+                throw KeySlotError.noRoomForRotation(path: state.slotPath, slots: current, kept: kept.count, maximum: KeySlotFile.maximumSlots)
+            }
             let oldKey = try state.unlock(passphrases[0]).dataKey
             let newKey = SecureBytes(count: 32) { buffer in
                 SymmetricKey(size: .bits256).withUnsafeBytes { buffer.copyMemory(from: $0) }
@@ -85,11 +89,18 @@ extension KeySlots {
                 throw error
             }
 
-            // 3. The old slots go.
+            // 3. The old slots go. The rotation itself is done: a failure now leaves them in the
+            //    file, opening nothing, and says so.
             file.slots.removeAll { $0.databaseSalt != newSalt }
-            try state.replaceSlotFile(with: file, change: .init(
-                nowOnDisk: "the database under the new data key, and a slot file with the new slots of the passphrases kept only",
-                previousState: "the slot file that also holds the old slots (they open only the old database, which is gone)"))
+            do {
+                try state.replaceSlotFile(with: file, change: .init(
+                    nowOnDisk: "the database under the new data key, and a slot file with the new slots of the passphrases kept only",
+                    previousState: "the slot file that also holds the old slots (they open only the old database, which is gone)"))
+            } catch let error as NotDurableError {
+                throw error
+            } catch {
+                throw KeySlotError.rotationLeftOldSlots(path: state.slotPath, database: path, reason: "\(error)")
+            }
             return file.slots.map { KeySlotInfo($0, currentSalt: newSalt) }
         }
     }

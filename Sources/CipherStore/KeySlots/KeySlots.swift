@@ -131,6 +131,22 @@ public enum KeySlots {
         }
     }
 
+    /// Parses slot-file bytes and opens its recovery-key slots with `recoveryKey` (no key
+    /// stretching), without files: for the fuzz target of the slot-file parser, which runs it
+    /// thousands of times a second. Returns the slots and how many opened.
+    @_spi(Fuzzing)
+    public static func parseAndOpenRecoverySlots(_ bytes: [UInt8], recoveryKey: Passphrase) throws -> (slots: [KeySlotInfo], opened: Int) {
+        let file = try KeySlotFile(parsing: bytes, path: "fuzz input")
+        var opened = 0
+        if case .valid(let secret) = recoveryKey.bytes.withUnsafeBytes({ RecoveryKey.read($0) }) {
+            for slot in file.slots where slot.kind == .recoveryKey {
+                let key = try secret.withUnsafeBytes { try slot.derivation.deriveKey(from: $0, salt: slot.kdfSalt) }
+                if SlotSealer.open(slot, of: file, with: key) != nil { opened += 1 }
+            }
+        }
+        return (file.slots.map { KeySlotInfo($0, currentSalt: $0.databaseSalt) }, opened)
+    }
+
     // MARK: Making a slot database
 
     /// A slot file is bound to the salt in the database's first bytes, which a plaintext
@@ -188,10 +204,19 @@ public enum KeySlots {
         guard label.utf8.count <= KeySlotFile.maximumLabelBytes else {
             return "it is \(label.utf8.count) bytes long; at most \(KeySlotFile.maximumLabelBytes) are allowed."
         }
-        guard !label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            return "it contains control characters (line breaks, tabs…); use printable text."
+        guard !label.unicodeScalars.contains(where: isHiddenCharacter) else {
+            return "it contains control characters or invisible formatting characters (line breaks, tabs, text-direction overrides, zero-width spaces…); use printable text."
         }
         return nil
+    }
+
+    /// Characters a label may not hold: controls, and formatting characters that change how
+    /// the rest of a line reads (direction overrides, zero-width characters, line separators).
+    static func isHiddenCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned: return true
+        default: return false
+        }
     }
 
     static func randomBytes(_ count: Int) -> [UInt8] {

@@ -8,8 +8,8 @@ import Testing
 
 /// A slot database in a temporary directory, made with a tiny scrypt so tests stay fast.
 struct KeySlotFixture {
-    /// N = 2^13, r = 1 (the floor for new slots): about a millisecond. Real slots are calibrated to about 0.25 s.
-    static let fastKDF = KeySlotKDF.scrypt(log2N: 13, blockSize: 1, parallelism: 1)
+    /// N = 2^14, r = 1 (the floor for new slots): a few milliseconds. Real slots are calibrated to about 0.25 s.
+    static let fastKDF = KeySlotKDF.scrypt(log2N: 14, blockSize: 1, parallelism: 1)
 
     let directory: TemporaryDirectory
     let path: String

@@ -14,7 +14,7 @@ extension KeySlotSuites { @Suite struct KeySlotOpeningTests {
         try plaintext.close()
 
         let passphrase = try Passphrase("slot passphrase")
-        try KeySlots.encrypt(path: path, passphrase: passphrase, kdf: .scrypt(log2N: 10))
+        try KeySlots.encrypt(path: path, passphrase: passphrase, kdf: .scrypt(log2N: 11))
         let key = try DatabaseKey.slots(passphrase: passphrase, path: path)
         let queue = try DatabaseQueue(path: path, key: key)
         #expect(try queue.read { try $0.fetchScalar(Int.self, sql: "SELECT count(*) FROM t") } == 1)
@@ -30,7 +30,7 @@ extension KeySlotSuites { @Suite struct KeySlotOpeningTests {
         let path = directory.path("db.sqlite")
         try DatabaseQueue(path: path, key: nil).write { try $0.execute(sql: "CREATE TABLE t(n INTEGER)") }
         let passphrase = try Passphrase("slot passphrase")
-        try KeySlots.encrypt(path: path, passphrase: passphrase, kdf: .scrypt(log2N: 10))
+        try KeySlots.encrypt(path: path, passphrase: passphrase, kdf: .scrypt(log2N: 11))
         let pool = try DatabasePool(path: path, key: try DatabaseKey.slots(passphrase: passphrase, path: path))
         try pool.write { try $0.execute(sql: "INSERT INTO t VALUES (1)") }
         let saltBefore = fileBytes(path).prefix(16)

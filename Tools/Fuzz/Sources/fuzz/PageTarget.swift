@@ -1,4 +1,4 @@
-import CipherStore
+@_spi(Fuzzing) import CipherStore
 import Foundation
 
 // The page reader of the settings finder (HMAC check and AES-CBC decryption of a first page,
@@ -7,14 +7,12 @@ import Foundation
 // are acceptable.
 
 let pageKey = try! DatabaseKey.rawKey(hex: String(repeating: "f0", count: 32))
-let pagePath = scratchPath("pages.db")
 
 func fuzzPages(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     guard let data else { return 0 }
-    for suffix in ["", "-journal", "-wal", "-shm"] { unlink(pagePath + suffix) }
-    guard (try? Data(bytes: data, count: size).write(to: URL(fileURLWithPath: pagePath))) != nil else { return 0 }
+    // Searched in memory: no file per run.
     // Settings found must be whole: a page size, an iteration count and a reserve layout.
-    if let found = try? CipherSettingsFinder.find(path: pagePath, key: pageKey),
+    if let found = try? CipherSettingsFinder.find(firstPage: Array(UnsafeBufferPointer(start: data, count: size)), key: pageKey),
        found.settings.pageSize == nil || found.settings.useHMAC == nil || found.keyDerivations != 0 {
         FileHandle.standardError.write(Data("the page reader returned incomplete settings: \(found.settings)\n".utf8))
         abort()

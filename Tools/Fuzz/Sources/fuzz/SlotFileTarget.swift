@@ -1,4 +1,4 @@
-import CipherStore
+@_spi(Fuzzing) import CipherStore
 import Foundation
 
 // The slot-file parser and the opening of recovery-key slots (AES-GCM, HKDF: no stretching), on
@@ -12,25 +12,26 @@ let slotDatabase: (path: String, recoveryKey: String) = {
     for suffix in ["", ".keys"] { unlink(path + suffix) }
     let passphrase = try! Passphrase("fuzz passphrase")
     try! Connection(path: path, key: nil).execute(sql: "CREATE TABLE t(x)")
-    try! KeySlots.encrypt(path: path, passphrase: passphrase, kdf: .scrypt(log2N: 13, blockSize: 1, parallelism: 1))
+    try! KeySlots.encrypt(path: path, passphrase: passphrase, kdf: .scrypt(log2N: 14, blockSize: 1, parallelism: 1))
     let recovery = try! KeySlots.addRecoveryKey(path: path, existing: passphrase)
     return (path, recovery.text)
 }()
 
 func fuzzSlotFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     guard let data else { return 0 }
-    let (path, recoveryKey) = slotDatabase
-    guard (try? Data(bytes: data, count: size).write(to: URL(fileURLWithPath: KeySlots.slotFilePath(forDatabase: path)))) != nil else { return 0 }
-    if let slots = try? KeySlots.list(path: path) {
-        // A file that parses lists labels without control characters.
-        for slot in slots where slot.label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            FileHandle.standardError.write(Data("a label with control characters was accepted\n".utf8))
-            abort()
-        }
+    // Parsed in memory: no file per run.
+    guard let (slots, _) = try? KeySlots.parseAndOpenRecoverySlots(Array(UnsafeBufferPointer(start: data, count: size)),
+                                                                   recoveryKey: recoveryPassphrase) else { return 0 }
+    // A file that parses lists labels without control or formatting characters.
+    let hidden: Set<Unicode.GeneralCategory> = [.control, .format, .lineSeparator, .paragraphSeparator]
+    for slot in slots where slot.label.unicodeScalars.contains(where: { hidden.contains($0.properties.generalCategory) }) {
+        FileHandle.standardError.write(Data("a label with hidden characters was accepted\n".utf8))
+        abort()
     }
-    _ = try? KeySlots.unlock(path: path, passphrase: Passphrase(recoveryKey))
     return 0
 }
+
+let recoveryPassphrase = try! Passphrase(slotDatabase.recoveryKey)
 
 /// The slot file of ``slotDatabase``: the seed of this target.
 func slotFileSeed() -> Data {

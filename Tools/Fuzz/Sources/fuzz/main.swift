@@ -29,6 +29,11 @@ guard CommandLine.arguments.count >= 2, let target = targets[CommandLine.argumen
     exit(64)
 }
 selectedTarget = target
+// The slot target's recovery key is made fresh by each process: its slot file joins the corpus
+// (the last argument) so that the recovery-key slots really open.
+if CommandLine.arguments[1] == "slots", let corpus = CommandLine.arguments.last, !corpus.hasPrefix("-") {
+    try? slotFileSeed().write(to: URL(fileURLWithPath: corpus + "/this-run.keys"))
+}
 // libFuzzer sees the program name followed by its own options: the target's name is dropped.
 var arguments = [CommandLine.unsafeArgv[0]] + (2..<Int(CommandLine.argc)).map { CommandLine.unsafeArgv[$0] }
 var argumentCount = Int32(arguments.count)
