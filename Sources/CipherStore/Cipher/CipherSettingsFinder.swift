@@ -90,10 +90,17 @@ public enum CipherSettingsFinder {
 
         let keys = try StretchedKeys(key: key, iterations: orderedIterations(extra: kdfIterations), given: kdfIterations)
         var tried = 0
+        // The page and HMAC keys of a KDF hash, iteration count and salt serve every family
+        // that shares them: derived once.
+        var cipherKeyCache: [String: PageCipher.Keys] = [:]
         for layout in layouts {
             for (family, iterations) in keys.searchOrder(families: orderedFamilies()) {
                 guard let pageKey = try keys.pageKey(kdf: family.kdf, iterations: iterations, salt: layout.salt) else { continue }
-                let cipherKeys = try pageKey.withUnsafeBytes { try PageCipher.Keys(key: $0, salt: layout.salt, kdfAlgorithm: family.kdf) }
+                let cacheKey = "\(family.kdf.rawValue)/\(key.kind == .passphrase ? iterations : 0)/\(layout.headerSize)"
+                let cipherKeys = try cipherKeyCache[cacheKey] ?? pageKey.withUnsafeBytes {
+                    try PageCipher.Keys(key: $0, salt: layout.salt, kdfAlgorithm: family.kdf)
+                }
+                cipherKeyCache[cacheKey] = cipherKeys
                 for pageSize in pageSizes where firstPage.count >= pageSize {
                     tried += 1
                     let cipher = PageCipher(keys: cipherKeys, pageSize: pageSize, hmac: family.hmac, headerSize: layout.headerSize)
@@ -128,12 +135,10 @@ public enum CipherSettingsFinder {
         return ordered
     }
 
+    /// The header fields first (one AES block), then, where the layout has one, the HMAC.
     private static func matchesFirstPage(_ page: ArraySlice<UInt8>, cipher: PageCipher) throws -> Bool {
-        if cipher.hmac != nil { return cipher.authenticates(page, number: 1) }
-        // No HMAC to check: the decrypted header must read as SQLite's, for this page size and reserve.
-        var plaintext = try cipher.decrypt(page, number: 1)
-        defer { plaintext.withUnsafeMutableBytes { SecureBytes.wipe($0) } }
-        return cipher.looksLikeFirstPage(plaintext)
+        guard try cipher.firstPageHeaderMatches(page) else { return false }
+        return cipher.hmac == nil || cipher.authenticates(page, number: 1)
     }
 
     /// SQLCipher 3 knows PBKDF2-HMAC-SHA1 and HMAC-SHA1 only, and no plaintext header.

@@ -2,9 +2,9 @@ import Crypto
 import CryptoExtras
 import Foundation
 
-/// How SQLCipher (1 to 4) encrypts one page, reproduced with swift-crypto, to check and read
-/// pages without opening the file in SQLite: the settings finder tries candidate settings
-/// against the first page in microseconds each.
+/// How SQLCipher (1 to 4) encrypts one page, reproduced with swift-crypto, to check pages
+/// without opening the file in SQLite: the settings finder tries candidate settings against the
+/// first page in microseconds each.
 ///
 /// Each page is AES-256-CBC encrypted on its own. Its last `reserve` bytes hold a random IV
 /// (16 bytes) and, with HMAC, the HMAC of the ciphertext, the IV and the page number (4 bytes,
@@ -54,11 +54,12 @@ struct PageCipher {
 
     /// Whether the page's HMAC matches (always `false` without HMAC: nothing to check).
     /// - Parameter page: the page as stored, `pageSize` bytes.
-    func authenticates(_ page: some Collection<UInt8>, number: UInt32) -> Bool {
+    func authenticates(_ page: ArraySlice<UInt8>, number: UInt32) -> Bool {
         guard let hmac, let hmacKey, page.count == pageSize else { return false }
-        let bytes = Array(page)
-        let start = number == 1 ? headerSize : 0
-        let end = pageSize - reserve + 16
+        let bytes = page
+        let base = bytes.startIndex
+        let start = base + (number == 1 ? headerSize : 0)
+        let end = base + pageSize - reserve + 16
         let stored = bytes[end..<(end + Self.hmacSize(hmac))]
         let pageNumber = withUnsafeBytes(of: number.littleEndian) { Array($0) }
         switch hmac {
@@ -68,25 +69,24 @@ struct PageCipher {
         }
     }
 
-    /// The page's plaintext: the bytes between the header (first page only) and the reserve,
-    /// decrypted. Authenticate first where the page has an HMAC.
-    func decrypt(_ page: some Collection<UInt8>, number: UInt32) throws -> [UInt8] {
-        let bytes = Array(page)
-        let start = number == 1 ? headerSize : 0
-        let end = pageSize - reserve
+    /// Whether the first page's SQLite header fields (file offsets 16 to 23) read as this page
+    /// size and reserve: page size, file format versions, reserved bytes, payload fractions (64,
+    /// 32, 32). Decrypts one AES block only (the fields are in plaintext after a plaintext
+    /// header): a cheap test before the HMAC, and for pages without HMAC the only one there is.
+    func firstPageHeaderMatches(_ bytes: ArraySlice<UInt8>) throws -> Bool {
+        guard bytes.count == pageSize, pageSize > reserve + headerSize + 16 else { return false }
+        let base = bytes.startIndex
+        if headerSize > 16 { return Self.headerFieldsMatch(bytes[(base + 16)..<(base + 24)], pageSize: pageSize, reserve: reserve) }
+        let end = base + pageSize - reserve
         let iv = try AES._CBC.IV(ivBytes: bytes[end..<(end + 16)])
-        let plain = try AES._CBC.decrypt(bytes[start..<end], using: key, iv: iv, noPadding: true)
-        return Array(plain)
+        var block = Array(try AES._CBC.decrypt(bytes[(base + headerSize)..<(base + headerSize + 16)], using: key, iv: iv, noPadding: true))
+        defer { block.withUnsafeMutableBytes { SecureBytes.wipe($0) } }
+        let offset = 16 - headerSize
+        return Self.headerFieldsMatch(block[offset..<(offset + 8)], pageSize: pageSize, reserve: reserve)
     }
 
-    /// Whether a decrypted first page starts like a SQLite header with this page size and
-    /// reserve: page size, file format versions, reserved bytes, payload fractions (64, 32, 32).
-    /// For pages without HMAC, the only check there is.
-    func looksLikeFirstPage(_ plaintext: [UInt8]) -> Bool {
-        // The plaintext starts at file offset `headerSize`; the fields checked are at 16…23.
-        let offset = 16 - headerSize
-        guard headerSize <= 16, plaintext.count >= offset + 8 else { return false }
-        let field = Array(plaintext[offset..<(offset + 8)])
+    private static func headerFieldsMatch(_ fields: ArraySlice<UInt8>, pageSize: Int, reserve: Int) -> Bool {
+        let field = Array(fields)
         let storedPageSize = Int(field[0]) << 8 | Int(field[1])
         return (storedPageSize == 1 ? 65536 : storedPageSize) == pageSize
             && (1...2).contains(field[2]) && (1...2).contains(field[3])
