@@ -78,6 +78,7 @@ private func makeWithSQLCipher4Shell(_ path: String, passphrase: String) -> Bool
     process.environment = ["LD_LIBRARY_PATH": root.appendingPathComponent(".build-sqlcipher4/prefix/lib").path]
     let input = Pipe()
     process.standardInput = input
+    process.standardOutput = FileHandle.nullDevice
     guard (try? process.run()) != nil else { return false }
     // The benchmark's own passphrase, on standard input (never argv).
     input.fileHandleForWriting.write(Data("PRAGMA key = '\(passphrase)';\nCREATE TABLE t(x);\n".utf8))
