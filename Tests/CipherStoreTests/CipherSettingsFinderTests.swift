@@ -73,25 +73,26 @@ import Testing
         }
     }
 
-    /// A SQLCipher 3 file when SQLCipher 4 is linked (made with SQLCipher 3's settings), and a
-    /// SQLCipher 4 file when SQLCipher 3 is linked (made by the SQLCipher 4 shell): the finder
+    /// A SQLCipher 3 file when SQLCipher 4 is linked, made with SQLCipher 3's settings.
+    @Test(.enabled(if: LinkedSQLCipher.isVersion4, "SQLCipher 4 only; counterpart: aSQLCipher4FileIsRecognisedBySQLCipher3"))
+    func aSQLCipher3FileIsRecognisedBySQLCipher4() throws {
+        let path = try make("v3.db", key: .passphrase("across versions"), settings: .sqlcipher3)
+        let found = try #require(try CipherSettingsFinder.find(path: path, key: .passphrase("across versions")))
+        #expect(found.settings == CipherSettings.sqlcipher3)
+        #expect(found.opensWithLinkedSQLCipher && found.linkedSQLCipherSupportsThem)
+    }
+
+    /// A SQLCipher 4 file, made by the SQLCipher 4 shell, when SQLCipher 3 is linked: the finder
     /// reads pages itself, so it names a format the linked library cannot open.
-    @Test func aFileOfTheOtherSQLCipherVersionIsRecognised() throws {
-        let key = "across versions"
-        if LinkedSQLCipher.isVersion4 {
-            let path = try make("v3.db", key: .passphrase(key), settings: .sqlcipher3)
-            let found = try #require(try CipherSettingsFinder.find(path: path, key: .passphrase(key)))
-            #expect(found.settings == CipherSettings.sqlcipher3)
-            #expect(found.opensWithLinkedSQLCipher)
-        } else {
-            let shell = try #require(SQLCipherShell.sqlcipher4, "\(SQLCipherShell.sqlcipher4Missing)")
-            let path = directory.path("v4.db")
-            let made = try SQLCipherShell.run(database: path, script: "PRAGMA key = '\(key)';\nCREATE TABLE t(x);\n", shell: shell)
-            try #require(made.status == 0, "\(made.errorOutput)")
-            let found = try #require(try CipherSettingsFinder.find(path: path, key: .passphrase(key)))
-            #expect(found.settings == CipherSettings.sqlcipher4)
-            #expect(!found.opensWithLinkedSQLCipher)
-        }
+    @Test(.enabled(if: LinkedSQLCipher.isVersion3 && SQLCipherShell.sqlcipher4 != nil, Comment(rawValue: SQLCipherShell.sqlcipher4Missing)))
+    func aSQLCipher4FileIsRecognisedBySQLCipher3() throws {
+        let shell = try #require(SQLCipherShell.sqlcipher4)
+        let path = directory.path("v4.db")
+        let made = try SQLCipherShell.run(database: path, script: "PRAGMA key = 'across versions';\nCREATE TABLE t(x);\n", shell: shell)
+        try #require(made.status == 0, "\(made.errorOutput)")
+        let found = try #require(try CipherSettingsFinder.find(path: path, key: .passphrase("across versions")))
+        #expect(found.settings == CipherSettings.sqlcipher4)
+        #expect(!found.opensWithLinkedSQLCipher && !found.linkedSQLCipherSupportsThem)
     }
 
     @Test(.enabled(if: LinkedSQLCipher.isVersion4, "a plaintext header needs SQLCipher 4"))

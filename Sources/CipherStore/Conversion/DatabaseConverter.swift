@@ -149,12 +149,12 @@ struct DatabaseConverter: Sendable {
     // MARK: Steps
 
     private func checkSource() throws {
+        try DatabaseMaintenance.checkExistingDatabaseFile(sourcePath)
         let info = DatabaseFileInfo.inspect(path: sourcePath)
         switch info.kind {
-        case .missing: throw ConversionError.sourceMissing(path: sourcePath)
-        case .directory: throw ConversionError.sourceIsDirectory(path: sourcePath)
-        case .notARegularFile: throw ConversionError.notARegularFile(path: sourcePath, fileType: info.specialFileType ?? "a special file")
-        case .empty: throw ConversionError.sourceEmpty(path: sourcePath)
+        case .missing, .directory, .notARegularFile, .empty:
+            // Refused above; a file that changed kind since is refused as what it is now.
+            try DatabaseMaintenance.checkExistingDatabaseFile(sourcePath)
         case .unreadable: throw FileSystem.ioError("read", sourcePath)
         case .notADatabase:
             throw CipherStoreError.notADatabase(path: sourcePath, detail: info.kindDescription + ", \(info.size) bytes")
