@@ -59,14 +59,15 @@ import Testing
                 return
             }
             let other = Self.passphrases.first { $0 != current }!
-            totalChanges += try Self.runAndKill(path, mode: "change", first: current, second: other, after: 0.15 + Double(round) * 0.037)
+            totalChanges += try Self.runAndKill(path, mode: "change", first: current, second: other, after: 0.25 + Double(round) * 0.04)
             let opens = Self.opening(path)
             #expect(!opens.isEmpty, "round \(round): opens with neither passphrase")
             let outcome = opens.count == 2 ? "both (new slot added, old not yet removed)" : "one"
             outcomes[outcome, default: 0] += 1
         }
         // The kills interrupted a process that was really changing passphrases.
-        #expect(totalChanges > 12, "only \(totalChanges) changes completed before the kills")
+        // Slots use the floor of key derivation for new slots (scrypt 2^14): tens of milliseconds a change.
+        #expect(totalChanges > 8, "only \(totalChanges) changes completed before the kills")
         print("key-slot kill outcomes: \(outcomes), \(totalChanges) changes completed")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: workspace.url.path).filter { $0.contains(".cipherstore-") }
         // Temporary files of killed runs are removed by the next change.
@@ -88,12 +89,12 @@ import Testing
         var slotCounts: [Int] = []
         for round in 0..<12 {
             steps += try Self.runAndKill(path, mode: "add-remove", first: Self.passphrases[0], second: Self.passphrases[1],
-                                         after: 0.15 + Double(round) * 0.037)
+                                         after: 0.3 + Double(round) * 0.05)
             // The first passphrase opens whatever moment the kill hit; the second at most as added.
             #expect(Self.opening(path).first == Self.passphrases[0], "round \(round): the first passphrase no longer opens")
             slotCounts.append(try KeySlots.list(path: path).count)
         }
-        #expect(steps > 24, "only \(steps) adds and removals completed before the kills")
+        #expect(steps > 12, "only \(steps) adds and removals completed before the kills")
         print("add/remove kill: \(steps) steps completed, slots after each kill: \(slotCounts)")
     }
 
@@ -112,11 +113,11 @@ import Testing
         var slotsAfterKill: [Int] = []
         for round in 0..<10 {
             rotations += try Self.runAndKill(path, mode: "rotate", first: Self.passphrases[0], second: Self.passphrases[1],
-                                             after: 0.2 + Double(round) * 0.053)
+                                             after: 0.4 + Double(round) * 0.06)
             #expect(Self.opening(path) == [Self.passphrases[0]], "round \(round): the database and its slot file no longer match")
             slotsAfterKill.append(try KeySlots.list(path: path).count)
         }
-        #expect(rotations > 10, "only \(rotations) rotations completed before the kills")
+        #expect(rotations > 5, "only \(rotations) rotations completed before the kills")
         print("data-key rotation kill: \(rotations) rotations completed, slots after each kill: \(slotsAfterKill)")
         // The data key changed: the first one no longer opens the database.
         #expect(throws: CipherStoreError.wrongKey(path: path)) { try Connection(path: path, key: .rawKey(hex: firstRawKey)) }

@@ -9,9 +9,11 @@ import Synchronization
 /// block (after any wait for a connection), so a task cancelled while it waits gets
 /// `CancellationError` and its block never runs. A block that has started runs to its end.
 enum AsyncBridge {
+    ///
+    /// The work always runs (a task already cancelled sets the flag at once), so whatever it
+    /// was handed — a reader permit, say — is always given back by it.
     static func run<T: Sendable>(on queue: DispatchQueue,
                                  _ work: @escaping @Sendable (CancellationFlag) throws -> T) async throws -> T {
-        try Task.checkCancellation()
         let flag = CancellationFlag()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

@@ -5,7 +5,7 @@ extension Connection {
     public func beginTransaction(_ kind: TransactionKind = .deferred) throws {
         do {
             try execute(sql: "BEGIN \(kind.rawValue) TRANSACTION")
-        } catch ResultCode.SQLITE_NOTADB where isEncrypted && !isInTransaction {
+        } catch ResultCode.SQLITE_NOTADB where isEncrypted && !isInTransaction && SQLCipherLibrary.sqlcipherMajorVersion == 3 {
             // SQLCipher 3.4.1 in rollback-journal mode: taking the lock while another process
             // commits can, rarely, fail to decrypt the first page although this connection
             // opened with the right key (as at open, see init). One more try after a pause

@@ -139,13 +139,17 @@ public final class Connection {
             if let createdPath { FileSystem.removeIfPresent(createdPath) }
             throw error
         }
+        // Taken before the first read: a commit by another process while this connection is
+        // keyed changes it (see the retry below).
+        let fileBeforeKeying = location.filePath.flatMap(FileSystem.changeStamp)
         do {
             do {
                 try keyAndReadSchema(key: key, configuration: configuration)
-            } catch CipherStoreError.wrongKey where key != nil {
-                // SQLCipher reads the salt without a lock when a connection is keyed; a process
-                // committing at that instant can make a right key look wrong, rarely. One fresh
-                // connection tells the two apart: a really wrong key fails again.
+            } catch CipherStoreError.wrongKey where key != nil && Self.mayBeKeyingRace(location, before: fileBeforeKeying) {
+                // SQLCipher 3.4.1 reads the salt without a lock when a connection is keyed; a
+                // process committing at that instant can make a right key look wrong, rarely.
+                // One fresh connection tells the two apart: a really wrong key fails again.
+                // Only then: a wrong key with nobody writing costs one key derivation.
                 statementCache.removeAll()
                 try? handle.close()
                 usleep(50_000)
@@ -216,9 +220,20 @@ public final class Connection {
     }
 
     /// Keys the connection, applies the cipher settings and busy timeout, and reads the schema.
+    /// Whether a wrong-key failure at open may be SQLCipher 3.4.1's race with another process's
+    /// commit: only on SQLCipher 3, and only when the file changed meanwhile or a rollback
+    /// journal shows a writer at work.
+    static func mayBeKeyingRace(_ location: DatabaseLocation, before: [Int64]?) -> Bool {
+        guard SQLCipherLibrary.sqlcipherMajorVersion == 3, let path = location.filePath else { return false }
+        return FileSystem.changeStamp(path) != before || FileSystem.exists(path + "-journal")
+    }
+
     private func keyAndReadSchema(key: DatabaseKey?, configuration: Configuration) throws {
         let db = try handle.pointer
         if let key {
+            // SQLCipher stretches a passphrase when it first reads the file: counted for
+            // whoever counts key derivations (tests).
+            if key.kind == .passphrase { KeyDerivation.derivationCounter?.value.add(1, ordering: .relaxed) }
             try key.withKeyBytes { bytes in
                 try handle.check(sqlite3_key_v2(db, "main", bytes.baseAddress, Int32(bytes.count)))
             }

@@ -34,6 +34,12 @@ public enum DatabaseLocation: Sendable, Hashable {
         return path.hasPrefix("/") ? path : "./" + path
     }
 
+    /// The file's path, for a file.
+    var filePath: String? {
+        if case .file(let path) = self { return path }
+        return nil
+    }
+
     /// A name for messages.
     var displayName: String {
         switch self {

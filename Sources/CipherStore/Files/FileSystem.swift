@@ -83,6 +83,15 @@ enum FileSystem {
         return [UInt64(status.st_dev), UInt64(status.st_ino)]
     }
 
+    /// What changes when a file is written: device, inode, size and modification time (to the
+    /// nanosecond); `nil` when it does not exist.
+    static func changeStamp(_ path: String) -> [Int64]? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return [Int64(status.st_dev), Int64(status.st_ino), Int64(status.st_size),
+                Int64(status.st_mtim.tv_sec), Int64(status.st_mtim.tv_nsec)]
+    }
+
     /// The directory holding a path ("." for a bare file name).
     static func directory(of path: String) -> String {
         // Not NSString.deletingLastPathComponent: swift-corelibs-foundation traps on a

@@ -24,10 +24,11 @@ struct KeyDerivation: Sendable, Equatable {
     static let maximumWorkPerFile = 2.0
     static let hkdfInfo = Array("CipherStore key slot recovery key v1".utf8)
 
-    /// Counts stretching derivations (scrypt, PBKDF2) for whoever binds one with
-    /// `$derivationCounter.withValue` — tests, which count their own work only, whatever runs
-    /// beside them. A derivation run on another thread for the caller (``BackgroundSlotKey``)
-    /// counts for the caller.
+    /// Counts stretching derivations (scrypt, PBKDF2 — the slots', the settings finder's, and
+    /// SQLCipher's own each time a connection is keyed with a passphrase) for whoever binds one
+    /// with `$derivationCounter.withValue` — tests, which count their own work only, whatever
+    /// runs beside them. A derivation run on another thread for the caller
+    /// (``BackgroundSlotKey``) counts for the caller.
     final class Counter: Sendable {
         let value = Atomic<Int>(0)
     }

@@ -44,7 +44,7 @@ public final class DatabasePool: DatabaseWriter {
     let writer: SerialConnection
     let observations: ObservationCenter
     /// One permit per reading connection; a barrier or `close()` takes them all.
-    private let readerPermits: DispatchSemaphore
+    private let readerPermits: ReaderPermits
     /// Lets one barrier (or close) at a time collect the permits, so two never split them.
     private let barrierGate = DispatchSemaphore(value: 1)
     let state: Locked<State>
@@ -66,7 +66,8 @@ public final class DatabasePool: DatabaseWriter {
     /// cache, and a barrier or `close()` collects one permit per possible reader.
     public static let readerCountLimit = 64
 
-    /// Where the `async` reads and barriers wait for a connection, off the caller's thread.
+    /// Where `async` reads run once they hold a reader permit, and `async` barriers wait for
+    /// every permit, off the caller's thread.
     private static let waitingQueue = DispatchQueue(label: "CipherStore.DatabasePool.waiting", attributes: .concurrent)
 
     /// Opens a database file as a pool, in WAL mode.
@@ -97,7 +98,7 @@ public final class DatabasePool: DatabaseWriter {
         self.maximumReaderCount = maximumReaderCount
         self.readerIdleTimeout = readerIdleTimeout
         self.state = Locked(State(readerKey: readerKey, readerConfiguration: readerConfiguration))
-        self.readerPermits = DispatchSemaphore(value: maximumReaderCount)
+        self.readerPermits = ReaderPermits(count: maximumReaderCount)
         self.writer = SerialConnection(connection, label: "CipherStore.DatabasePool.writer", identity: identity)
         self.observations = ObservationCenter(writer: writer)
         keyDerivationCount.store(derivations, ordering: .relaxed)
@@ -148,17 +149,26 @@ public final class DatabasePool: DatabaseWriter {
     ///   while it waits for a reader; the block does not run then), and the errors of
     ///   ``read(_:)-(_)``.
     public func read<T: Sendable>(_ block: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        try await AsyncBridge.run(on: Self.waitingQueue) { cancelled in
-            try self.withReader(beforeBlock: cancelled.check) { db in try db.inReadOnlyTransaction(block) }
+        try checkOpen()
+        // The wait for a permit suspends the task; only the read itself takes a thread.
+        await readerPermits.acquire()
+        return try await AsyncBridge.run(on: Self.waitingQueue) { cancelled in
+            try self.withReader(permitHeld: true, beforeBlock: cancelled.check) { db in try db.inReadOnlyTransaction(block) }
         }
     }
 
-    /// Takes an idle reader, or opens one, runs `block` on it, and gives it back.
-    private func withReader<T>(beforeBlock: () throws -> Void, _ block: (Connection) throws -> T) throws -> T {
+    /// Takes a reader permit (unless `permitHeld`), an idle reader or a new one, runs `block`
+    /// on it, and gives both back.
+    private func withReader<T>(permitHeld: Bool = false, beforeBlock: () throws -> Void,
+                               _ block: (Connection) throws -> T) throws -> T {
+        var holdsPermit = permitHeld
+        defer { if holdsPermit { readerPermits.release() } }
         let chain = try QueueChain.enter(ObjectIdentifier(identity))
         try checkOpen()
-        readerPermits.wait()
-        defer { readerPermits.signal() }
+        if !holdsPermit {
+            readerPermits.acquire()
+            holdsPermit = true
+        }
         // Closed while this read waited for a reader.
         try checkOpen()
         let reader = try takeReader()
@@ -314,8 +324,8 @@ public final class DatabasePool: DatabaseWriter {
     func withAllReaderPermits<T>(_ body: () throws -> T) rethrows -> T {
         barrierGate.wait()
         defer { barrierGate.signal() }
-        for _ in 0..<maximumReaderCount { readerPermits.wait() }
-        defer { for _ in 0..<maximumReaderCount { readerPermits.signal() } }
+        for _ in 0..<maximumReaderCount { readerPermits.acquire() }
+        defer { for _ in 0..<maximumReaderCount { readerPermits.release() } }
         return try body()
     }
 
@@ -336,11 +346,14 @@ public final class DatabasePool: DatabaseWriter {
     public func observe<Value: Sendable>(_ fetch: @escaping @Sendable (Connection) throws -> Value) -> DatabaseObservation<Value> {
         observations.observation(of: fetch) { [weak self] body, failure in
             guard let self else { return failure(CipherStoreError.connectionClosed) }
-            Self.waitingQueue.async {
-                do {
-                    try self.withReader(beforeBlock: {}) { db in body(db) }
-                } catch {
-                    failure(error)
+            // Queued, not parked, while every reader is busy.
+            self.readerPermits.acquire {
+                Self.waitingQueue.async {
+                    do {
+                        try self.withReader(permitHeld: true, beforeBlock: {}) { db in body(db) }
+                    } catch {
+                        failure(error)
+                    }
                 }
             }
         }
