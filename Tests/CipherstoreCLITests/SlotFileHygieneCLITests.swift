@@ -79,4 +79,12 @@ import Testing
         guard hex.count == 64 else { return nil }
         return stride(from: 0, to: 64, by: 2).compactMap { UInt8(String(decoding: hex[$0..<$0 + 2], as: UTF8.self), radix: 16) }
     }
+
+    /// `keys list` takes no key: a plaintext database is named as one, without speaking of a key.
+    @Test func listingAPlaintextDatabaseSpeaksOfNoKey() throws {
+        let list = try CLI.run(["keys", "list", database])
+        #expect(list.status == 66, "\(list.errorOutput)")
+        #expect(list.errorOutput.contains("plaintext") && list.errorOutput.contains("keys init"), "\(list.errorOutput)")
+        #expect(!list.errorOutput.contains("a key was given"), "\(list.errorOutput)")
+    }
 }

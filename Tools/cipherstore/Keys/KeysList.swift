@@ -25,7 +25,13 @@ extension CipherStoreCommand.Keys {
         func run() throws {
             let json = output.jsonOutput(command: "list", path: database)
             try CommandRunner.run(json: json) {
-                let slots = try KeySlots.list(path: database)
+                let slots: [KeySlotInfo]
+                do {
+                    slots = try KeySlots.list(path: database)
+                } catch CipherStoreError.notEncrypted {
+                    // No key was asked for: the library's wording ("but a key was given") does not fit.
+                    throw CLIError(exitCode: ExitCodes.wrongFileKind, message: "'\(database)' is a plaintext SQLite database: it has no key slots. Nothing was changed. Make it a slot database with `cipherstore keys init \(database)`.", kind: "notEncrypted")
+                }
                 let slotFile = KeySlots.slotFilePath(forDatabase: database)
                 output.finish(json, ["slotFile": slotFile, "slots": slots.map(Summary.fields)],
                               text: (["\(slotFile): \(Summary.counted(slots.count, "slot"))"] + slots.map { "  " + Summary.text($0) })
