@@ -22,7 +22,7 @@ extension CipherStoreCommand {
                 """
         )
 
-        @Argument(help: "The encrypted database.")
+        @Argument(help: "The encrypted database.", completion: .file())
         var source: String
 
         @OptionGroup var output: OutputOptions

@@ -21,7 +21,7 @@ extension CipherStoreCommand {
                 """
         )
 
-        @Option(help: "The directory for the demo's files (created; default: a new temporary directory).")
+        @Option(help: "The directory for the demo's files (created; default: a new temporary directory).", completion: .directory)
         var directory: String?
 
         func run() throws {

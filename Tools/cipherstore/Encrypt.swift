@@ -36,7 +36,7 @@ extension CipherStoreCommand {
             aliases: ["encrypt-existing-db"]
         )
 
-        @Argument(help: "The plaintext database to encrypt.")
+        @Argument(help: "The plaintext database to encrypt.", completion: .file())
         var source: String
 
         @OptionGroup var output: OutputOptions

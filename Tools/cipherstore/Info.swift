@@ -26,7 +26,7 @@ extension CipherStoreCommand {
                 """
         )
 
-        @Argument(help: "The file to inspect.")
+        @Argument(help: "The file to inspect.", completion: .file())
         var file: String
 
         @Flag(help: "Print JSON instead of text.")

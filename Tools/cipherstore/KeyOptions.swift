@@ -3,7 +3,7 @@ import CipherStore
 
 /// `--key-file`, `--key-env`, `--key-stdin`, `--raw-key`: the key of the database a command opens or writes.
 struct KeyOptions: ParsableArguments {
-    @Option(name: .customLong("key-file"), help: ArgumentHelp("Read the key from this file: its whole content minus one trailing line ending (keep it mode 600).", valueName: "path"))
+    @Option(name: .customLong("key-file"), help: ArgumentHelp("Read the key from this file: its whole content minus one trailing line ending (keep it mode 600).", valueName: "path"), completion: .file())
     var file: String?
 
     @Option(name: .customLong("key-env"), help: ArgumentHelp("Read the key from this environment variable.", valueName: "name"))
@@ -25,7 +25,7 @@ struct KeyOptions: ParsableArguments {
 
 /// The old key of `rekey`.
 struct OldKeyOptions: ParsableArguments {
-    @Option(name: .customLong("old-key-file"), help: ArgumentHelp("Read the current key from this file.", valueName: "path"))
+    @Option(name: .customLong("old-key-file"), help: ArgumentHelp("Read the current key from this file.", valueName: "path"), completion: .file())
     var file: String?
     @Option(name: .customLong("old-key-env"), help: ArgumentHelp("Read the current key from this environment variable.", valueName: "name"))
     var environment: String?
@@ -58,7 +58,7 @@ struct OldCipherOptions: ParsableArguments {
 
 /// The new key of `rekey`.
 struct NewKeyOptions: ParsableArguments {
-    @Option(name: .customLong("new-key-file"), help: ArgumentHelp("Read the new key from this file.", valueName: "path"))
+    @Option(name: .customLong("new-key-file"), help: ArgumentHelp("Read the new key from this file.", valueName: "path"), completion: .file())
     var file: String?
     @Option(name: .customLong("new-key-env"), help: ArgumentHelp("Read the new key from this environment variable.", valueName: "name"))
     var environment: String?
@@ -157,7 +157,7 @@ enum PageSizeOption: ExpressibleByArgument, Equatable {
 
 /// `--output`, `--in-place`, `--force`: where a conversion writes.
 struct OutputOptions: ParsableArguments {
-    @Option(name: [.short, .long], help: ArgumentHelp("Write the result to this new file.", valueName: "path"))
+    @Option(name: [.short, .long], help: ArgumentHelp("Write the result to this new file.", valueName: "path"), completion: .file())
     var output: String?
 
     @Flag(help: "Replace the source with the result (written beside it, verified, then renamed over it).")

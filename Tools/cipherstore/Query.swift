@@ -33,7 +33,7 @@ extension CipherStoreCommand {
                 """
         )
 
-        @Argument(help: "The database.")
+        @Argument(help: "The database.", completion: .file())
         var database: String
 
         @Argument(help: "One SQL statement; read from standard input when left out.")

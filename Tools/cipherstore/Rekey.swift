@@ -28,7 +28,7 @@ extension CipherStoreCommand {
             aliases: ["rotate-key"]
         )
 
-        @Argument(help: "The encrypted database.")
+        @Argument(help: "The encrypted database.", completion: .file())
         var database: String
 
         @OptionGroup var output: OutputOptions

@@ -29,7 +29,7 @@ extension CipherStoreCommand {
                 """
         )
 
-        @Argument(help: "The encrypted database.")
+        @Argument(help: "The encrypted database.", completion: .file())
         var database: String
 
         @OptionGroup var key: KeyOptions

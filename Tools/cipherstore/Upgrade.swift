@@ -30,7 +30,7 @@ extension CipherStoreCommand {
                 """
         )
 
-        @Argument(help: "The SQLCipher 3 database.")
+        @Argument(help: "The SQLCipher 3 database.", completion: .file())
         var database: String
 
         @OptionGroup var output: OutputOptions

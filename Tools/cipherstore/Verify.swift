@@ -24,7 +24,7 @@ extension CipherStoreCommand {
                 """
         )
 
-        @Argument(help: "The database to check.")
+        @Argument(help: "The database to check.", completion: .file())
         var database: String
 
         @OptionGroup var key: KeyOptions

@@ -24,7 +24,7 @@ extension CipherStoreCommand.Keys {
                 """
         )
 
-        @Argument(help: "The slot database.")
+        @Argument(help: "The slot database.", completion: .file())
         var database: String
 
         @OptionGroup(title: "The passphrase to change") var key: KeyOptions

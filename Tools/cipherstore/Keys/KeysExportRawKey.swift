@@ -29,12 +29,12 @@ extension CipherStoreCommand.Keys {
                 """
         )
 
-        @Argument(help: "The slot database.")
+        @Argument(help: "The slot database.", completion: .file())
         var database: String
 
         @OptionGroup(title: "A passphrase or recovery key that opens the database now") var key: KeyOptions
 
-        @Option(name: .customLong("to-file"), help: ArgumentHelp("Write the raw key into this new file (mode 600).", valueName: "path"))
+        @Option(name: .customLong("to-file"), help: ArgumentHelp("Write the raw key into this new file (mode 600).", valueName: "path"), completion: .file())
         var file: String?
 
         @Flag(name: .customLong("to-stdout"), help: "Print the raw key on standard output.")

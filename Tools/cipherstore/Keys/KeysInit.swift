@@ -23,7 +23,7 @@ extension CipherStoreCommand.Keys {
                 """
         )
 
-        @Argument(help: "The plaintext or encrypted database.")
+        @Argument(help: "The plaintext or encrypted database.", completion: .file())
         var database: String
 
         @OptionGroup(title: "Current key (an encrypted database only)") var key: KeyOptions

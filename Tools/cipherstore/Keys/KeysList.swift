@@ -17,7 +17,7 @@ extension CipherStoreCommand.Keys {
                 """
         )
 
-        @Argument(help: "The slot database.")
+        @Argument(help: "The slot database.", completion: .file())
         var database: String
 
         @OptionGroup var output: KeysOutputOptions

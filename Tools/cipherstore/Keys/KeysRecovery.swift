@@ -21,7 +21,7 @@ extension CipherStoreCommand.Keys {
                 """
         )
 
-        @Argument(help: "The slot database.")
+        @Argument(help: "The slot database.", completion: .file())
         var database: String
 
         @OptionGroup(title: "A passphrase that opens the database now") var key: KeyOptions

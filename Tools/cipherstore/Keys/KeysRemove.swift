@@ -20,7 +20,7 @@ extension CipherStoreCommand.Keys {
                 """
         )
 
-        @Argument(help: "The slot database.")
+        @Argument(help: "The slot database.", completion: .file())
         var database: String
 
         @Option(help: ArgumentHelp("The number of the slot to remove, as `keys list` shows it.", valueName: "number"))

@@ -23,12 +23,12 @@ extension CipherStoreCommand.Keys {
                 """
         )
 
-        @Argument(help: "The slot database.")
+        @Argument(help: "The slot database.", completion: .file())
         var database: String
 
         @OptionGroup(title: "A passphrase to keep") var key: KeyOptions
 
-        @Option(name: .customLong("keep-key-file"), help: ArgumentHelp("Also keep the slot this file's passphrase or recovery key opens (repeatable).", valueName: "path"))
+        @Option(name: .customLong("keep-key-file"), help: ArgumentHelp("Also keep the slot this file's passphrase or recovery key opens (repeatable).", valueName: "path"), completion: .file())
         var keepKeyFiles: [String] = []
 
         @OptionGroup(title: "Cipher settings the database was made with") var cipher: CipherOptions
