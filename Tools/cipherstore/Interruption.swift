@@ -19,13 +19,15 @@ enum Interruption {
     static let handledSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
 
     private struct State {
-        var received: Int32?
         var cancellation: ConversionCancellation?
         /// A terminal whose settings were changed, with the settings to put back.
         var terminal: (descriptor: Int32, settings: termios)?
     }
 
     private static let state = Mutex(State())
+    /// The first signal received (0: none yet). An atomic of its own, not a field of `state`:
+    /// read back from the mutex, the release build got 0 for it (exit 128 instead of 130).
+    private static let firstSignal = Atomic<Int32>(0)
     /// Kept alive for the life of the process; set once, before any signal can be handled.
     nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
 
@@ -60,14 +62,13 @@ enum Interruption {
 
     /// The exit code of a conversion cancelled by a signal: 128 + its number.
     static var exitCode: Int32 {
-        128 + (state.withLock { $0.received } ?? SIGINT)
+        let number = firstSignal.load(ordering: .acquiring)
+        return 128 + (number == 0 ? SIGINT : number)
     }
 
     private static func received(_ number: Int32) {
-        let (cancellation, terminal) = state.withLock { state in
-            if state.received == nil { state.received = number }
-            return (state.cancellation, state.terminal)
-        }
+        _ = firstSignal.compareExchange(expected: 0, desired: number, ordering: .acquiringAndReleasing)
+        let (cancellation, terminal) = state.withLock { state in (state.cancellation, state.terminal) }
         if let cancellation {
             cancellation.cancel()
             return
