@@ -14,7 +14,7 @@ import Testing
         database = workspace.path("app.db")
         keyFile = try workspace.keyFile("k.key", "settings passphrase")
         let db = try Connection(path: database, key: .passphrase("settings passphrase"),
-                                configuration: Configuration(cipher: CipherSettings(pageSize: 4096, kdfIterations: 100_000)))
+                                configuration: Configuration(cipher: CipherSettings(pageSize: 8192, kdfIterations: 100_000)))
         try db.executeScript("CREATE TABLE t(x); INSERT INTO t VALUES ('row');")
         try db.close()
     }
@@ -25,8 +25,8 @@ import Testing
         #expect(result.status == 0, "\(result.errorOutput)")
         let optionLine = try #require(result.output.split(separator: "\n").first { $0.contains("cipherstore: ") })
         let options = optionLine.components(separatedBy: "cipherstore: ")[1].split(separator: " ").map(String.init)
-        #expect(options.contains("--page-size") && options.contains("4096") && options.contains("100000"), "\(result.output)")
-        #expect(result.output.contains("CipherSettings(pageSize: 4096, kdfIterations: 100000"), "\(result.output)")
+        #expect(options.contains("--page-size") && options.contains("8192") && options.contains("100000"), "\(result.output)")
+        #expect(result.output.contains("CipherSettings(pageSize: 8192, kdfIterations: 100000"), "\(result.output)")
         #expect(result.output.contains("1 key derivation"), "\(result.output)")
         #expect(!result.output.contains("settings passphrase") && !result.errorOutput.contains("settings passphrase"))
         let verify = try CLI.run(["verify", database, "--key-file", keyFile] + options)
@@ -45,7 +45,7 @@ import Testing
         let json = try CLI.run(["settings", database, "--key-file", keyFile, "--kdf-iterations", "100000", "--json"])
         let found = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
         #expect(found?["ok"] as? Bool == true && found?["keyDerivations"] as? Int == 1, "\(json.output)")
-        #expect((found?["settings"] as? [String: Any])?["pageSize"] as? Int == 4096)
+        #expect((found?["settings"] as? [String: Any])?["pageSize"] as? Int == 8192)
     }
 
     /// A file cut after its first page: the settings are found, and the answer is damage

@@ -70,27 +70,28 @@ struct PageCipher {
     }
 
     /// Whether the first page's SQLite header fields (file offsets 16 to 23) read as this page
-    /// size and reserve: page size, file format versions, reserved bytes, payload fractions (64,
-    /// 32, 32). Decrypts one AES block only (the fields are in plaintext after a plaintext
+    /// size: page size, file format versions, payload fractions (64, 32, 32). Not the reserved
+    /// bytes: SQLCipher 4 writes its own default (80) there even for a file whose pages reserve
+    /// less (SQLCipher 3's settings, or no HMAC). Decrypts one AES block only (the fields are in plaintext after a plaintext
     /// header): a cheap test before the HMAC, and for pages without HMAC the only one there is.
     func firstPageHeaderMatches(_ bytes: ArraySlice<UInt8>) throws -> Bool {
         guard bytes.count == pageSize, pageSize > reserve + headerSize + 16 else { return false }
         let base = bytes.startIndex
-        if headerSize > 16 { return Self.headerFieldsMatch(bytes[(base + 16)..<(base + 24)], pageSize: pageSize, reserve: reserve) }
+        if headerSize > 16 { return Self.headerFieldsMatch(bytes[(base + 16)..<(base + 24)], pageSize: pageSize) }
         let end = base + pageSize - reserve
         let iv = try AES._CBC.IV(ivBytes: bytes[end..<(end + 16)])
         var block = Array(try AES._CBC.decrypt(bytes[(base + headerSize)..<(base + headerSize + 16)], using: key, iv: iv, noPadding: true))
         defer { block.withUnsafeMutableBytes { SecureBytes.wipe($0) } }
         let offset = 16 - headerSize
-        return Self.headerFieldsMatch(block[offset..<(offset + 8)], pageSize: pageSize, reserve: reserve)
+        return Self.headerFieldsMatch(block[offset..<(offset + 8)], pageSize: pageSize)
     }
 
-    private static func headerFieldsMatch(_ fields: ArraySlice<UInt8>, pageSize: Int, reserve: Int) -> Bool {
+    private static func headerFieldsMatch(_ fields: ArraySlice<UInt8>, pageSize: Int) -> Bool {
         let field = Array(fields)
         let storedPageSize = Int(field[0]) << 8 | Int(field[1])
         return (storedPageSize == 1 ? 65536 : storedPageSize) == pageSize
             && (1...2).contains(field[2]) && (1...2).contains(field[3])
-            && Int(field[4]) == reserve && field[5] == 64 && field[6] == 32 && field[7] == 32
+            && field[5] == 64 && field[6] == 32 && field[7] == 32
     }
 
     static func hmacSize(_ algorithm: CipherSettings.HashAlgorithm) -> Int {
