@@ -6,7 +6,7 @@ import Foundation
 /// It tries the plausible settings — the defaults of SQLCipher 1 to 4, page sizes from 512 to
 /// 65536, 4,000, 64,000 and 256,000 KDF iterations (and any given), HMAC on or off with SHA-1,
 /// SHA-256 or SHA-512, a 32-byte plaintext header when a salt is given — against the file's
-/// first page, with swift-crypto (``PageCipher``), not SQLite: so a SQLCipher 4 file is
+/// first page, with swift-crypto (`PageCipher`), not SQLite: so a SQLCipher 4 file is
 /// recognised even when the linked SQLCipher is 3.4.1. A passphrase is stretched at most once
 /// per distinct KDF (hash, iterations), in order of likelihood; each stretched key is then tried
 /// with every page size and HMAC choice, in microseconds. A raw key needs no stretching.

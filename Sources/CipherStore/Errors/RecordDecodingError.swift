@@ -1,7 +1,7 @@
 /// A row that does not fit a `Decodable` record: which record, which column, what is wrong.
 ///
 /// Both ways of decoding records throw it, with equal values for the same mismatch: fetching
-/// records straight from SQL (``Connection/fetchAll(_:sql:arguments:)``, ``RecordCursor``) and
+/// records straight from SQL (`Connection/fetchAll(_:sql:arguments:)`, ``RecordCursor``) and
 /// decoding a fetched row (``Connection/decode(_:from:)``).
 ///
 /// ```swift

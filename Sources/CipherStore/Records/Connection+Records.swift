@@ -31,7 +31,7 @@ extension Connection {
         try fetchCursor(Record.self, sql: sql, arguments: arguments).next()
     }
 
-    /// Decodes one fetched row as `Record`, by the same rules as ``fetchAll(_:sql:arguments:)``.
+    /// Decodes one fetched row as `Record`, by the same rules as `fetchAll(_:sql:arguments:)`.
     ///
     /// ```swift
     /// for row in try db.fetchAll(sql: "SELECT id, body FROM note") {

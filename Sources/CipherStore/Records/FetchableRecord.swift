@@ -8,20 +8,20 @@
 /// ```
 ///
 /// Conforming needs nothing more than `Decodable`: every method has its implementation,
-/// the same as the connection's (``Connection/fetchAll(_:sql:arguments:)``,
-/// ``Connection/fetchOne(_:sql:arguments:)``, ``Connection/fetchCursor(_:sql:arguments:)``),
+/// the same as the connection's (`Connection/fetchAll(_:sql:arguments:)`,
+/// `Connection/fetchOne(_:sql:arguments:)`, ``Connection/fetchCursor(_:sql:arguments:)``),
 /// with the same errors.
 public protocol FetchableRecord: Decodable {}
 
 extension FetchableRecord {
-    /// All rows of a query decoded as this record. See ``Connection/fetchAll(_:sql:arguments:)``.
+    /// All rows of a query decoded as this record. See `Connection/fetchAll(_:sql:arguments:)`.
     /// - Throws: ``DatabaseError``, or ``RecordDecodingError`` when a row does not fit.
     public static func fetchAll(_ db: Connection, sql: String, arguments: StatementArguments = .none) throws -> [Self] {
         try db.fetchAll(Self.self, sql: sql, arguments: arguments)
     }
 
     /// The first row of a query decoded as this record, or `nil`. See
-    /// ``Connection/fetchOne(_:sql:arguments:)``.
+    /// `Connection/fetchOne(_:sql:arguments:)`.
     /// - Throws: ``DatabaseError``, or ``RecordDecodingError`` when the row does not fit.
     public static func fetchOne(_ db: Connection, sql: String, arguments: StatementArguments = .none) throws -> Self? {
         try db.fetchOne(Self.self, sql: sql, arguments: arguments)
