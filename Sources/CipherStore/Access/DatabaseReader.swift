@@ -29,6 +29,25 @@ public protocol DatabaseReader: AnyObject, Sendable {
     /// committed transaction that changed a table `fetch` read. See ``DatabaseObservation``.
     func observe<Value: Sendable>(_ fetch: @escaping @Sendable (Connection) throws -> Value) -> DatabaseObservation<Value>
 
+    /// Sets the handler called the first time SQLite reports the database damaged while the
+    /// app uses it — `SQLITE_CORRUPT` ("database disk image is malformed") or `SQLITE_NOTADB`
+    /// (for an encrypted file, a page whose HMAC does not match: changed on disk or torn) — by
+    /// any statement, commit or newly opened reader, whether or not the app catches the error.
+    /// Only the first report calls it: damage tends to show on every read after.
+    ///
+    /// The handler runs on the thread that met the error, inside the failing call: keep it
+    /// short, and do not use the queue or pool from it (that throws
+    /// ``CipherStoreError/reentrantQueueAccess``). What an app should do with it — stop
+    /// writing, tell the user, then restore the last backup — is in the
+    /// <doc:BackupsAndCorruption> article.
+    ///
+    /// ```swift
+    /// pool.onCorruption { notice in
+    ///     Task { @MainActor in appState.scheduleRestore(of: notice.path) }
+    /// }
+    /// ```
+    func onCorruption(_ handler: @escaping @Sendable (DatabaseCorruption) -> Void)
+
     /// Closes the database's connections; later use throws ``CipherStoreError/connectionClosed``.
     func close() throws
 }

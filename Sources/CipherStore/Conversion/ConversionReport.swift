@@ -12,4 +12,7 @@ public struct ConversionReport: Sendable {
     public let outputBytes: Int64
     /// Wall-clock seconds, verification included.
     public let seconds: Double
+    /// The slot file written beside the result, when one was (the backup of a slot database
+    /// made with its own data key: see ``DatabaseBackup``).
+    public var slotFilePath: String? = nil
 }

@@ -172,22 +172,7 @@ struct DatabaseConverter: Sendable {
     private func resolveOutput() throws -> String {
         switch destination {
         case .file(let path, let overwrite):
-            let directory = FileSystem.directory(of: path)
-            guard FileSystem.isDirectory(directory), FileSystem.isWritableDirectory(directory) else {
-                throw ConversionError.outputDirectoryUnusable(path: directory)
-            }
-            if FileSystem.isSameFile(path, sourcePath) || path == sourcePath {
-                throw ConversionError.outputIsSource(path: path)
-            }
-            if FileSystem.exists(path) {
-                // Say what the output is before suggesting --force, which would not help.
-                if FileSystem.isDirectory(path) { throw ConversionError.outputIsDirectory(path: path) }
-                let output = DatabaseFileInfo.inspect(path: path)
-                if output.kind == .notARegularFile {
-                    throw ConversionError.notARegularFile(path: path, fileType: output.specialFileType ?? "a special file")
-                }
-                guard overwrite else { throw ConversionError.outputExists(path: path) }
-            }
+            try OutputDestination.checkNewFile(path, source: sourcePath, overwrite: overwrite)
             return path
         case .inPlace(let backup, let replacingOtherLinks):
             let directory = FileSystem.directory(of: sourcePath)
@@ -360,14 +345,7 @@ struct DatabaseConverter: Sendable {
     private func replace(_ outputPath: String, with temporaryPath: String) throws -> String? {
         switch destination {
         case .file(_, let overwrite):
-            if overwrite {
-                // A journal or WAL of the replaced file must not be applied to the new one.
-                for suffix in ["-journal", "-wal", "-shm"] { FileSystem.removeIfPresent(outputPath + suffix) }
-                try DurableReplacement.rename(temporaryPath, over: outputPath)
-            } else {
-                // link() fails instead of replacing a file that appeared meanwhile.
-                guard try DurableReplacement.link(temporaryPath, as: outputPath) else { throw ConversionError.outputExists(path: outputPath) }
-            }
+            try OutputDestination.publish(temporaryPath, as: outputPath, overwrite: overwrite)
             return nil
         case .inPlace(let backup, _):
             let source = FileSystem.identity(sourcePath)

@@ -13,3 +13,45 @@ public enum OutputDestination: Sendable, Hashable {
     /// name only.
     case inPlace(backup: String? = nil, replacingOtherLinks: Bool = false)
 }
+
+extension OutputDestination {
+    /// Checks that a new file can be written at `path` (``file(_:overwrite:)``): its directory
+    /// is writable, it is not `source`, and an existing file there is replaced only with
+    /// `overwrite` (never a directory or a special file).
+    ///
+    /// - Throws: ``ConversionError`` (`outputDirectoryUnusable`, `outputIsSource`,
+    ///   `outputIsDirectory`, `notARegularFile`, `outputExists`).
+    static func checkNewFile(_ path: String, source: String?, overwrite: Bool) throws {
+        let directory = FileSystem.directory(of: path)
+        guard FileSystem.isDirectory(directory), FileSystem.isWritableDirectory(directory) else {
+            throw ConversionError.outputDirectoryUnusable(path: directory)
+        }
+        if let source, FileSystem.isSameFile(path, source) || path == source {
+            throw ConversionError.outputIsSource(path: path)
+        }
+        guard FileSystem.exists(path) else { return }
+        // Say what the output is before suggesting --force, which would not help.
+        if FileSystem.isDirectory(path) { throw ConversionError.outputIsDirectory(path: path) }
+        let output = DatabaseFileInfo.inspect(path: path)
+        if output.kind == .notARegularFile {
+            throw ConversionError.notARegularFile(path: path, fileType: output.specialFileType ?? "a special file")
+        }
+        guard overwrite else { throw ConversionError.outputExists(path: path) }
+    }
+
+    /// Puts a finished, synced file under a new name: `link(2)`, which fails instead of
+    /// replacing a file that appeared meanwhile, or with `overwrite` a rename over the existing
+    /// file, whose journal or WAL is removed first so it is never applied to the new one.
+    ///
+    /// - Throws: ``ConversionError/outputExists(path:)`` (nothing changed), and the errors of
+    ///   ``DurableReplacement`` (``DurableReplacement/Unsynced`` when the name holds the new
+    ///   file but its directory sync failed).
+    static func publish(_ temporaryPath: String, as path: String, overwrite: Bool) throws {
+        if overwrite {
+            for suffix in ["-journal", "-wal", "-shm"] { FileSystem.removeIfPresent(path + suffix) }
+            try DurableReplacement.rename(temporaryPath, over: path)
+        } else {
+            guard try DurableReplacement.link(temporaryPath, as: path) else { throw ConversionError.outputExists(path: path) }
+        }
+    }
+}

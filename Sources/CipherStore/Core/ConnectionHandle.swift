@@ -46,7 +46,9 @@ final class ConnectionHandle {
         let extended = sqlite3_extended_errcode(pointer)
         let resultCode = (extended & 0xFF) == (code & 0xFF) ? extended : code
         let message = (code & 0xFF) == SQLITE_AUTH ? hooks.denialReason ?? KeyPragmaGuard.refusal : String(cString: sqlite3_errmsg(pointer))
-        return DatabaseError(resultCode: ResultCode(rawValue: resultCode), message: message, sql: sql)
+        let error = DatabaseError(resultCode: ResultCode(rawValue: resultCode), message: message, sql: sql)
+        hooks.corruptionWatch?.report(error)
+        return error
     }
 
     /// Closes the handle now. Closing a closed handle does nothing.

@@ -22,6 +22,10 @@ import CSQLCipher
 final class ConnectionHooks {
     var trace: ((String) -> Void)?
 
+    /// Told of every error that reports damage, for the corruption handler of the queue or
+    /// pool the connection belongs to.
+    var corruptionWatch: CorruptionWatch?
+
     /// Called on the connection's thread after each committed write transaction, and after
     /// each rollback; `nil` when nobody observes.
     private(set) var commitHandler: (@Sendable (TransactionEnd) -> Void)?

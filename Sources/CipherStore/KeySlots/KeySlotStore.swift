@@ -91,6 +91,17 @@ enum KeySlotStore {
         }
     }
 
+    /// Writes `file` as the slot file at `path` (a backup's, or a restored database's),
+    /// replacing one there only with `overwrite`. Checked before it takes the name, as
+    /// ``create(_:with:verifying:)``.
+    /// - Throws: ``ConversionError/outputExists(path:)``, and ``DurableReplacement/Unsynced``
+    ///   when the file took the name but its directory sync failed.
+    static func write(_ file: KeySlotFile, to path: String, overwrite: Bool) throws {
+        let temporary = try writeTemporary(file, beside: path, verifying: { _ in })
+        defer { FileSystem.removeIfPresent(temporary) }
+        try OutputDestination.publish(temporary, as: path, overwrite: overwrite)
+    }
+
     /// Refuses, before anything is written, a slot file that CipherStore would not read back:
     /// the bytes go through the same parser and caps (slot count, KDF work) as every read.
     /// - Throws: ``KeySlotError/changeWouldBeUnreadable(path:detail:)``.

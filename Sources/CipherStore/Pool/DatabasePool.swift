@@ -43,6 +43,7 @@ public final class DatabasePool: DatabaseWriter {
     let identity = AccessIdentity()
     let writer: SerialConnection
     let observations: ObservationCenter
+    private let corruption: CorruptionWatch
     /// One permit per reading connection; a barrier or `close()` takes them all.
     private let readerPermits: ReaderPermits
     /// Lets one barrier (or close) at a time collect the permits, so two never split them.
@@ -99,6 +100,8 @@ public final class DatabasePool: DatabaseWriter {
         self.readerIdleTimeout = readerIdleTimeout
         self.state = Locked(State(readerKey: readerKey, readerConfiguration: readerConfiguration))
         self.readerPermits = ReaderPermits(count: maximumReaderCount)
+        corruption = CorruptionWatch(path: location.displayName)
+        connection.handle.hooks.corruptionWatch = corruption
         self.writer = SerialConnection(connection, label: "CipherStore.DatabasePool.writer", identity: identity)
         self.observations = ObservationCenter(writer: writer)
         keyDerivationCount.store(derivations, ordering: .relaxed)
@@ -187,7 +190,15 @@ public final class DatabasePool: DatabaseWriter {
         }
         if let idle { return idle }
         do {
-            let connection = try Connection(location: location, key: readerKey, configuration: readerConfiguration)
+            let connection: Connection
+            do {
+                connection = try Connection(location: location, key: readerKey, configuration: readerConfiguration)
+            } catch let error as DatabaseError {
+                // A reader opens at run time: damage found then is the app's to hear of too.
+                corruption.report(error)
+                throw error
+            }
+            connection.handle.hooks.corruptionWatch = corruption
             if readerKey?.kind == .passphrase { keyDerivationCount.add(1, ordering: .relaxed) }
             return SerialConnection(connection, label: "CipherStore.DatabasePool.reader", identity: identity)
         } catch {
@@ -357,6 +368,12 @@ public final class DatabasePool: DatabaseWriter {
                 }
             }
         }
+    }
+
+    /// Sets the handler called once when SQLite reports the database damaged while it is in
+    /// use, on the writer or any reader. See ``DatabaseReader/onCorruption(_:)``.
+    public func onCorruption(_ handler: @escaping @Sendable (DatabaseCorruption) -> Void) {
+        corruption.setHandler(handler)
     }
 
     // MARK: Closing

@@ -44,6 +44,7 @@ import Foundation
 public final class DatabaseQueue: DatabaseWriter {
     private let serial: SerialConnection
     private let observations: ObservationCenter
+    private let corruption: CorruptionWatch
 
     /// Where the database lives.
     public let location: DatabaseLocation
@@ -57,6 +58,8 @@ public final class DatabaseQueue: DatabaseWriter {
     /// - Throws: the errors of ``Connection/init(location:key:configuration:)``.
     public init(location: DatabaseLocation, key: DatabaseKey?, configuration: Configuration = Configuration()) throws {
         let connection = try Connection(location: location, key: key, configuration: configuration)
+        corruption = CorruptionWatch(path: location.displayName)
+        connection.handle.hooks.corruptionWatch = corruption
         self.location = location
         serial = SerialConnection(connection, label: "CipherStore.DatabaseQueue", identity: AccessIdentity())
         observations = ObservationCenter(writer: serial)
@@ -65,6 +68,12 @@ public final class DatabaseQueue: DatabaseWriter {
     /// Opens a database file. See ``init(location:key:configuration:)``.
     public convenience init(path: String, key: DatabaseKey?, configuration: Configuration = Configuration()) throws {
         try self.init(location: .file(path), key: key, configuration: configuration)
+    }
+
+    /// Sets the handler called once when SQLite reports the database damaged while it is in
+    /// use. See ``DatabaseReader/onCorruption(_:)``.
+    public func onCorruption(_ handler: @escaping @Sendable (DatabaseCorruption) -> Void) {
+        corruption.setHandler(handler)
     }
 
     /// Runs `block` with the connection, serialized with every other block of this queue,

@@ -1,0 +1,38 @@
+/// Why a backup or a restore did not happen (or, for ``restoredWithOldSlotFile(path:slotFile:backupSlotFile:reason:)``,
+/// did not finish). The other failures are ``ConversionError`` (output exists, verification,
+/// cancellation, I/O), ``CipherStoreError`` (wrong key) and ``NotDurableError``.
+public enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A backup of an encrypted database was asked for without a key: it would be plaintext.
+    case plaintextRefused
+    /// A key was given for the backup of a plaintext database.
+    case sourceNotEncrypted(path: String)
+    /// SQLite's backup could not copy the pages into the new file.
+    case copyFailed(path: String, reason: String)
+    /// The slot file beside the database no longer holds slots for the database backed up (its
+    /// data key was rotated while the backup ran).
+    case slotFileChanged(slotFile: String)
+    /// The database to restore over does not open with the key, so it cannot be held against
+    /// other writers while it is replaced.
+    case targetUnreadable(path: String, detail: String)
+    /// The database was restored, but the slot file that opens it could not be put beside it:
+    /// the slot file there still belongs to the database it replaced.
+    case restoredWithOldSlotFile(path: String, slotFile: String, backupSlotFile: String, reason: String)
+
+    public var description: String {
+        let nothing = "Nothing was written."
+        switch self {
+        case .plaintextRefused:
+            return "A backup of an encrypted database is encrypted: give the key the copy should have (the database's own key keeps it). \(nothing) For a plaintext copy, decrypt instead (`DatabaseMaintenance.decrypt`, or `cipherstore backup --plaintext`)."
+        case .sourceNotEncrypted(let path):
+            return "'\(path)' is not encrypted, and SQLCipher copies pages only between two encrypted or two plaintext databases. \(nothing) Back it up without a key, or encrypt it first (`cipherstore encrypt`)."
+        case .copyFailed(let path, let reason):
+            return "Copying the database's pages into '\(path)' failed: \(reason). \(nothing) The database was not changed. Check free space and permissions, then retry."
+        case .slotFileChanged(let slotFile):
+            return "The slot file '\(slotFile)' no longer opens the database that was being backed up: its data key was rotated meanwhile. \(nothing) Take the backup again."
+        case .targetUnreadable(let path, let detail):
+            return "'\(path)' does not open with the key (\(detail)), so it cannot be locked against other writers while it is replaced. Nothing was changed. Close every app that uses it, then restore with `replacingUnreadable: true` (`cipherstore restore --force`)."
+        case .restoredWithOldSlotFile(let path, let slotFile, let backupSlotFile, let reason):
+            return "'\(path)' now holds the restored database, but its slot file could not be written (\(reason)): '\(slotFile)' still belongs to the database it replaced, so its passphrases do not open it. Copy '\(backupSlotFile)' to '\(slotFile)', or run the restore again."
+        }
+    }
+}

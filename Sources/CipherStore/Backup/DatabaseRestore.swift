@@ -1,0 +1,130 @@
+import Foundation
+
+/// One restore: see ``DatabaseBackup/restore(backup:key:cipher:over:currentKey:replacingUnreadable:options:)``.
+struct DatabaseRestore {
+    let backupPath: String
+    let key: DatabaseKey?
+    let cipher: CipherSettings
+    let databasePath: String
+    let currentKey: DatabaseKey?
+    let replacingUnreadable: Bool
+    let options: ConversionOptions
+
+    func run() throws -> ConversionReport {
+        let started = Date()
+        // The file that holds the data: a symbolic link keeps leading to the restored database.
+        let target = FileSystem.isSymbolicLink(databasePath) ? FileSystem.resolvingLinks(databasePath) ?? databasePath : databasePath
+        let backup = try DatabaseMaintenance.openExisting(path: backupPath, key: key, cipher: cipher)
+        defer { try? backup.close() }
+        try DatabaseMaintenance.checkIntegrity(backup)
+
+        let exists = FileSystem.exists(target)
+        if exists {
+            try DatabaseMaintenance.checkExistingDatabaseFile(target)
+            if FileSystem.isSameFile(target, backupPath) { throw ConversionError.outputIsSource(path: databasePath) }
+            let links = FileSystem.linkCount(target)
+            if links > 1 {
+                throw ConversionError.sourceHasOtherNames(path: target, nameCount: links, namesFound: FileSystem.otherNamesInDirectory(of: target))
+            }
+            try FileSystem.checkOwnerCanBeKept(target)
+        } else {
+            try OutputDestination.checkNewFile(target, source: backupPath, overwrite: false)
+        }
+        let removedLeftovers = TemporaryFiles.removeLeftovers(for: target)
+        // Held from before the copy to after the rename: no writer commits into the old file.
+        let lock = exists ? try lockTarget(target) : nil
+        var replaced = false
+        defer { lock?.release(restoring: !replaced) }
+
+        let temporaryPath = TemporaryFiles.path(for: target)
+        defer { if !replaced { FileSystem.removeDatabaseFiles(temporaryPath) } }
+        let verification = try backup.inReadOnlyTransaction { backup in
+            try OnlineBackup(source: backup, sourcePath: backupPath, outputPath: target, overwrite: true,
+                             key: key, options: options).writeVerifiedCopy(into: temporaryPath)
+        }
+        if exists { try FileSystem.copyOwnerAndMode(from: target, to: temporaryPath) }
+        if options.cancellation?.isCancelled == true { throw ConversionError.cancelled }
+        let restoredSalt = SlotState.databaseSalt(of: temporaryPath)
+        let result = FileSystem.identity(temporaryPath)
+        do {
+            if exists {
+                // Not hot (the lock's first read would have rolled it back): old pages only.
+                FileSystem.removeIfPresent(target + "-journal")
+                let replacedFile = try ReplacedFile(path: target)
+                do {
+                    try DurableReplacement.rename(temporaryPath, over: target)
+                } catch {
+                    if DurableReplacement.holds(target, identity: result) { _ = replacedFile.retire() } else { replacedFile.close() }
+                    throw error
+                }
+                _ = replacedFile.retire()
+            } else {
+                try OutputDestination.publish(temporaryPath, as: target, overwrite: false)
+            }
+        } catch {
+            // Read from the disk: once the name leads to the restored file, the restore happened.
+            guard DurableReplacement.holds(target, identity: result) else { throw error }
+            replaced = true
+            let slotFile = try? pairSlotFile(restoredSalt: restoredSalt)
+            throw NotDurableError(path: databasePath, failure: (error as? DurableReplacement.Unsynced)?.failure ?? "\(error)",
+                                  nowOnDisk: "'\(databasePath)' holds the restored database" + (slotFile.map { ", and '\($0)' its slots" } ?? ""),
+                                  previousState: exists ? "the database it replaced" : "a missing '\(databasePath)'",
+                                  nextStep: "Check the disk (`dmesg`) and run `sync` once it is healthy; `cipherstore verify` tells which key opens the file.")
+        }
+        replaced = true
+        let slotFile = try pairSlotFile(restoredSalt: restoredSalt)
+        var report = ConversionReport(outputPath: databasePath, backupPath: nil, removedLeftovers: removedLeftovers,
+                                      verification: verification.at(path: databasePath), outputBytes: FileSystem.size(target),
+                                      seconds: Date().timeIntervalSince(started))
+        report.slotFilePath = slotFile
+        return report
+    }
+
+    /// Locks the database to replace as an in-place conversion locks its source.
+    private func lockTarget(_ target: String) throws -> SourceLock? {
+        do {
+            return try SourceLock(path: target, forReplacement: true) { readOnly in
+                try Connection(path: target, key: currentKey,
+                               configuration: Configuration(cipher: cipher, readOnly: readOnly, busyTimeout: options.busyTimeout, foreignKeys: false))
+            }
+        } catch let error where Self.isUnreadable(error) {
+            guard replacingUnreadable else { throw BackupError.targetUnreadable(path: databasePath, detail: "\(error)") }
+            return nil
+        }
+    }
+
+    private static func isUnreadable(_ error: Error) -> Bool {
+        switch error {
+        case CipherStoreError.wrongKey, CipherStoreError.notADatabase, CipherStoreError.notEncrypted: return true
+        case let error as DatabaseError: return [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode.primaryResultCode)
+        default: return false
+        }
+    }
+
+    /// Puts the backup's slot file beside the restored database, unless the slot file there
+    /// already opens it (same salt, so same data key: its current passphrases are kept).
+    ///
+    /// Written after the database: a crash between the two leaves the backup's slot file
+    /// where it was, and running the restore again finishes the job.
+    /// - Returns: the slot file that opens the restored database, if there is one.
+    private func pairSlotFile(restoredSalt: [UInt8]?) throws -> String? {
+        guard let restoredSalt else { return nil }
+        let slotPath = KeySlots.slotFileTarget(forDatabase: databasePath)
+        if FileSystem.exists(slotPath), let current = try? KeySlotStore.read(slotPath, database: databasePath),
+           !current.slots(forDatabaseSalt: restoredSalt).isEmpty {
+            return slotPath
+        }
+        let backupSlots = KeySlots.slotFileTarget(forDatabase: backupPath)
+        guard FileSystem.exists(backupSlots) else { return nil }
+        let file = try KeySlotStore.read(backupSlots, database: backupPath)
+        guard !file.slots(forDatabaseSalt: restoredSalt).isEmpty else { return nil }
+        do {
+            try KeySlotStore.write(file, to: slotPath, overwrite: true)
+        } catch is DurableReplacement.Unsynced {
+            // In place and in use; the database's own rename synced the same directory.
+        } catch {
+            throw BackupError.restoredWithOldSlotFile(path: databasePath, slotFile: slotPath, backupSlotFile: backupSlots, reason: "\(error)")
+        }
+        return slotPath
+    }
+}

@@ -1,0 +1,165 @@
+import CSQLCipher
+import Foundation
+
+/// One backup: the pages of a source connection's snapshot copied with SQLite's backup API
+/// into a new encrypted file, verified, synced and given its name.
+///
+/// The source connection is in a read transaction for the whole copy, so the copy holds
+/// exactly one committed state: in WAL mode other connections keep committing meanwhile; in
+/// rollback-journal mode they cannot commit until the backup ends (the read lock is held).
+/// The backup API decrypts each page with the source's key and encrypts it with the copy's,
+/// so the copy keeps the source's page size and cipher settings; SQLCipher allows it only
+/// between two encrypted (or two plaintext) databases.
+struct OnlineBackup {
+    /// Connected to the source, inside a read transaction that lasts the whole backup.
+    let source: Connection
+    /// The source's file, when it has one: never the output, and the slot file beside it is
+    /// copied along when the copy has the same data key (see ``copySlotFile(to:copySalt:)``).
+    let sourcePath: String?
+    let outputPath: String
+    let overwrite: Bool
+    let key: DatabaseKey?
+    let options: ConversionOptions
+
+    func run() throws -> ConversionReport {
+        let started = Date()
+        try OutputDestination.checkNewFile(outputPath, source: sourcePath, overwrite: overwrite)
+        let removedLeftovers = TemporaryFiles.removeLeftovers(for: outputPath)
+        let temporaryPath = TemporaryFiles.path(for: outputPath)
+        var published = false
+        defer {
+            if !published { FileSystem.removeDatabaseFiles(temporaryPath) }
+        }
+        let verification = try writeVerifiedCopy(into: temporaryPath)
+        try checkCancelled()
+        report(.replacing, fraction: 0.95)
+
+        let slotFile = try copySlotFile(to: outputPath, copySalt: SlotState.databaseSalt(of: temporaryPath))
+        let result = FileSystem.identity(temporaryPath)
+        do {
+            try OutputDestination.publish(temporaryPath, as: outputPath, overwrite: overwrite)
+        } catch {
+            // Read from the disk: once the name leads to the copy, the backup happened.
+            guard DurableReplacement.holds(outputPath, identity: result) else {
+                if let slotFile { FileSystem.removeIfPresent(slotFile) }
+                throw error
+            }
+            published = true
+            throw NotDurableError(path: outputPath, failure: (error as? DurableReplacement.Unsynced)?.failure ?? "\(error)",
+                                  nowOnDisk: "'\(outputPath)' holds the verified backup",
+                                  previousState: overwrite ? "the file '\(outputPath)' held before" : "a missing '\(outputPath)'",
+                                  nextStep: "Check the disk (`dmesg`) and run `sync` once it is healthy, or take the backup again.")
+        }
+        published = true
+        report(.done, fraction: 1)
+        return ConversionReport(outputPath: outputPath, backupPath: nil, removedLeftovers: removedLeftovers,
+                                verification: verification.at(path: outputPath), outputBytes: FileSystem.size(outputPath),
+                                seconds: Date().timeIntervalSince(started), slotFilePath: slotFile)
+    }
+
+    /// Copies the source's snapshot into a new file at `temporaryPath` (mode 0600), checks it
+    /// and syncs it; the caller gives it its name, or removes it on failure.
+    func writeVerifiedCopy(into temporaryPath: String) throws -> VerificationReport {
+        if source.isEncrypted && key == nil { throw BackupError.plaintextRefused }
+        if !source.isEncrypted && key != nil { throw BackupError.sourceNotEncrypted(path: source.location.displayName) }
+        try checkCancelled()
+        var cipher = try CipherSettings.inUse(by: source, encrypted: source.isEncrypted)
+        if (cipher.plaintextHeaderSize ?? 0) > 0 { cipher.salt = try CipherSettings.salt(in: source) }
+        // Read inside the same transaction as the pages: what the copy must match.
+        let snapshot = try DatabaseSnapshot.capture(source)
+        try FileSystem.createOwnerOnlyFile(temporaryPath)
+        try copyPages(into: temporaryPath, cipher: cipher)
+        try checkCancelled()
+        report(.verifying, fraction: 0.8)
+        let verification = try verify(temporaryPath, cipher: cipher, against: snapshot)
+        try FileSystem.sync(temporaryPath)
+        return verification
+    }
+
+    /// Copies every page of the source's snapshot into `temporaryPath`, a few MiB per step,
+    /// checking for cancellation between steps.
+    private func copyPages(into temporaryPath: String, cipher: CipherSettings) throws {
+        let destination = try Connection(path: temporaryPath, key: key,
+                                         configuration: Configuration(cipher: cipher, foreignKeys: false))
+        defer { try? destination.close() }
+        // A temporary file, synced once before it takes its name: no journal, no syncs.
+        try destination.execute(sql: "PRAGMA journal_mode = OFF")
+        try destination.execute(sql: "PRAGMA synchronous = OFF")
+        let pageSize = max(cipher.pageSize ?? 4096, 512)
+        let pagesPerStep = Int32(max(64, (4 << 20) / pageSize))
+        guard let backup = sqlite3_backup_init(try destination.handle.pointer, "main", try source.handle.pointer, "main") else {
+            let error = destination.handle.error(sqlite3_errcode(try destination.handle.pointer), sql: nil)
+            throw BackupError.copyFailed(path: temporaryPath, reason: error.message ?? error.description)
+        }
+        var code: Int32 = SQLITE_OK
+        while true {
+            code = sqlite3_backup_step(backup, pagesPerStep)
+            guard code == SQLITE_OK else { break }
+            let total = Int64(sqlite3_backup_pagecount(backup))
+            let done = total - Int64(sqlite3_backup_remaining(backup))
+            report(.copying, fraction: total > 0 ? 0.8 * Double(done) / Double(total) : 0,
+                   copied: done * Int64(pageSize), total: total * Int64(pageSize))
+            if options.cancellation?.isCancelled == true { break }
+        }
+        let finished = sqlite3_backup_finish(backup)
+        try checkCancelled()
+        guard code == SQLITE_DONE, finished == SQLITE_OK else {
+            let error = destination.handle.error(code == SQLITE_DONE ? finished : code, sql: nil)
+            throw BackupError.copyFailed(path: temporaryPath, reason: error.message ?? error.description)
+        }
+        // The pages the copy still holds in its cache are checked without reading them again.
+        try DatabaseMaintenance.checkIntegrity(destination)
+    }
+
+    /// Opens the copy on a fresh connection with its key and compares it with the snapshot.
+    private func verify(_ temporaryPath: String, cipher: CipherSettings, against snapshot: DatabaseSnapshot) throws -> VerificationReport {
+        do {
+            let check = try Connection(path: temporaryPath, key: key, configuration: Configuration(cipher: cipher, foreignKeys: false))
+            defer { try? check.close() }
+            let copied = try DatabaseSnapshot.capture(check)
+            if let difference = snapshot.difference(from: copied) {
+                throw ConversionError.verificationFailed(detail: difference)
+            }
+            if options.fullReadBack { try DatabaseMaintenance.checkIntegrity(check) }
+            return try DatabaseMaintenance.verificationReport(check, path: temporaryPath, snapshot: copied)
+        } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode.primaryResultCode) {
+            throw ConversionError.verificationFailed(detail: "reading the backup back: \(error.message ?? error.description)")
+        }
+    }
+
+    /// A slot database's copy made with its own data key has the source's salt (the key of
+    /// ``DatabaseKey/slots(passphrase:path:)`` carries it), so the source's slot file opens
+    /// the copy too: it is copied beside the output, so the pair opens together. A copy under
+    /// another key gets no slot file.
+    ///
+    /// - Returns: the slot file written, or `nil`.
+    private func copySlotFile(to outputPath: String, copySalt: [UInt8]?) throws -> String? {
+        guard let sourcePath, let copySalt else { return nil }
+        let sourceSlots = KeySlots.slotFileTarget(forDatabase: sourcePath)
+        guard FileSystem.exists(sourceSlots), SlotState.databaseSalt(of: sourcePath) == copySalt else { return nil }
+        let file = try KeySlotStore.read(sourceSlots, database: sourcePath)
+        guard !file.slots(forDatabaseSalt: copySalt).isEmpty else {
+            throw BackupError.slotFileChanged(slotFile: sourceSlots)
+        }
+        let target = KeySlots.slotFilePath(forDatabase: outputPath)
+        try OutputDestination.checkNewFile(target, source: sourceSlots, overwrite: overwrite)
+        do {
+            try KeySlotStore.write(file, to: target, overwrite: overwrite)
+        } catch is DurableReplacement.Unsynced {
+            // The slot file has its name; the copy's own publication syncs the same directory
+            // next, and says so if that fails too.
+        }
+        return target
+    }
+
+    private func checkCancelled() throws {
+        if options.cancellation?.isCancelled == true { throw ConversionError.cancelled }
+    }
+
+    /// - Parameters:
+    ///   - copied: bytes of the snapshot copied so far, `nil` once the copy is done.
+    private func report(_ phase: ConversionProgress.Phase, fraction: Double, copied: Int64? = nil, total: Int64 = 0) {
+        guard let progress = options.progress else { return }
+        progress(ConversionProgress(phase: phase, bytesWritten: copied ?? total, bytesTotal: total, fractionCompleted: fraction))
+    }
+}
