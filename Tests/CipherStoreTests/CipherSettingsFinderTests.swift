@@ -1,5 +1,6 @@
 @testable import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// The settings finder on real files made by the linked SQLCipher (and by the other version's

@@ -1,5 +1,6 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// Files shared across SQLCipher versions. `InteropTests` pairs CipherStore with the shell of

@@ -1,5 +1,6 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// Interoperability with the real `sqlcipher` shell. Keys go to the shell on standard input.

@@ -1,5 +1,6 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// SQLCipher 4's plaintext header (`cipher_plaintext_header_size` 32) with the salt kept by the

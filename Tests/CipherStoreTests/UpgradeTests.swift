@@ -1,5 +1,6 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// `DatabaseMaintenance.upgrade`: SQLCipher 3 files, made by the real SQLCipher 3.4.1 shell,

@@ -84,6 +84,16 @@ import Testing
                      try DatabaseMaintenance.encrypt(path: database($0), key: .rawKey(hex: Array(rawKey.utf8)), to: .inPlace())
                  },
                  before: [.rawKey(rawKey)], after: [.rawKey(newRawKey)]),
+        Scenario(name: "restore",
+                 arguments: { ["restore", $0 + "/backup.db", "--to", database($0), "--raw-key", "--key-file", $0 + "/raw2",
+                               "--old-raw-key", "--old-key-file", $0 + "/raw1"] },
+                 setUp: {
+                     try plaintext($0)
+                     let key = try DatabaseKey.rawKey(hex: Array(rawKey.utf8))
+                     try DatabaseMaintenance.encrypt(path: database($0), key: key, to: .inPlace())
+                     try DatabaseBackup.backup(path: database($0), key: key, to: $0 + "/backup.db", newKey: .rawKey(hex: Array(newRawKey.utf8)))
+                 },
+                 before: [.rawKey(rawKey)], after: [.rawKey(newRawKey)]),
         Scenario(name: "decrypt --in-place", arguments: { ["decrypt", database($0), "--in-place", "--raw-key", "--key-file", $0 + "/raw1"] },
                  setUp: {
                      try plaintext($0)

@@ -32,15 +32,7 @@ import Testing
 
     /// The `sqlcipher` shell on the plaintext source, reading its script from a pipe kept open.
     private func startShell() throws -> (Process, FileHandle, Pipe) {
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        shell.arguments = ["sqlcipher", "-batch", "-bail", source]
-        let input = Pipe(), errors = Pipe()
-        shell.standardInput = input
-        shell.standardOutput = FileHandle.nullDevice
-        shell.standardError = errors
-        try shell.run()
-        return (shell, input.fileHandleForWriting, errors)
+        try SQLCipherShell.start(database: source)
     }
 
     private func count(_ path: String, key: DatabaseKey?, where condition: String = "1") throws -> Int {

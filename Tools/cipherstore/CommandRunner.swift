@@ -59,6 +59,14 @@ enum CommandRunner {
                  .invalidKDF, .nothingToKeep, .changeWouldBeUnreadable, .noRoomForRotation: return 64
             case .rotationLeftOldSlots: return ExitCodes.notDurable
             }
+        case let error as BackupError:
+            switch error {
+            case .plaintextRefused: return 64
+            case .sourceNotEncrypted: return ExitCodes.wrongFileKind
+            case .targetUnreadable: return ExitCodes.wrongKey
+            case .copyFailed, .slotFileChanged: return ExitCodes.ioFailure
+            case .restoredWithOldSlotFile: return ExitCodes.notDurable
+            }
         case is NotDurableError:
             return ExitCodes.notDurable
         case let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode.primaryResultCode):

@@ -107,16 +107,24 @@ enum Summary {
     /// A conversion's result: the summary line (unless quiet) or, with `--json`, the object;
     /// the warnings (leftovers of earlier runs removed first) on standard error either way.
     static func conversionFinished(_ report: ConversionReport, verb: String, output: OutputOptions, json: JSONOutput?, warnings: [String]) {
+        conversionFinished(report, verb: verb, quiet: output.quiet, fullCheck: output.fullCheck, json: json, warnings: warnings)
+    }
+
+    /// The same, for commands without `OutputOptions` (`backup`, `restore`). A slot file
+    /// written beside the result is named (`"slotFile"` in JSON).
+    static func conversionFinished(_ report: ConversionReport, verb: String, quiet: Bool, fullCheck: Bool, json: JSONOutput?, warnings: [String]) {
         let needed = openingSettings(report.verification)
         let settingsWarning = needed.isEmpty ? [] : ["the result opens ONLY with \(needed.map(\.option).joined(separator: " ")) (in other SQLCipher tools: \(needed.map(\.pragma).joined(separator: "; "))): with the defaults alone, its key is reported wrong. Give them every time you open it."]
         // The settings warning last: the line nobody misses.
         let warnings = report.removedLeftovers.map { "removed \($0), left by an interrupted earlier run." } + warnings + settingsWarning
         if let json {
-            var object = fields(report, fullCheck: output.fullCheck, warnings: warnings)
+            var object = fields(report, fullCheck: fullCheck, warnings: warnings)
             object["opensOnlyWith"] = needed.map(\.option)
+            object["slotFile"] = report.slotFilePath ?? NSNull()
             json.succeed(object)
         } else {
-            CommandRunner.say(conversion(report, verb: verb, fullCheck: output.fullCheck), quiet: output.quiet)
+            let slotLine = report.slotFilePath.map { "\nIts slot file: \($0) (the passphrases open the pair; keep them together)." } ?? ""
+            CommandRunner.say(conversion(report, verb: verb, fullCheck: fullCheck) + slotLine, quiet: quiet)
         }
         for warning in warnings { warn(warning) }
     }

@@ -88,8 +88,17 @@ struct DatabaseRestore {
                                configuration: Configuration(cipher: cipher, readOnly: readOnly, busyTimeout: options.busyTimeout, foreignKeys: false))
             }
         } catch let error where Self.isUnreadable(error) {
-            guard replacingUnreadable else { throw BackupError.targetUnreadable(path: databasePath, detail: "\(error)") }
+            guard replacingUnreadable else { throw BackupError.targetUnreadable(path: databasePath, detail: Self.unreadableDetail(error)) }
             return nil
+        }
+    }
+
+    private static func unreadableDetail(_ error: Error) -> String {
+        switch error {
+        case CipherStoreError.notEncrypted: return "it is not encrypted"
+        case CipherStoreError.notADatabase(_, let detail): return "it is not a database: \(detail)"
+        case let error as DatabaseError: return error.message ?? error.description
+        default: return "a wrong key (pass the one it opens with now as `currentKey`, `--current-key-file`), other cipher settings, or a damaged first page"
         }
     }
 

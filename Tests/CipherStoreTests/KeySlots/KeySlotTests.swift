@@ -1,5 +1,6 @@
 @testable import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// Key slots end to end: a slot database opens with each slot's passphrase, passphrases change

@@ -1,13 +1,11 @@
-import CipherStore
 import Foundation
-import TestSupport
 
 /// Runs the real `sqlcipher` shell, feeding the script (and so any key) on standard input,
 /// never in argv.
-enum SQLCipherShell {
+public enum SQLCipherShell {
     /// Runs `shell` (by default the `sqlcipher` first on PATH: the linked SQLCipher's own,
     /// as `make test` arranges).
-    static func run(database: String, script: String, shell: String = "sqlcipher") throws -> ProcessResult {
+    public static func run(database: String, script: String, shell: String = "sqlcipher") throws -> ProcessResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [shell, "-batch", database]
@@ -21,14 +19,29 @@ enum SQLCipherShell {
         return ProcessResult.collect(process, output: output, errors: errors)
     }
 
+    /// Starts the shell on `database` (`-bail`: it stops at the first error), for a test to
+    /// feed line by line as another process holding the database open.
+    /// - Returns: the process, its standard input, and its error output to read once it exits.
+    public static func start(database: String, shell: String = "sqlcipher") throws -> (process: Process, input: FileHandle, errors: Pipe) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [shell, "-batch", "-bail", database]
+        let input = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        return (process, input.fileHandleForWriting, errors)
+    }
+
     /// What the script's queries printed: SQLCipher 4's shell first answers `PRAGMA key` with a
     /// line "ok", SQLCipher 3's prints nothing.
-    static func queryOutput(of result: ProcessResult) -> String {
+    public static func queryOutput(of result: ProcessResult) -> String {
         result.output.hasPrefix("ok\n") ? String(result.output.dropFirst(3)) : result.output
     }
 
     /// The SQLCipher version a shell reports (`PRAGMA cipher_version`), e.g. "3.4.1".
-    static func version(of shell: String = "sqlcipher") -> String? {
+    public static func version(of shell: String = "sqlcipher") -> String? {
         guard let result = try? run(database: ":memory:", script: "PRAGMA cipher_version;\n", shell: shell),
               result.status == 0 else { return nil }
         let version = result.output.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -38,7 +51,7 @@ enum SQLCipherShell {
     /// A SQLCipher 3 shell for the tests across versions while SQLCipher 4 is linked:
     /// `$CIPHERSTORE_SQLCIPHER3_SHELL` (`make test SQLCIPHER=4` sets it), else the system's
     /// `/usr/bin/sqlcipher` when that one is SQLCipher 3.
-    static let sqlcipher3: String? = {
+    public static let sqlcipher3: String? = {
         if let path = ProcessInfo.processInfo.environment["CIPHERSTORE_SQLCIPHER3_SHELL"], !path.isEmpty { return path }
         let system = "/usr/bin/sqlcipher"
         return version(of: system)?.hasPrefix("3.") == true ? system : nil
@@ -47,18 +60,11 @@ enum SQLCipherShell {
     /// A SQLCipher 4 shell for the tests across versions while SQLCipher 3 is linked:
     /// `$CIPHERSTORE_SQLCIPHER4_SHELL`, which `make test` sets once `make sqlcipher4` has built
     /// SQLCipher 4.6.1 (`.ci/run` builds it first, so CI always has it).
-    static let sqlcipher4: String? = {
+    public static let sqlcipher4: String? = {
         guard let path = ProcessInfo.processInfo.environment["CIPHERSTORE_SQLCIPHER4_SHELL"], !path.isEmpty else { return nil }
         return path
     }()
 
     /// Why a test that needs `sqlcipher4` did not run.
-    static let sqlcipher4Missing = "needs a SQLCipher 4 shell: CIPHERSTORE_SQLCIPHER4_SHELL is not set (`make test` sets it once `make sqlcipher4` has built .build-sqlcipher4/)"
-}
-
-/// The linked SQLCipher, for tests that hold for one major version only (each has its
-/// counterpart for the other, named in its reason).
-enum LinkedSQLCipher {
-    static var isVersion3: Bool { SQLCipherLibrary.sqlcipherMajorVersion == 3 }
-    static var isVersion4: Bool { SQLCipherLibrary.sqlcipherMajorVersion >= 4 }
+    public static let sqlcipher4Missing = "needs a SQLCipher 4 shell: CIPHERSTORE_SQLCIPHER4_SHELL is not set (`make test` sets it once `make sqlcipher4` has built .build-sqlcipher4/)"
 }

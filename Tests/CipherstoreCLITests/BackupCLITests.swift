@@ -1,0 +1,128 @@
+import CipherStore
+import Foundation
+import TestSupport
+import Testing
+
+/// `cipherstore backup` and `cipherstore restore`, end to end.
+@Suite struct BackupCLITests {
+    static let rawKey = String(repeating: "4d", count: 32)
+    static let otherRawKey = String(repeating: "b2", count: 32)
+    let workspace: Workspace
+    let database: String
+    let keyFile: String
+    let key: DatabaseKey
+
+    init() throws {
+        workspace = try Workspace()
+        database = workspace.path("app.db")
+        keyFile = try workspace.keyFile("app.key", Self.rawKey)
+        key = try DatabaseKey.rawKey(hex: Self.rawKey)
+        let db = try Connection(path: database, key: key)
+        try db.executeScript("""
+            PRAGMA journal_mode = WAL;
+            CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT);
+            INSERT INTO note(body) VALUES ('one'), ('two');
+            """)
+        try db.close()
+    }
+
+    func json(_ result: ProcessResult) throws -> [String: Any] {
+        try #require(JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+    }
+
+    func notes(_ path: String, key: DatabaseKey? = nil) throws -> [String] {
+        let db = try Connection(path: path, key: key ?? self.key)
+        defer { try? db.close() }
+        return try String.fetchAll(db, sql: "SELECT body FROM note ORDER BY id")
+    }
+
+    @Test func aBackupAndARestoreRoundTripAndSayWhatTheyDid() throws {
+        let backup = workspace.path("backup.db")
+        var result = try CLI.run(["backup", database, "--output", backup, "--raw-key", "--key-file", keyFile, "--json"])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        var object = try json(result)
+        #expect(object["ok"] as? Bool == true)
+        #expect(object["command"] as? String == "backup")
+        #expect(object["output"] as? String == backup)
+        #expect(object["rows"] as? Int == 2)
+        #expect(object["slotFile"] is NSNull)
+        #expect(try notes(backup) == ["one", "two"])
+
+        // The same output again: refused, the backup kept.
+        result = try CLI.run(["backup", database, "--output", backup, "--raw-key", "--key-file", keyFile])
+        #expect(result.status == 64)
+        #expect(result.errorOutput.contains("--force"))
+
+        let db = try Connection(path: database, key: key)
+        try db.execute(sql: "DELETE FROM note")
+        try db.close()
+        result = try CLI.run(["restore", backup, "--to", database, "--raw-key", "--key-file", keyFile, "--json"])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        object = try json(result)
+        #expect(object["command"] as? String == "restore")
+        #expect(object["rows"] as? Int == 2)
+        #expect(try notes(database) == ["one", "two"])
+    }
+
+    @Test func aBackupUnderAnotherKeyOpensInTheSQLCipherShellWithThatKeyOnly() throws {
+        let backup = workspace.path("offsite.db")
+        let otherKeyFile = try workspace.keyFile("offsite.key", Self.otherRawKey)
+        let result = try CLI.run(["backup", database, "-o", backup, "--raw-key", "--key-file", keyFile, "--new-raw-key", "--new-key-file", otherKeyFile])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        let shell = try SQLCipherShell.run(database: backup, script: "PRAGMA key = \"x'\(Self.otherRawKey)'\";\nSELECT group_concat(body) FROM note;\n")
+        #expect(shell.output.contains("one,two"), "\(shell.errorOutput)")
+        let wrong = try CLI.run(["verify", backup, "--raw-key", "--key-file", keyFile])
+        #expect(wrong.status == 65)
+    }
+
+    @Test func aPlaintextCopyIsWrittenOnlyWhenAskedAndSaysSo() throws {
+        let copy = workspace.path("plain.db")
+        var result = try CLI.run(["backup", database, "-o", copy, "--raw-key", "--key-file", keyFile, "--plaintext",
+                                  "--new-raw-key", "--new-key-file", keyFile])
+        #expect(result.status == 64)
+        #expect(!FileManager.default.fileExists(atPath: copy))
+        result = try CLI.run(["backup", database, "-o", copy, "--raw-key", "--key-file", keyFile, "--plaintext"])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("PLAINTEXT"))
+        #expect(DatabaseFileInfo.inspect(path: copy).kind == .plaintext)
+    }
+
+    @Test func aRestoreOverADatabaseAnotherProcessHasOpenIsRefusedAndItsWriteKept() throws {
+        let backup = workspace.path("backup.db")
+        #expect(try CLI.run(["backup", database, "-o", backup, "--raw-key", "--key-file", keyFile]).status == 0)
+        let (shell, input, errors) = try SQLCipherShell.start(database: database)
+        input.write(Data("PRAGMA key = \"x'\(Self.rawKey)'\";\n.timeout 30000\nSELECT count(*) FROM note;\n".utf8))
+        Thread.sleep(forTimeInterval: 0.3)
+
+        let result = try CLI.run(["restore", backup, "--to", database, "--raw-key", "--key-file", keyFile])
+        #expect(result.status == 74, "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("in use"))
+
+        input.write(Data("INSERT INTO note(body) VALUES ('late');\n".utf8))
+        try input.close()
+        shell.waitUntilExit()
+        #expect(shell.terminationStatus == 0, "\(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))")
+        #expect(try notes(database) == ["one", "two", "late"])
+    }
+
+    @Test func aSlotDatabaseIsBackedUpWithItsSlotFileAndRestoredWithThePassphrase() throws {
+        let slots = workspace.path("slots.db")
+        let passphraseFile = try workspace.keyFile("passphrase", "backup slot passphrase")
+        let plain = try Connection(path: slots, key: nil)
+        try plain.executeScript("CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT); INSERT INTO note(body) VALUES ('slot');")
+        try plain.close()
+        #expect(try CLI.run(["keys", "init", slots, "--new-key-file", passphraseFile, "--slot-kdf-ms", "10"]).status == 0)
+        let backup = workspace.path("slots-backup.db")
+        var result = try CLI.run(["backup", slots, "-o", backup, "--key-file", passphraseFile])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.output.contains(backup + ".keys"))
+        #expect(try CLI.run(["verify", backup, "--key-file", passphraseFile]).status == 0)
+
+        try FileManager.default.removeItem(atPath: slots)
+        try FileManager.default.removeItem(atPath: slots + ".keys")
+        result = try CLI.run(["restore", backup, "--to", slots, "--key-file", passphraseFile])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        let dataKey = try DatabaseKey.slots(passphrase: Passphrase("backup slot passphrase"), path: slots)
+        #expect(try notes(slots, key: dataKey) == ["slot"])
+    }
+}

@@ -1,0 +1,80 @@
+import ArgumentParser
+import CipherStore
+
+extension CipherStoreCommand {
+    /// `cipherstore restore BACKUP --to DATABASE`.
+    struct Restore: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Replace a database with a backup, after checking the backup.",
+            discussion: """
+                The backup must open with its key and pass the integrity check. Its pages are \
+                then copied beside the database, checked again, and renamed over it as the \
+                in-place conversions do: the database is locked against writers (a database in \
+                WAL mode that another connection has open is refused), and a crash leaves the old \
+                database or the restored one, never neither. The restored database opens with \
+                the backup's key. A missing database is created.
+
+                A slot database: the passphrase opens the backup through its slot file \
+                (BACKUP.keys). The database's own slot file is kept when it opens the restored \
+                database (the same data key: passphrases changed since the backup stay); \
+                otherwise the backup's is put beside it. When the database opens with another key \
+                now (after `keys rotate`, say), give that key with --old-key-*.
+
+                A database whose first page does not open (damaged, or another key) cannot be \
+                locked: it is replaced only with --force, when no app has it open.
+
+                Examples:
+                  cipherstore restore backups/app.db --to app.db --key-file app.key
+                  cipherstore restore offsite.db --to app.db --key-file offsite.key --old-key-file app.key
+
+                \(JSONOutput.help)
+
+                Exit codes: 0 success, 64 usage error, \(ExitCodes.summary).
+                """
+        )
+
+        @Argument(help: "The backup to restore.", completion: .file())
+        var backup: String
+
+        @Option(help: ArgumentHelp("The database to replace (created when missing).", valueName: "path"), completion: .file())
+        var to: String
+
+        @OptionGroup(title: "Key of the backup") var key: KeyOptions
+        @OptionGroup(title: "Cipher settings the backup was made with") var cipher: CipherOptions
+        @OptionGroup(title: "Key the database opens with now, when not the backup's") var currentKey: OldKeyOptions
+
+        @Flag(help: "Replace a database that does not open with its key (a damaged first page), without locking it: only when no app has it open.")
+        var force = false
+
+        @Flag(help: "Print nothing but errors and warnings; no progress bar.")
+        var quiet = false
+
+        @Flag(help: "Print the result as one JSON object on standard output, on failure too (see below).")
+        var json = false
+
+        @Flag(help: "Also read back and decrypt every page of the copy before it replaces the database.")
+        var fullCheck = false
+
+        func run() throws {
+            let json = self.json ? JSONOutput(command: "restore", path: to) : nil
+            try CommandRunner.run(json: json) {
+                try DatabaseMaintenance.checkExistingDatabaseFile(backup)
+                let isPlaintext = DatabaseFileInfo.inspect(path: backup).kind == .plaintext && !key.isGiven
+                var backupKey: DatabaseKey?
+                var current: DatabaseKey?
+                if isPlaintext {
+                    backupKey = nil
+                } else if currentKey.source.isGiven {
+                    (backupKey, current) = try KeyReader.readPair(current: key.source(confirm: false), as: SlotDatabase.keyMaker(for: backup),
+                                                                  new: currentKey.source, as: SlotDatabase.keyMaker(for: to))
+                } else {
+                    backupKey = try SlotDatabase.openingKey(for: backup, from: key.source(confirm: false))
+                }
+                let (options, _) = CommandRunner.conversionOptions(quiet: quiet, fullCheck: fullCheck, verb: "restoring")
+                let report = try DatabaseBackup.restore(backup: backup, key: backupKey, cipher: isPlaintext ? .libraryDefaults : cipher.settings,
+                                                        over: to, currentKey: current, replacingUnreadable: force, options: options)
+                Summary.conversionFinished(report, verb: "Restored", quiet: quiet, fullCheck: fullCheck, json: json, warnings: [])
+            }
+        }
+    }
+}
