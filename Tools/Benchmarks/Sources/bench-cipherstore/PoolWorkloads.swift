@@ -44,16 +44,8 @@ func poolWorkloads(directory: String, key: DatabaseKey, operations: Int) async t
 
     // 15. The writer's latency while 4 tasks run long reads (whole-table scans) on the pool.
     let pool = try DatabasePool(path: path, key: key)
-    // Each phase writes values of its own: SQLite 3.46 skips a write that changes nothing.
-    func writerLatencies(count: Int, phase: String) throws -> [Double] {
-        try (0..<count).map { n in
-            let start = DispatchTime.now().uptimeNanoseconds
-            try pool.write { try $0.execute(sql: "UPDATE t SET body = ? WHERE id = ?", arguments: ["\(phase) \(n)", n % 20_000 + 1]) }
-            return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-        }
-    }
     let writes = operations / 4
-    let quiet = try writerLatencies(count: writes, phase: "quiet")
+    let quiet = try writerLatencies(pool, count: writes, phase: "quiet")
     let stop = StopFlag()
     let readers = (0..<4).map { _ in
         Task.detached {
@@ -63,7 +55,7 @@ func poolWorkloads(directory: String, key: DatabaseKey, operations: Int) async t
         }
     }
     try await Task.sleep(for: .milliseconds(100))
-    let busy = try writerLatencies(count: writes, phase: "busy")
+    let busy = try writerLatencies(pool, count: writes, phase: "busy")
     stop.set()
     for reader in readers { _ = try await reader.value }
     let (quietP99, busyP99) = (percentile(quiet, 0.99), percentile(busy, 0.99))
@@ -154,17 +146,28 @@ private func timed(tasks: Int, operations: Int, _ body: @escaping @Sendable (Int
     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
 }
 
-private func percentile(_ values: [Double], _ fraction: Double) -> Double {
+/// The latency in milliseconds of `count` one-row updates of table `t` (ids 1 to 20,000) on
+/// the pool's writer. Each phase writes values of its own: SQLite 3.46 skips a write that
+/// changes nothing.
+func writerLatencies(_ pool: DatabasePool, count: Int, phase: String) throws -> [Double] {
+    try (0..<count).map { n in
+        let start = DispatchTime.now().uptimeNanoseconds
+        try pool.write { try $0.execute(sql: "UPDATE t SET body = ? WHERE id = ?", arguments: ["\(phase) \(n)", n % 20_000 + 1]) }
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+    }
+}
+
+func percentile(_ values: [Double], _ fraction: Double) -> Double {
     let sorted = values.sorted()
     return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
 }
 
-private func log(_ name: String, _ text: String) {
+func log(_ name: String, _ text: String) {
     FileHandle.standardError.write(Data(String(format: "  %-58@ %@\n", name as NSString, text).utf8))
 }
 
 /// Tells the reading tasks of workload 15 to stop.
-private final class StopFlag: Sendable {
+final class StopFlag: Sendable {
     private let flag = Atomic<Bool>(false)
     var isSet: Bool { flag.load(ordering: .relaxed) }
     func set() { flag.store(true, ordering: .relaxed) }

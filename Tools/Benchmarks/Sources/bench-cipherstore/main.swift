@@ -22,6 +22,15 @@ if CommandLine.arguments.dropFirst().first == "--pool-only" {
     exit(0)
 }
 
+// `bench-cipherstore --backup-only`: the backup rows alone.
+if CommandLine.arguments.dropFirst().first == "--backup-only" {
+    let key = try DatabaseKey.rawKey(hex: String(repeating: "3a", count: 32))
+    print((["| workload | baseline | CipherStore | result | target |", "| --- | --- | --- | --- | --- |"]
+           + (try await backupWorkloads(directory: directory, key: key, writes: bench.quick ? 500 : 5_000, megabytes: bench.quick ? 10 : 50))).joined(separator: "\n"))
+    try? FileManager.default.removeItem(atPath: directory)
+    exit(0)
+}
+
 // `bench-cipherstore --key-slots-only`: the key-slot rows alone, to try them without the full run.
 if CommandLine.arguments.dropFirst().first == "--key-slots-only" {
     print((["| workload | baseline | CipherStore | result | target |", "| --- | --- | --- | --- | --- |"]
@@ -75,6 +84,12 @@ output.append("| workload | baseline | CipherStore | result | target |")
 output.append("| --- | --- | --- | --- | --- |")
 output += try await poolWorkloads(directory: directory, key: key, operations: bench.quick ? 400 : 2_000)
 output.append(try poolOpenWorkload(bench, directory: directory))
+output.append("")
+output.append("### Backups while the app writes (WAL pool, raw key)")
+output.append("")
+output.append("| workload | baseline | CipherStore | result | target |")
+output.append("| --- | --- | --- | --- | --- |")
+output += try await backupWorkloads(directory: directory, key: key, writes: bench.quick ? 500 : 5_000, megabytes: bench.quick ? 10 : 50)
 output.append("")
 output.append("### What encryption costs (raw C API, SQLCipher vs plaintext on the same library)")
 output.append("")

@@ -1,0 +1,58 @@
+import CipherStore
+import Foundation
+
+/// Workload 18: the pool's writer while backups of the database run back to back, and the
+/// speed of one backup.
+func backupWorkloads(directory: String, key: DatabaseKey, writes: Int, megabytes: Int) async throws -> [String] {
+    let path = directory + "/backup-source.db"
+    let pool = try DatabasePool(path: path, key: key)
+    try await pool.write { db in
+        try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT)")
+        try db.execute(sql: "CREATE TABLE filler(id INTEGER PRIMARY KEY, body BLOB)")
+        try db.execute(sql: """
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
+            INSERT INTO t SELECT i, printf('%0100d', i) FROM n
+            """)
+        try db.execute(sql: """
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+            INSERT INTO filler SELECT i, randomblob(1000) FROM n
+            """, arguments: [megabytes * 1_000])
+    }
+    let output = directory + "/backup.db"
+    let started = Date()
+    try await pool.backup(to: output, key: key, overwrite: true)
+    let seconds = Date().timeIntervalSince(started)
+    let mebibytes = Double(FileManager.default.size(atPath: path)) / 1_048_576
+
+    let quiet = try writerLatencies(pool, count: writes, phase: "quiet")
+    let stop = StopFlag()
+    let backups = Task.detached {
+        var count = 0
+        while !stop.isSet {
+            try pool.backup(to: output, key: key, overwrite: true)
+            count += 1
+        }
+        return count
+    }
+    try await Task.sleep(for: .milliseconds(100))
+    let busy = try writerLatencies(pool, count: writes, phase: "backup")
+    stop.set()
+    let backupCount = try await backups.value
+    try pool.close()
+    let (quietP99, busyP99) = (percentile(quiet, 0.99), percentile(busy, 0.99))
+    log("backup of \(Int(mebibytes)) MiB", String(format: "%.2f s, %.0f MiB/s", seconds, mebibytes / seconds))
+    log("pool writer p99, quiet vs backups running", String(format: "%.3f vs %.3f ms (%d backups)", quietP99, busyP99, backupCount))
+    return [
+        String(format: "| 18. pool writer, p99 latency without vs with backups of the database running back to back (%.0f MiB; %d backups during %d commits) | %.3f ms (p50 %.3f) | %.3f ms (p50 %.3f) | **%.2f×** | ≤ 2× |",
+               mebibytes, backupCount, writes, quietP99, percentile(quiet, 0.5), busyP99, percentile(busy, 0.5), busyP99 / quietP99),
+        String(format: "| 19. one backup of that pool, verified (integrity check, row counts) and synced | — | %.2f s, %.0f MiB/s | — | report |",
+               seconds, mebibytes / seconds),
+    ]
+}
+
+extension FileManager {
+    /// The size of a file in bytes, 0 when it cannot be read.
+    func size(atPath path: String) -> Int64 {
+        ((try? attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+    }
+}
