@@ -69,6 +69,23 @@ struct PageCipher {
         }
     }
 
+    /// The page as SQLite sees it, decrypted: its usable part (the page size minus the
+    /// reserve), the first page starting with SQLite's magic string where the file holds the
+    /// salt. `nil` when the HMAC does not match (changed, torn or never written), or for pages
+    /// without HMAC, never: nothing tells a damaged page from a sound one then.
+    /// - Parameter page: the page as stored, `pageSize` bytes.
+    func decrypt(_ page: ArraySlice<UInt8>, number: UInt32) throws -> [UInt8]? {
+        guard page.count == pageSize, hmac == nil || authenticates(page, number: number) else { return nil }
+        let base = page.startIndex
+        let start = number == 1 ? headerSize : 0
+        let end = pageSize - reserve
+        let iv = try AES._CBC.IV(ivBytes: page[(base + end)..<(base + end + 16)])
+        let plaintext = try AES._CBC.decrypt(page[(base + start)..<(base + end)], using: key, iv: iv, noPadding: true)
+        guard number == 1 else { return Array(plaintext) }
+        let prefix: [UInt8] = headerSize == 16 ? Array("SQLite format 3\u{0}".utf8) : Array(page[base..<(base + headerSize)])
+        return prefix + plaintext
+    }
+
     /// Whether the first page's SQLite header fields (file offsets 16 to 23) read as this page
     /// size: page size, file format versions, payload fractions (64, 32, 32). Not the reserved
     /// bytes: SQLCipher 4 writes its own default (80) there even for a file whose pages reserve

@@ -1,0 +1,137 @@
+import Foundation
+
+/// Salvage of a damaged encrypted database: every row that can still be read, written into a
+/// new, verified, encrypted database.
+///
+/// SQLCipher encrypts and authenticates each page on its own (its own IV and HMAC), so damage
+/// stays where it is: a page whose HMAC fails is lost, and every other page still decrypts with
+/// the key. The repair reads the file page by page with swift-crypto, never through SQLite,
+/// walks each table's b-tree from the schema, and inserts every row of every readable leaf page
+/// — a row whose overflow chain lost a page is lost, not its table — with its rowid, then
+/// rebuilds the indexes, views and triggers.
+///
+/// ```swift
+/// let report = try DatabaseRepair.salvage(path: "damaged.db", key: key, to: "salvaged.db")
+/// print(report.recoveredRows, report.pagesLost.count, report.score)
+/// ```
+///
+/// What it cannot know:
+/// - Without page 1 (the schema's root), rows are sorted into `recovered_N` tables by their
+///   number of columns, each with an `original_rowid` column.
+/// - Leaf pages cut off from their table by a lost parent page are put into the one table with
+///   as many columns, or into a `recovered_N` table when several tables match.
+/// - Rows of `WITHOUT ROWID` tables (stored as index b-trees) and of virtual tables are not
+///   recovered.
+/// - The file's first 16 bytes are its salt: if they are damaged, no page decrypts; a key with
+///   its salt (``DatabaseKey/rawKey(_:salt:)``, as a slot database's) still reads the file.
+///
+/// The damaged file is only read. The new database is checked (integrity check, row counts),
+/// synced and linked into place, as conversions are.
+public enum DatabaseRepair {
+    /// Reads what it can of the damaged database at `path` into a new database at `output`.
+    ///
+    /// - Parameters:
+    ///   - path: the damaged database.
+    ///   - key: its key (a passphrase, a raw key, a slot database's data key).
+    ///   - cipher: the settings it was made with; each one left `nil` is the linked
+    ///     SQLCipher's default.
+    ///   - output: the new database, encrypted with the same settings.
+    ///   - newKey: the new database's key; `nil` keeps `key`.
+    ///   - overwrite: replace an existing file at `output`.
+    ///   - options: progress and cancellation.
+    /// - Returns: what was read and what was lost; ``RepairReport/isComplete`` tells whether
+    ///   anything was lost.
+    /// - Throws: ``RepairError/nothingReadable(path:pageCount:)`` (wrong key or settings),
+    ///   ``CipherStoreError/notEncrypted(path:)``, ``ConversionError``, ``NotDurableError``.
+    @discardableResult
+    public static func salvage(path: String, key: DatabaseKey, cipher: CipherSettings = .libraryDefaults, to output: String,
+                               newKey: DatabaseKey? = nil, overwrite: Bool = false,
+                               options: ConversionOptions = ConversionOptions()) throws -> RepairReport {
+        let started = Date()
+        try DatabaseMaintenance.checkExistingDatabaseFile(path)
+        if DatabaseFileInfo.inspect(path: path).kind == .plaintext { throw CipherStoreError.notEncrypted(path: path) }
+        let settings = cipher.filling(from: SQLCipherLibrary.sqlcipherMajorVersion >= 4 ? .sqlcipher4 : .sqlcipher3)
+        try settings.validate()
+        let reader = try EncryptedPageReader(path: path, cipher: pageCipher(path: path, key: key, settings: settings))
+        guard reader.pageCount > 0 else {
+            throw ConversionError.damaged(path: path, detail: "it is shorter than one \(settings.pageSize ?? 0)-byte page")
+        }
+        try OutputDestination.checkNewFile(output, source: path, overwrite: overwrite)
+        _ = TemporaryFiles.removeLeftovers(for: output)
+        let temporaryPath = TemporaryFiles.path(for: output)
+        var published = false
+        defer { if !published { FileSystem.removeDatabaseFiles(temporaryPath) } }
+        try FileSystem.createOwnerOnlyFile(temporaryPath)
+
+        var outputSettings = settings
+        if (settings.plaintextHeaderSize ?? 0) == 0 { outputSettings.salt = nil }
+        let result = try write(reader, into: temporaryPath, key: newKey ?? key, cipher: outputSettings, options: options)
+        try FileSystem.sync(temporaryPath)
+        let identity = FileSystem.identity(temporaryPath)
+        do {
+            try OutputDestination.publish(temporaryPath, as: output, overwrite: overwrite)
+        } catch {
+            guard DurableReplacement.holds(output, identity: identity) else { throw error }
+            published = true
+            throw NotDurableError(path: output, failure: (error as? DurableReplacement.Unsynced)?.failure ?? "\(error)",
+                                  nowOnDisk: "'\(output)' holds the salvaged database", previousState: "no '\(output)'",
+                                  nextStep: "Check the disk (`dmesg`) and run `sync` once it is healthy, or run the repair again.")
+        }
+        published = true
+        options.progress?(ConversionProgress(phase: .done, bytesWritten: FileSystem.size(output), bytesTotal: FileSystem.size(path), fractionCompleted: 1))
+        return RepairReport(outputPath: output, pageCount: reader.pageCount, pagesRead: reader.readPages.count,
+                            pagesLost: reader.lostPages.sorted().map(Int.init), schemaRecovered: result.schemaRecovered,
+                            tables: result.tables, problems: result.problems, seconds: Date().timeIntervalSince(started))
+    }
+
+    /// The page cipher for the file: the key (a passphrase stretched once, with the file's
+    /// salt or the one the key or settings carry) and the settings' page size and HMAC.
+    static func pageCipher(path: String, key: DatabaseKey, settings: CipherSettings) throws -> PageCipher {
+        let keySalt = key.kind == .passphrase ? nil : try key.rawKeyBytes().salt
+        let headerSize = settings.plaintextHeaderSize ?? 0
+        guard let salt = keySalt ?? settings.salt ?? (headerSize == 0 ? SlotState.databaseSalt(of: path) : nil) else {
+            throw ConversionError.damaged(path: path, detail: "it is shorter than its 16-byte salt")
+        }
+        let pageKey: DatabaseKey
+        if key.kind == .passphrase {
+            guard let derived = try SharedKeyDerivation.rawKeyWithSalt(for: key, salt: salt, cipher: settings) else {
+                throw CipherStoreError.invalidKey(reason: "the passphrase could not be stretched with these settings")
+            }
+            pageKey = derived
+        } else {
+            pageKey = key
+        }
+        let (raw, _) = try pageKey.rawKeyBytes()
+        let keys = try raw.withUnsafeBytes { try PageCipher.Keys(key: $0, salt: salt, kdfAlgorithm: settings.kdfAlgorithm ?? .sha1) }
+        return PageCipher(keys: keys, pageSize: settings.pageSize ?? SQLCipherLibrary.defaultPageSize,
+                          hmac: settings.useHMAC == false ? nil : settings.hmacAlgorithm ?? .sha1, headerSize: headerSize == 0 ? 16 : headerSize)
+    }
+
+    /// Salvages into a new database at `temporaryPath` and checks it.
+    private static func write(_ reader: EncryptedPageReader, into temporaryPath: String, key: DatabaseKey, cipher: CipherSettings,
+                              options: ConversionOptions) throws -> (tables: [RepairReport.Table], schemaRecovered: Bool, problems: [String]) {
+        let output = try Connection(path: temporaryPath, key: key, configuration: Configuration(cipher: cipher, foreignKeys: false))
+        defer { try? output.close() }
+        try output.execute(sql: "PRAGMA journal_mode = OFF")
+        try output.execute(sql: "PRAGMA synchronous = OFF")
+        let total = FileSystem.size(reader.path)
+        let salvage = DatabaseSalvage(pages: reader, output: output) { fraction in
+            if options.cancellation?.isCancelled == true { throw ConversionError.cancelled }
+            options.progress?(ConversionProgress(phase: .copying, bytesWritten: Int64(Double(total) * fraction), bytesTotal: total,
+                                                 fractionCompleted: 0.9 * fraction))
+        }
+        try output.beginTransaction(.immediate)
+        let result = try salvage.run()
+        try output.commit()
+        guard !reader.readPages.isEmpty else { throw RepairError.nothingReadable(path: reader.path, pageCount: reader.pageCount) }
+        options.progress?(ConversionProgress(phase: .verifying, bytesWritten: FileSystem.size(temporaryPath), bytesTotal: total, fractionCompleted: 0.9))
+        try DatabaseMaintenance.checkIntegrity(output)
+        for table in result.tables {
+            let count = try output.fetchScalar(Int.self, sql: "SELECT count(*) FROM \(Connection.quoteIdentifier(table.name))")
+            guard count == table.recoveredRows else {
+                throw ConversionError.verificationFailed(detail: "table \(table.name) has \(count ?? 0) rows instead of the \(table.recoveredRows) inserted")
+            }
+        }
+        return result
+    }
+}

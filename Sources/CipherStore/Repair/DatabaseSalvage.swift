@@ -1,0 +1,237 @@
+import Foundation
+
+/// One repair: every row that can be read out of a damaged encrypted file, put into a new
+/// database through a connection (see ``DatabaseRepair``).
+///
+/// 1. The schema is read from the `sqlite_master` b-tree (rooted at page 1) and created anew.
+/// 2. Each table's b-tree is walked from its root page; the rows of every leaf that reads
+///    intact are inserted with their rowids, each row whole (its overflow chain included) or
+///    not at all.
+/// 3. Table leaves no walk reached (their parent page was lost) are matched to the one table
+///    with as many columns; leaves that match none, or several, go to `recovered_N` tables.
+///    Free pages, listed from page 1, are left out: their rows were deleted.
+/// 4. Indexes, views and triggers are created last, once the rows are in.
+///
+/// Without the schema (page 1 lost), every table leaf goes to a `recovered_N` table.
+final class DatabaseSalvage {
+    let pages: EncryptedPageReader
+    let output: Connection
+    let progress: (Double) throws -> Void
+
+    /// One row of `sqlite_master`.
+    private struct SchemaObject {
+        let type: String
+        let name: String
+        let rootPage: UInt32
+        let sql: String?
+    }
+
+    private struct TableTarget {
+        let name: String
+        /// The columns, quoted.
+        let columns: [String]
+        var columnCount: Int { columns.count }
+        /// The INTEGER PRIMARY KEY column, which the record stores as NULL and the rowid holds.
+        let rowIDColumn: Int?
+        var inserted = 0
+    }
+
+    private var visited = Set<UInt32>()
+    private var encoding = RecordFormat.TextEncoding.utf8
+    private var problems: [String] = []
+    private var refused = 0
+
+    init(pages: EncryptedPageReader, output: Connection, progress: @escaping (Double) throws -> Void) {
+        self.pages = pages
+        self.output = output
+        self.progress = progress
+    }
+
+    func run() throws -> (tables: [RepairReport.Table], schemaRecovered: Bool, problems: [String]) {
+        let firstPage = try pages.page(1)
+        var freePages = Set<UInt32>()
+        var header: (userVersion: Int32, applicationID: Int32)?
+        if let firstPage {
+            encoding = RecordFormat.TextEncoding(rawValue: BTreePage.uint32(firstPage, at: 56)) ?? .utf8
+            freePages = try freelist(firstTrunk: BTreePage.uint32(firstPage, at: 32))
+            header = (Int32(bitPattern: BTreePage.uint32(firstPage, at: 60)), Int32(bitPattern: BTreePage.uint32(firstPage, at: 68)))
+        }
+        visited.formUnion(freePages)
+        var schema: [SchemaObject] = []
+        if firstPage != nil {
+            try walkTable(root: 1) { _, values in
+                guard values.count == 5, case .text(let type) = values[0], case .text(let name) = values[1] else { return }
+                let root: UInt32
+                if case .integer(let number) = values[3], number > 0, number <= UInt32.max { root = UInt32(number) } else { root = 0 }
+                var sql: String?
+                if case .text(let text) = values[4] { sql = text }
+                schema.append(SchemaObject(type: type, name: name, rootPage: root, sql: sql))
+            }
+        }
+        let schemaRecovered = firstPage != nil && !schema.isEmpty
+        var targets: [TableTarget] = []
+        var sequence: [(String, Int64)] = []
+        for object in schema where object.type == "table" {
+            if object.name == "sqlite_sequence" {
+                try walkTable(root: object.rootPage) { _, values in
+                    if values.count == 2, case .text(let name) = values[0], case .integer(let seq) = values[1] { sequence.append((name, seq)) }
+                }
+                continue
+            }
+            guard !object.name.hasPrefix("sqlite_"), let sql = object.sql, object.rootPage > 0,
+                  !sql.uppercased().hasPrefix("CREATE VIRTUAL") else { continue }
+            do {
+                try output.execute(sql: sql)
+            } catch {
+                problems.append("table \(object.name) could not be created (\(error)); its rows were put in a recovered_N table")
+                continue
+            }
+            var target = try tableTarget(object.name)
+            try walkTable(root: object.rootPage) { rowID, values in try insert(rowID, values, into: &target) }
+            targets.append(target)
+            try progress(Double(visited.count) / Double(max(pages.pageCount, 1)))
+        }
+        var recovered: [Int: TableTarget] = [:]
+        try collectOrphanLeaves(into: &targets, recovered: &recovered)
+        for (name, seq) in sequence {
+            try output.execute(sql: "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?", arguments: [seq, name])
+            if output.changesCount == 0 { try output.execute(sql: "INSERT INTO sqlite_sequence(name, seq) VALUES (?, ?)", arguments: [name, seq]) }
+        }
+        // Indexes first, then views and triggers: a trigger must not fire for restored rows.
+        for kind in ["index", "view", "trigger"] {
+            for object in schema where object.type == kind {
+                guard let sql = object.sql, !object.name.hasPrefix("sqlite_") else { continue }
+                do {
+                    try output.execute(sql: sql)
+                } catch {
+                    problems.append("\(kind) \(object.name) could not be created: \(error)")
+                }
+            }
+        }
+        if let header {
+            try output.execute(sql: "PRAGMA user_version = \(header.userVersion)")
+            try output.execute(sql: "PRAGMA application_id = \(header.applicationID)")
+        }
+        if refused > 0 { problems.append("\(refused) rows were refused by their table (a constraint, or a rowid already taken)") }
+        let tables = (targets + recovered.keys.sorted().compactMap { recovered[$0] })
+            .map { RepairReport.Table(name: $0.name, recoveredRows: $0.inserted, expectedRows: nil) }
+        return (tables, schemaRecovered, problems)
+    }
+
+    /// The free pages, from the freelist's trunk pages (each lists leaf pages).
+    private func freelist(firstTrunk: UInt32) throws -> Set<UInt32> {
+        var free = Set<UInt32>()
+        var trunk = firstTrunk
+        while trunk != 0, !free.contains(trunk), let page = try pages.page(trunk) {
+            free.insert(trunk)
+            let count = Int(BTreePage.uint32(page, at: 4))
+            guard 8 + 4 * count <= page.count else { break }
+            for index in 0..<count { free.insert(BTreePage.uint32(page, at: 8 + 4 * index)) }
+            trunk = BTreePage.uint32(page, at: 0)
+        }
+        return free
+    }
+
+    /// Walks a table b-tree from `root`, handing each readable row to `row`.
+    private func walkTable(root: UInt32, _ row: (Int64, [DatabaseValue]) throws -> Void) throws {
+        var stack = [root]
+        while let number = stack.popLast() {
+            guard visited.insert(number).inserted, let data = try pages.page(number), let node = BTreePage(data, number: number) else { continue }
+            switch node.kind {
+            case .tableInterior: stack.append(contentsOf: node.children.reversed())
+            case .tableLeaf: try readRows(node, row)
+            case .indexInterior, .indexLeaf: continue
+            }
+        }
+    }
+
+    private func readRows(_ leaf: BTreePage, _ row: (Int64, [DatabaseValue]) throws -> Void) throws {
+        for cell in leaf.cells {
+            guard let payload = try payload(of: cell), let values = RecordFormat.values(payload, encoding: encoding) else { continue }
+            try row(cell.rowID, values)
+        }
+    }
+
+    /// The whole payload of a cell: its local part and its overflow chain, or `nil` when a
+    /// page of the chain is lost.
+    private func payload(of cell: BTreePage.Cell) throws -> [UInt8]? {
+        guard cell.local.count < cell.payloadSize else { return Array(cell.local) }
+        var payload = Array(cell.local)
+        payload.reserveCapacity(cell.payloadSize)
+        var next = cell.firstOverflowPage
+        var seen = Set<UInt32>()
+        while payload.count < cell.payloadSize {
+            guard next != 0, seen.insert(next).inserted, let page = try pages.page(next) else { return nil }
+            visited.insert(next)
+            let wanted = min(cell.payloadSize - payload.count, page.count - 4)
+            payload += page[4..<(4 + wanted)]
+            next = BTreePage.uint32(page, at: 0)
+        }
+        return payload
+    }
+
+    /// Table leaves that no walk reached: each goes to the one table with its rows' column
+    /// count, or to a `recovered_N` table.
+    private func collectOrphanLeaves(into targets: inout [TableTarget], recovered: inout [Int: TableTarget]) throws {
+        guard pages.pageCount >= 2 else { return }
+        for number in UInt32(2)...UInt32(pages.pageCount) where !visited.contains(number) {
+            guard let data = try pages.page(number), let leaf = BTreePage(data, number: number), leaf.kind == .tableLeaf else { continue }
+            visited.insert(number)
+            var rows: [(Int64, [DatabaseValue])] = []
+            try readRows(leaf) { rows.append(($0, $1)) }
+            guard let width = rows.first?.1.count else { continue }
+            let matching = targets.indices.filter { targets[$0].columnCount == width }
+            if matching.count == 1 {
+                for (rowID, values) in rows { try insert(rowID, values, into: &targets[matching[0]]) }
+            } else {
+                if recovered[width] == nil { recovered[width] = try recoveredTable(width: width, number: recovered.count + 1) }
+                for (rowID, values) in rows { try insert(rowID, values, into: &recovered[width]!) }
+            }
+            try progress(Double(visited.count) / Double(max(pages.pageCount, 1)))
+        }
+    }
+
+    private func tableTarget(_ name: String) throws -> TableTarget {
+        let columns = try output.fetchAll(sql: "PRAGMA table_info(\(Connection.quoteIdentifier(name)))")
+        let keys = try columns.filter { try $0.value(Int.self, at: 5) > 0 }
+        var rowIDColumn: Int?
+        if keys.count == 1, try keys[0].value(String.self, at: 2).uppercased() == "INTEGER" {
+            rowIDColumn = try keys[0].value(Int.self, at: 0)
+        }
+        return TableTarget(name: name, columns: try columns.map { Connection.quoteIdentifier(try $0.value(String.self, at: 1)) },
+                           rowIDColumn: rowIDColumn)
+    }
+
+    private func recoveredTable(width: Int, number: Int) throws -> TableTarget {
+        let name = "recovered_\(number)"
+        let columns = (1...max(width, 1)).map { "c\($0)" }.joined(separator: ", ")
+        try output.execute(sql: "CREATE TABLE \(name)(original_rowid INTEGER, \(columns))")
+        return TableTarget(name: name, columns: ["original_rowid"] + (1...max(width, 1)).map { "c\($0)" }, rowIDColumn: nil)
+    }
+
+    /// Inserts one row with its rowid; a row its table refuses is counted, not fatal.
+    private func insert(_ rowID: Int64, _ values: [DatabaseValue], into target: inout TableTarget) throws {
+        var values = values
+        let sql: String
+        let quoted = Connection.quoteIdentifier(target.name)
+        if target.name.hasPrefix("recovered_") && target.rowIDColumn == nil && target.columnCount == values.count + 1 {
+            values.insert(.integer(rowID), at: 0)
+            sql = "INSERT INTO \(quoted) VALUES (\(Array(repeating: "?", count: values.count).joined(separator: ", ")))"
+        } else {
+            guard values.count <= target.columnCount else {
+                refused += 1
+                return
+            }
+            if let column = target.rowIDColumn, column < values.count { values[column] = .integer(rowID) }
+            let columns = target.columns.prefix(values.count)
+            sql = "INSERT OR IGNORE INTO \(quoted)(rowid, \(columns.joined(separator: ", "))) VALUES (?\(String(repeating: ", ?", count: values.count)))"
+            values.insert(.integer(rowID), at: 0)
+        }
+        do {
+            try output.execute(sql: sql, arguments: StatementArguments(values.map { $0 as (any DatabaseValueConvertible)? }))
+            if output.changesCount > 0 { target.inserted += 1 } else { refused += 1 }
+        } catch is DatabaseError {
+            refused += 1
+        }
+    }
+}

@@ -1,0 +1,14 @@
+/// Why a repair wrote nothing.
+public enum RepairError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No page of the file decrypts with the key: the key or the cipher settings are wrong,
+    /// the file's first 16 bytes (the salt every page key depends on) are damaged, or every
+    /// page is.
+    case nothingReadable(path: String, pageCount: Int)
+
+    public var description: String {
+        switch self {
+        case .nothingReadable(let path, let pageCount):
+            return "None of the \(pageCount) pages of '\(path)' decrypts with this key and these settings. Nothing was written. Either the key or the cipher settings are wrong (`cipherstore settings` finds the settings while the first page is intact), or the salt in the file's first 16 bytes is damaged (give it: a backup's `cipherstore info` or the slot file holds it), or every page is damaged: restore a backup."
+        }
+    }
+}

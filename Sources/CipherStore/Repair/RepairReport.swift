@@ -1,0 +1,37 @@
+/// What ``DatabaseRepair/salvage(path:key:cipher:salt:to:overwrite:options:)`` recovered.
+public struct RepairReport: Sendable {
+    /// One table of the new database and the rows put into it.
+    public struct Table: Sendable, Hashable {
+        /// Its name: the original's, or `recovered_N` for rows whose table is not known.
+        public let name: String
+        /// Rows recovered.
+        public let recoveredRows: Int
+        /// Rows the table had, when a count is known; `nil` otherwise.
+        public let expectedRows: Int?
+    }
+
+    /// The new, verified database.
+    public let outputPath: String
+    /// Whole pages in the damaged file.
+    public let pageCount: Int
+    /// Pages that were read intact (their HMAC matched).
+    public let pagesRead: Int
+    /// Pages that could not be read: their HMAC did not match, or the file is too short.
+    public let pagesLost: [Int]
+    /// Whether the schema was read from the file; when not, rows were sorted into
+    /// `recovered_N` tables by their number of columns.
+    public let schemaRecovered: Bool
+    /// The tables of the new database, in the order they were written.
+    public let tables: [Table]
+    /// What could not be put back (an index that no longer fits the rows, a row its table
+    /// refused), in words.
+    public let problems: [String]
+    /// The share of the file's pages that were read intact, from 0 to 1.
+    public var score: Double { pageCount == 0 ? 0 : Double(pagesRead) / Double(pageCount) }
+    /// Whether everything was recovered: no page lost, the schema read, nothing refused.
+    public var isComplete: Bool { pagesLost.isEmpty && schemaRecovered && problems.isEmpty }
+    /// Rows recovered in all.
+    public var recoveredRows: Int { tables.reduce(0) { $0 + $1.recoveredRows } }
+    /// Wall-clock seconds.
+    public let seconds: Double
+}
