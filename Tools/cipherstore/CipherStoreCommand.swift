@@ -18,7 +18,7 @@ struct CipherStoreCommand: ParsableCommand {
             Exit codes: 0 success, 64 usage error, \(ExitCodes.summary).
             """,
         version: "CipherStore 0.1 (SQLCipher \(SQLCipherLibrary.sqlcipherVersion ?? "missing"), SQLite \(SQLCipherLibrary.sqliteVersion))",
-        subcommands: [Demo.self, Info.self, Encrypt.self, Decrypt.self, Rekey.self, Upgrade.self, Verify.self, Settings.self, Query.self, Backup.self, Restore.self, Keys.self]
+        subcommands: [Demo.self, Info.self, Encrypt.self, Decrypt.self, Rekey.self, Upgrade.self, Verify.self, Settings.self, Query.self, Backup.self, Restore.self, Repair.self, Keys.self]
     )
 
     /// Handles signals from the first moment, refuses arguments the parser would misread, then parses and runs.

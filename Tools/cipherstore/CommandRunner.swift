@@ -59,6 +59,8 @@ enum CommandRunner {
                  .invalidKDF, .nothingToKeep, .changeWouldBeUnreadable, .noRoomForRotation: return 64
             case .rotationLeftOldSlots: return ExitCodes.notDurable
             }
+        case is RepairError:
+            return ExitCodes.wrongKey
         case let error as BackupError:
             switch error {
             case .plaintextRefused: return 64

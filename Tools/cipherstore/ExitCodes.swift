@@ -11,6 +11,9 @@ enum ExitCodes {
     /// The result failed verification, or the database is damaged, or the slot file is
     /// (truncated, a bit changed, absurd KDF parameters); the original was left as it was.
     static let verificationFailed: Int32 = 67
+    /// `repair` wrote the new database, but some of the damaged file could not be read: the
+    /// report says which pages and how many rows per table were recovered.
+    static let dataLost: Int32 = 68
     /// Reading or writing a file failed (missing — the slot file too, with the path where it
     /// was expected —, permissions, disk full, busy).
     static let ioFailure: Int32 = 74

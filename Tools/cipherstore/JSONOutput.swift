@@ -99,6 +99,8 @@ struct JSONOutput {
             }
         case let error as BackupError:
             return caseName(of: error) ?? kind(exitCode: CommandRunner.exitCode(for: error))
+        case let error as RepairError:
+            return caseName(of: error) ?? kind(exitCode: CommandRunner.exitCode(for: error))
         case let error as ConversionError:
             if case .cancelled = error { return "cancelled" }
             return caseName(of: error) ?? kind(exitCode: CommandRunner.exitCode(for: error))

@@ -129,27 +129,10 @@ struct OnlineBackup {
 
     /// A slot database's copy made with its own data key has the source's salt (the key of
     /// ``DatabaseKey/slots(passphrase:path:)`` carries it), so the source's slot file opens
-    /// the copy too: it is copied beside the output, so the pair opens together. A copy under
-    /// another key gets no slot file.
-    ///
-    /// - Returns: the slot file written, or `nil`.
+    /// the copy too and is copied beside it; a copy under another key gets none.
     private func copySlotFile(to outputPath: String, copySalt: [UInt8]?) throws -> String? {
         guard let sourcePath, let copySalt else { return nil }
-        let sourceSlots = KeySlots.slotFileTarget(forDatabase: sourcePath)
-        guard FileSystem.exists(sourceSlots), SlotState.databaseSalt(of: sourcePath) == copySalt else { return nil }
-        let file = try KeySlotStore.read(sourceSlots, database: sourcePath)
-        guard !file.slots(forDatabaseSalt: copySalt).isEmpty else {
-            throw BackupError.slotFileChanged(slotFile: sourceSlots)
-        }
-        let target = KeySlots.slotFilePath(forDatabase: outputPath)
-        try OutputDestination.checkNewFile(target, source: sourceSlots, overwrite: overwrite)
-        do {
-            try KeySlotStore.write(file, to: target, overwrite: overwrite)
-        } catch is DurableReplacement.Unsynced {
-            // The slot file has its name; the copy's own publication syncs the same directory
-            // next, and says so if that fails too.
-        }
-        return target
+        return try KeySlotStore.copySlotFile(of: sourcePath, to: outputPath, salt: copySalt, overwrite: overwrite)
     }
 
     private func checkCancelled() throws {

@@ -102,6 +102,29 @@ enum KeySlotStore {
         try OutputDestination.publish(temporary, as: path, overwrite: overwrite)
     }
 
+    /// Copies the slot file of `database` beside `output` when `output` is a copy with the
+    /// same salt (and so the same data key): the slot file then opens the pair. Nothing is
+    /// copied when `database` has no slot file or its salt differs.
+    ///
+    /// - Returns: the slot file written, or `nil`.
+    /// - Throws: ``BackupError/slotFileChanged(slotFile:)`` when the slot file holds no slot
+    ///   for that salt any more (a rotation ran meanwhile), the errors of ``write(_:to:overwrite:)``.
+    static func copySlotFile(of database: String, to output: String, salt: [UInt8], overwrite: Bool) throws -> String? {
+        let source = KeySlots.slotFileTarget(forDatabase: database)
+        guard FileSystem.exists(source), SlotState.databaseSalt(of: database) == salt else { return nil }
+        let file = try read(source, database: database)
+        guard !file.slots(forDatabaseSalt: salt).isEmpty else { throw BackupError.slotFileChanged(slotFile: source) }
+        let target = KeySlots.slotFilePath(forDatabase: output)
+        try OutputDestination.checkNewFile(target, source: source, overwrite: overwrite)
+        do {
+            try write(file, to: target, overwrite: overwrite)
+        } catch is DurableReplacement.Unsynced {
+            // The slot file has its name; the database's own publication syncs the same
+            // directory next, and says so if that fails too.
+        }
+        return target
+    }
+
     /// Refuses, before anything is written, a slot file that CipherStore would not read back:
     /// the bytes go through the same parser and caps (slot count, KDF work) as every read.
     /// - Throws: ``KeySlotError/changeWouldBeUnreadable(path:detail:)``.

@@ -26,7 +26,9 @@ import Foundation
 ///   its salt (``DatabaseKey/rawKey(_:salt:)``, as a slot database's) still reads the file.
 ///
 /// The damaged file is only read. The new database is checked (integrity check, row counts),
-/// synced and linked into place, as conversions are.
+/// synced and linked into place, as conversions are. A slot database repaired with its data
+/// key (``DatabaseKey/slots(passphrase:path:)``) keeps its salt, and its slot file is copied
+/// beside the new database.
 public enum DatabaseRepair {
     /// Reads what it can of the damaged database at `path` into a new database at `output`.
     ///
@@ -67,11 +69,19 @@ public enum DatabaseRepair {
         if (settings.plaintextHeaderSize ?? 0) == 0 { outputSettings.salt = nil }
         let result = try write(reader, into: temporaryPath, key: newKey ?? key, cipher: outputSettings, options: options)
         try FileSystem.sync(temporaryPath)
+        // A slot database repaired with its data key keeps its salt: its slot file opens the
+        // new database too.
+        let slotFile = try SlotState.databaseSalt(of: temporaryPath).flatMap {
+            try KeySlotStore.copySlotFile(of: path, to: output, salt: $0, overwrite: overwrite)
+        }
         let identity = FileSystem.identity(temporaryPath)
         do {
             try OutputDestination.publish(temporaryPath, as: output, overwrite: overwrite)
         } catch {
-            guard DurableReplacement.holds(output, identity: identity) else { throw error }
+            guard DurableReplacement.holds(output, identity: identity) else {
+                if let slotFile { FileSystem.removeIfPresent(slotFile) }
+                throw error
+            }
             published = true
             throw NotDurableError(path: output, failure: (error as? DurableReplacement.Unsynced)?.failure ?? "\(error)",
                                   nowOnDisk: "'\(output)' holds the salvaged database", previousState: "no '\(output)'",
@@ -81,7 +91,8 @@ public enum DatabaseRepair {
         options.progress?(ConversionProgress(phase: .done, bytesWritten: FileSystem.size(output), bytesTotal: FileSystem.size(path), fractionCompleted: 1))
         return RepairReport(outputPath: output, pageCount: reader.pageCount, pagesRead: reader.readPages.count,
                             pagesLost: reader.lostPages.sorted().map(Int.init), schemaRecovered: result.schemaRecovered,
-                            tables: result.tables, problems: result.problems, seconds: Date().timeIntervalSince(started))
+                            tables: result.tables, problems: result.problems, slotFilePath: slotFile,
+                            seconds: Date().timeIntervalSince(started))
     }
 
     /// The page cipher for the file: the key (a passphrase stretched once, with the file's

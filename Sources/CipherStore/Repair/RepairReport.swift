@@ -26,6 +26,8 @@ public struct RepairReport: Sendable {
     /// What could not be put back (an index that no longer fits the rows, a row its table
     /// refused), in words.
     public let problems: [String]
+    /// The slot file copied beside the new database (a slot database repaired with its data key).
+    public let slotFilePath: String?
     /// The share of the file's pages that were read intact, from 0 to 1.
     public var score: Double { pageCount == 0 ? 0 : Double(pagesRead) / Double(pageCount) }
     /// Whether everything was recovered: no page lost, the schema read, nothing refused.

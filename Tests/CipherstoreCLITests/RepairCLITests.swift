@@ -1,0 +1,86 @@
+import CipherStore
+import Foundation
+import TestSupport
+import Testing
+
+/// `cipherstore repair`: what it says and the exit code that goes with it.
+@Suite struct RepairCLITests {
+    static let rawKey = String(repeating: "6b", count: 32)
+    let workspace: Workspace
+    let database: String
+    let output: String
+    let keyFile: String
+
+    init() throws {
+        workspace = try Workspace()
+        database = workspace.path("damaged.db")
+        output = workspace.path("salvaged.db")
+        keyFile = try workspace.keyFile("app.key", Self.rawKey)
+        let db = try Connection(path: database, key: .rawKey(hex: Self.rawKey))
+        try db.executeScript("""
+            CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
+            INSERT INTO note SELECT i, printf('note %d', i) FROM n;
+            """)
+        try db.close()
+    }
+
+    /// Flips bytes in the middle of page `page`.
+    func damage(page: Int, of path: String) throws {
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        try handle.seek(toOffset: UInt64((page - 1) * SQLCipherLibrary.defaultPageSize + 200))
+        try handle.write(contentsOf: Data(repeating: 0xEE, count: 16))
+        try handle.close()
+    }
+
+    func json(_ result: ProcessResult) throws -> [String: Any] {
+        try #require(JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+    }
+
+    @Test func anIntactFileIsRepairedWholeAndADamagedOneExits68WithTheReport() throws {
+        var result = try CLI.run(["repair", database, "-o", output, "--raw-key", "--key-file", keyFile])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.output.contains("2000 rows"))
+
+        try damage(page: 3, of: database)
+        result = try CLI.run(["repair", database, "-o", workspace.path("second.db"), "--raw-key", "--key-file", keyFile, "--json"])
+        #expect(result.status == 68, "\(result.errorOutput)")
+        let object = try json(result)
+        #expect(object["ok"] as? Bool == true)
+        #expect(object["complete"] as? Bool == false)
+        #expect(object["pagesLost"] as? [Int] == [3])
+        let rows = try #require(object["rows"] as? Int)
+        #expect(rows > 0 && rows < 2000)
+        #expect(result.errorOutput.contains("could not be read"))
+        let check = try CLI.run(["verify", workspace.path("second.db"), "--raw-key", "--key-file", keyFile])
+        #expect(check.status == 0, "\(check.errorOutput)")
+    }
+
+    @Test func aWrongKeyAndAPlaintextFileGetTheirOwnCodesAndWriteNothing() throws {
+        let wrong = try workspace.keyFile("wrong.key", String(repeating: "00", count: 32))
+        var result = try CLI.run(["repair", database, "-o", output, "--raw-key", "--key-file", wrong, "--json"])
+        #expect(result.status == 65)
+        #expect(try json(result)["ok"] as? Bool == false)
+        let plaintext = workspace.path("plain.db")
+        let db = try Connection(path: plaintext, key: nil)
+        try db.execute(sql: "CREATE TABLE t(x)")
+        try db.close()
+        result = try CLI.run(["repair", plaintext, "-o", output, "--raw-key", "--key-file", keyFile])
+        #expect(result.status == 66)
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
+    @Test func aSlotDatabaseIsRepairedWithItsPassphraseAndKeepsItsSlots() throws {
+        let slots = workspace.path("slots.db")
+        let passphrase = try workspace.keyFile("passphrase", "repair slot passphrase")
+        let db = try Connection(path: slots, key: nil)
+        try db.executeScript("CREATE TABLE t(x); INSERT INTO t VALUES ('slot row');")
+        try db.close()
+        #expect(try CLI.run(["keys", "init", slots, "--new-key-file", passphrase, "--slot-kdf-ms", "10"]).status == 0)
+        let result = try CLI.run(["repair", slots, "-o", output, "--key-file", passphrase])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(FileManager.default.fileExists(atPath: output + ".keys"))
+        let verify = try CLI.run(["verify", output, "--key-file", passphrase])
+        #expect(verify.status == 0, "\(verify.errorOutput)")
+    }
+}

@@ -1,0 +1,112 @@
+import ArgumentParser
+import CipherStore
+import Foundation
+
+extension CipherStoreCommand {
+    /// `cipherstore repair DAMAGED --output NEW`.
+    struct Repair: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Salvage every readable row of a damaged encrypted database into a new one.",
+            discussion: """
+                Reads the damaged file page by page: each page is checked against its HMAC and \
+                decrypted on its own, so a damaged page loses its own rows and nothing more. \
+                Every table is walked from the schema; the rows of every readable page (a row \
+                whose overflow page is lost is lost) go into a new database with the original \
+                schema, indexes rebuilt, encrypted with the same key and settings (or the key \
+                given with --new-key-*), checked and then linked into place. The damaged file is \
+                only read.
+
+                Without the schema (the first page lost), rows are put into recovered_N tables, \
+                one per number of columns, with their original rowid. Rows of WITHOUT ROWID and \
+                virtual tables are not recovered. The report lists pages read and lost, rows per \
+                table and a score (the share of pages read).
+
+                Examples:
+                  cipherstore repair damaged.db --output salvaged.db --key-file app.key
+                  cipherstore repair damaged.db -o salvaged.db --key-file app.key --json
+
+                \(SlotDatabase.help)
+
+                \(JSONOutput.help)
+
+                Exit codes: 0 everything recovered, \(ExitCodes.dataLost) repaired but some data was lost (the report says what), \
+                64 usage error, \(ExitCodes.summary).
+                """
+        )
+
+        @Argument(help: "The damaged database.", completion: .file())
+        var database: String
+
+        @Option(name: [.short, .long], help: ArgumentHelp("Write the salvaged database to this new file.", valueName: "path"), completion: .file())
+        var output: String
+
+        @OptionGroup(title: "Key") var key: KeyOptions
+        @OptionGroup(title: "Cipher settings the database was made with") var cipher: CipherOptions
+        @OptionGroup(title: "Key of the new database (default: the damaged one's)") var newKey: NewKeyOptions
+
+        @Flag(help: "Replace an existing file at the output.")
+        var force = false
+
+        @Flag(help: "Print nothing but errors and warnings; no progress bar.")
+        var quiet = false
+
+        @Flag(help: "Print the report as one JSON object on standard output, on failure too (see below).")
+        var json = false
+
+        func run() throws {
+            let json = self.json ? JSONOutput(command: "repair", path: database) : nil
+            try CommandRunner.run(json: json) {
+                try DatabaseMaintenance.checkExistingDatabaseFile(database)
+                if DatabaseFileInfo.inspect(path: database).kind == .plaintext { throw CipherStoreError.notEncrypted(path: database) }
+                let current: DatabaseKey
+                var new: DatabaseKey?
+                if newKey.source.isGiven {
+                    (current, new) = try KeyReader.readPair(current: key.source(confirm: false), as: SlotDatabase.keyMaker(for: database),
+                                                            new: newKey.source, as: KeyReader.key(from:_:))
+                } else {
+                    current = try SlotDatabase.openingKey(for: database, from: key.source(confirm: false))
+                }
+                let (options, _) = CommandRunner.conversionOptions(quiet: quiet, fullCheck: false, verb: "repairing")
+                let report = try DatabaseRepair.salvage(path: database, key: current, cipher: cipher.settings, to: output,
+                                                        newKey: new, overwrite: force, options: options)
+                if let json {
+                    json.succeed(Self.fields(report))
+                } else {
+                    CommandRunner.say(Self.text(report), quiet: quiet)
+                }
+                for problem in report.problems { warn(problem) }
+                if !report.isComplete {
+                    warn("some data could not be read: the new database holds what could (see above). Restore a backup if you have one; keep the damaged file.")
+                    throw ExitCode(ExitCodes.dataLost)
+                }
+            }
+        }
+
+        static func text(_ report: RepairReport) -> String {
+            var lines = [String(format: "Repaired into %@: %@, %@; %d of %d pages read (%.1f %%), %d lost.",
+                                report.outputPath, Summary.counted(report.tables.count, "table"), Summary.counted(report.recoveredRows, "row"),
+                                report.pagesRead, report.pageCount, report.score * 100, report.pagesLost.count)]
+            if !report.schemaRecovered { lines.append("The schema could not be read: rows are in recovered_N tables, by number of columns.") }
+            for table in report.tables { lines.append("  \(table.name): \(Summary.counted(table.recoveredRows, "row"))") }
+            if let slotFile = report.slotFilePath { lines.append("Its slot file: \(slotFile) (the passphrases open the pair; keep them together).") }
+            return lines.joined(separator: "\n")
+        }
+
+        static func fields(_ report: RepairReport) -> [String: Any] {
+            [
+                "output": report.outputPath,
+                "complete": report.isComplete,
+                "score": (report.score * 10_000).rounded() / 10_000,
+                "pageCount": report.pageCount,
+                "pagesRead": report.pagesRead,
+                "pagesLost": report.pagesLost,
+                "schemaRecovered": report.schemaRecovered,
+                "tables": report.tables.map { ["name": $0.name, "rows": $0.recoveredRows, "expectedRows": $0.expectedRows.map { $0 as Any } ?? NSNull()] as [String: Any] },
+                "rows": report.recoveredRows,
+                "problems": report.problems,
+                "slotFile": report.slotFilePath ?? NSNull(),
+                "seconds": (report.seconds * 1000).rounded() / 1000,
+            ]
+        }
+    }
+}
