@@ -54,7 +54,7 @@ public enum DatabaseRepair {
         if DatabaseFileInfo.inspect(path: path).kind == .plaintext { throw CipherStoreError.notEncrypted(path: path) }
         let settings = cipher.filling(from: SQLCipherLibrary.sqlcipherMajorVersion >= 4 ? .sqlcipher4 : .sqlcipher3)
         try settings.validate()
-        let reader = try EncryptedPageReader(path: path, cipher: pageCipher(path: path, key: key, settings: settings))
+        let reader = try EncryptedPageReader(path: path, cipher: pageCipher(fileSalt: SlotState.databaseSalt(of: path), key: key, settings: settings))
         guard reader.pageCount > 0 else {
             throw ConversionError.damaged(path: path, detail: "it is shorter than one \(settings.pageSize ?? 0)-byte page")
         }
@@ -95,13 +95,13 @@ public enum DatabaseRepair {
                             seconds: Date().timeIntervalSince(started))
     }
 
-    /// The page cipher for the file: the key (a passphrase stretched once, with the file's
-    /// salt or the one the key or settings carry) and the settings' page size and HMAC.
-    static func pageCipher(path: String, key: DatabaseKey, settings: CipherSettings) throws -> PageCipher {
+    /// The page cipher for a file: the key (a passphrase stretched once, with the salt the key
+    /// or the settings carry, else the file's first 16 bytes) and the settings' page size and HMAC.
+    static func pageCipher(fileSalt: [UInt8]?, key: DatabaseKey, settings: CipherSettings) throws -> PageCipher {
         let keySalt = key.kind == .passphrase ? nil : try key.rawKeyBytes().salt
         let headerSize = settings.plaintextHeaderSize ?? 0
-        guard let salt = keySalt ?? settings.salt ?? (headerSize == 0 ? SlotState.databaseSalt(of: path) : nil) else {
-            throw ConversionError.damaged(path: path, detail: "it is shorter than its 16-byte salt")
+        guard let salt = keySalt ?? settings.salt ?? (headerSize == 0 ? fileSalt : nil) else {
+            throw CipherStoreError.invalidConfiguration(reason: "the file is shorter than its 16-byte salt, or has a plaintext header and no salt was given")
         }
         let pageKey: DatabaseKey
         if key.kind == .passphrase {
@@ -144,5 +144,26 @@ public enum DatabaseRepair {
             }
         }
         return result
+    }
+
+    /// The page reader, the b-tree and the record parsers over an image in memory, for the
+    /// fuzzer: every page read (with `key`, or taken as decrypted already without one), every
+    /// table leaf's rows decoded, overflow chains followed.
+    /// - Returns: the rows decoded.
+    @_spi(Fuzzing)
+    public static func decodeRows(inImage image: [UInt8], key: DatabaseKey?) throws -> Int {
+        let settings = CipherSettings.libraryDefaults.filling(from: SQLCipherLibrary.sqlcipherMajorVersion >= 4 ? .sqlcipher4 : .sqlcipher3)
+        let pageSize = settings.pageSize ?? SQLCipherLibrary.defaultPageSize
+        let cipher = try key.map { try pageCipher(fileSalt: image.count >= 16 ? Array(image.prefix(16)) : nil, key: $0, settings: settings) }
+        let reader = EncryptedPageReader(image: image, pageSize: pageSize, cipher: cipher)
+        guard reader.pageCount > 0 else { return 0 }
+        var rows = 0
+        for number in 1...UInt32(reader.pageCount) {
+            guard let data = try reader.page(number), let node = BTreePage(data, number: number), node.kind == .tableLeaf else { continue }
+            for cell in node.cells {
+                if let payload = try reader.payload(of: cell, visit: { _ in }), RecordFormat.values(payload) != nil { rows += 1 }
+            }
+        }
+        return rows
     }
 }

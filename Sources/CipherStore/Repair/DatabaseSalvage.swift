@@ -147,27 +147,9 @@ final class DatabaseSalvage {
 
     private func readRows(_ leaf: BTreePage, _ row: (Int64, [DatabaseValue]) throws -> Void) throws {
         for cell in leaf.cells {
-            guard let payload = try payload(of: cell), let values = RecordFormat.values(payload, encoding: encoding) else { continue }
+            guard let payload = try pages.payload(of: cell, visit: { visited.insert($0) }), let values = RecordFormat.values(payload, encoding: encoding) else { continue }
             try row(cell.rowID, values)
         }
-    }
-
-    /// The whole payload of a cell: its local part and its overflow chain, or `nil` when a
-    /// page of the chain is lost.
-    private func payload(of cell: BTreePage.Cell) throws -> [UInt8]? {
-        guard cell.local.count < cell.payloadSize else { return Array(cell.local) }
-        var payload = Array(cell.local)
-        payload.reserveCapacity(cell.payloadSize)
-        var next = cell.firstOverflowPage
-        var seen = Set<UInt32>()
-        while payload.count < cell.payloadSize {
-            guard next != 0, seen.insert(next).inserted, let page = try pages.page(next) else { return nil }
-            visited.insert(next)
-            let wanted = min(cell.payloadSize - payload.count, page.count - 4)
-            payload += page[4..<(4 + wanted)]
-            next = BTreePage.uint32(page, at: 0)
-        }
-        return payload
     }
 
     /// Table leaves that no walk reached: each goes to the one table with its rows' column

@@ -7,9 +7,13 @@ import Darwin
 
 /// Reads the pages of an encrypted database file one at a time, each checked against its
 /// HMAC and decrypted on its own, keeping track of which pages could not be read.
+///
+/// For the fuzzer, it also reads an image in memory, encrypted or already decrypted (no
+/// cipher: each page is taken as it is, so the b-tree and record parsers meet every byte).
 final class EncryptedPageReader {
     let path: String
-    let cipher: PageCipher
+    let cipher: PageCipher?
+    let pageSize: Int
     /// Whole pages in the file.
     let pageCount: Int
     /// Pages whose HMAC did not match (or that the file is too short to hold).
@@ -18,18 +22,32 @@ final class EncryptedPageReader {
     private(set) var readPages = Set<UInt32>()
     private let descriptor: Int32
     private var buffer: [UInt8]
+    private let image: [UInt8]?
 
     init(path: String, cipher: PageCipher) throws {
         self.path = path
         self.cipher = cipher
+        pageSize = cipher.pageSize
         descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw FileSystem.ioError("open", path) }
         pageCount = Int(FileSystem.size(path) / Int64(cipher.pageSize))
         buffer = [UInt8](repeating: 0, count: cipher.pageSize)
+        image = nil
+    }
+
+    /// Pages held in memory: encrypted with `cipher`, or with none, decrypted already.
+    init(image: [UInt8], pageSize: Int, cipher: PageCipher?) {
+        path = ":image:"
+        self.cipher = cipher
+        self.pageSize = pageSize
+        descriptor = -1
+        pageCount = image.count / pageSize
+        buffer = []
+        self.image = image
     }
 
     deinit {
-        close(descriptor)
+        if descriptor >= 0 { close(descriptor) }
     }
 
     /// The decrypted page (its usable part), or `nil` when it is lost or beyond the file.
@@ -38,14 +56,43 @@ final class EncryptedPageReader {
             if number >= 1 { lostPages.insert(number) }
             return nil
         }
-        let size = cipher.pageSize
-        let read = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, size, off_t(Int(number - 1) * size)) }
-        guard read == size else { throw FileSystem.ioError("read", path) }
-        guard let page = try cipher.decrypt(buffer[...], number: number) else {
+        let size = pageSize
+        let start = Int(number - 1) * size
+        let stored: ArraySlice<UInt8>
+        if let image {
+            stored = image[start..<(start + size)]
+        } else {
+            let read = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, size, off_t(start)) }
+            guard read == size else { throw FileSystem.ioError("read", path) }
+            stored = buffer[...]
+        }
+        guard let cipher else {
+            readPages.insert(number)
+            return Array(stored)
+        }
+        guard let page = try cipher.decrypt(stored, number: number) else {
             lostPages.insert(number)
             return nil
         }
         readPages.insert(number)
         return page
+    }
+
+    /// The whole payload of a cell: its local part and its overflow chain, or `nil` when a
+    /// page of the chain is lost or the chain loops. Each overflow page read is passed to `visit`.
+    func payload(of cell: BTreePage.Cell, visit: (UInt32) -> Void) throws -> [UInt8]? {
+        guard cell.local.count < cell.payloadSize else { return Array(cell.local) }
+        var payload = Array(cell.local)
+        payload.reserveCapacity(cell.payloadSize)
+        var next = cell.firstOverflowPage
+        var seen = Set<UInt32>()
+        while payload.count < cell.payloadSize {
+            guard next != 0, seen.insert(next).inserted, let page = try page(next), page.count > 4 else { return nil }
+            visit(next)
+            let wanted = min(cell.payloadSize - payload.count, page.count - 4)
+            payload += page[4..<(4 + wanted)]
+            next = BTreePage.uint32(page, at: 0)
+        }
+        return payload
     }
 }

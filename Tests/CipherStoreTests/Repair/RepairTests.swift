@@ -1,4 +1,4 @@
-@testable import CipherStore
+@testable @_spi(Fuzzing) import CipherStore
 import Foundation
 import Testing
 
@@ -81,7 +81,7 @@ import Testing
         let root = try #require(try db.fetchScalar(Int.self, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'item'"))
         try db.close()
         let settings = CipherSettings.libraryDefaults.filling(from: LinkedSQLCipher.isVersion4 ? .sqlcipher4 : .sqlcipher3)
-        let reader = try EncryptedPageReader(path: path, cipher: DatabaseRepair.pageCipher(path: path, key: key, settings: settings))
+        let reader = try EncryptedPageReader(path: path, cipher: DatabaseRepair.pageCipher(fileSalt: SlotState.databaseSalt(of: path), key: key, settings: settings))
         var pagesOfRow: [Int64: Set<Int>] = [:]
         var stack = [UInt32(root)]
         while let number = stack.popLast() {
@@ -160,6 +160,14 @@ import Testing
         #expect(report.tables.map(\.recoveredRows) == [Self.rows, 2])
         let verification = try DatabaseMaintenance.verify(path: output, key: key)
         #expect(verification.tables.map(\.rowCount) == [Self.rows, 2])
+    }
+
+    @Test func theFuzzersEntryPointReadsEveryRowOfAnIntactImage() throws {
+        let image = Array(fileBytes(path))
+        // The table rows, the two notes, and the three rows of sqlite_master.
+        #expect(try DatabaseRepair.decodeRows(inImage: image, key: key) == Self.rows + 2 + 3)
+        let damaged = image.enumerated().map { $0.offset % 5000 == 4000 ? $0.element ^ 0xFF : $0.element }
+        #expect(try DatabaseRepair.decodeRows(inImage: damaged, key: key) < Self.rows)
     }
 
     @Test func aPassphraseDatabaseIsReadWithItsKeyDerivedOnce() throws {
