@@ -125,6 +125,8 @@ public enum DatabaseRepair {
         defer { try? output.close() }
         try output.execute(sql: "PRAGMA journal_mode = OFF")
         try output.execute(sql: "PRAGMA synchronous = OFF")
+        // Negative: KiB. Pages that fit are written once, at the commit, and checked there.
+        try output.execute(sql: "PRAGMA cache_size = -\(max(options.pageCacheBytes / 1024, 1))")
         let total = FileSystem.size(reader.path)
         let salvage = DatabaseSalvage(pages: reader, output: output) { fraction in
             if options.cancellation?.isCancelled == true { throw ConversionError.cancelled }

@@ -40,6 +40,8 @@ final class DatabaseSalvage {
     private var encoding = RecordFormat.TextEncoding.utf8
     private var problems: [String] = []
     private var refused = 0
+    /// The insert statements, by their SQL: prepared once per table and width.
+    private var inserts: [String: Statement] = [:]
 
     init(pages: EncryptedPageReader, output: Connection, progress: @escaping (Double) throws -> Void) {
         self.pages = pages
@@ -112,6 +114,8 @@ final class DatabaseSalvage {
             try output.execute(sql: "PRAGMA user_version = \(header.userVersion)")
             try output.execute(sql: "PRAGMA application_id = \(header.applicationID)")
         }
+        // Finalized here, so the connection can close.
+        inserts.removeAll()
         if refused > 0 { problems.append("\(refused) rows were refused by their table (a constraint, or a rowid already taken)") }
         let tables = (targets + recovered.keys.sorted().compactMap { recovered[$0] })
             .map { RepairReport.Table(name: $0.name, recoveredRows: $0.inserted, expectedRows: nil) }
@@ -210,7 +214,11 @@ final class DatabaseSalvage {
             values.insert(.integer(rowID), at: 0)
         }
         do {
-            try output.execute(sql: sql, arguments: StatementArguments(values.map { $0 as (any DatabaseValueConvertible)? }))
+            let statement = try inserts[sql] ?? output.makeStatement(sql: sql)
+            inserts[sql] = statement
+            defer { statement.reset() }
+            for (index, value) in values.enumerated() { try statement.bind(value, at: Int32(index + 1)) }
+            while try statement.step() {}
             if output.changesCount > 0 { target.inserted += 1 } else { refused += 1 }
         } catch is DatabaseError {
             refused += 1
