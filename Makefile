@@ -10,12 +10,16 @@ APT_PACKAGES = libsqlcipher-dev sqlcipher
 # system's SQLCipher stays installed: the interop tests use its shell too.
 # Without SQLCIPHER, everything links the system's SQLCipher (3.4.1 on Debian 12).
 SQLCIPHER ?=
+# Where SQLCIPHER=4 builds: its own folder by default, so switching back and forth rebuilds
+# nothing. CI, which tests each version once, passes `.build` to reuse the packages compiled for
+# the first run (only CipherStore's own targets are rebuilt against the other library).
+SQLCIPHER4_SCRATCH ?= .build-sqlcipher4/swift
 ifeq ($(SQLCIPHER),4)
 SQLCIPHER4_PREFIX = $(CURDIR)/.build-sqlcipher4/prefix
 SQLCIPHER_ENV = PKG_CONFIG_PATH=$(SQLCIPHER4_PREFIX)/lib/pkgconfig LD_LIBRARY_PATH=$(SQLCIPHER4_PREFIX)/lib \
 	CIPHERSTORE_SQLCIPHER3_SHELL=/usr/bin/sqlcipher \
 	PATH="$(SQLCIPHER4_PREFIX)/bin:$$PATH" CIPHERSTORE_EXPECTED_SQLCIPHER=4.6.1
-SCRATCH = --scratch-path .build-sqlcipher4/swift
+SCRATCH = --scratch-path $(SQLCIPHER4_SCRATCH)
 LIBRARY = sqlcipher4
 else ifeq ($(SQLCIPHER),)
 # With SQLCipher 4.6.1 built (`make sqlcipher4`), its shell joins the interop tests across
@@ -76,7 +80,8 @@ test: deps $(LIBRARY)
 	@echo "Tested with $$($(LINKED_VERSION))"
 
 # The concurrency tests (the queue, the pool, observation, the services, conversions with their
-# second thread, key slots with their background derivation) under ThreadSanitizer; the
+# second thread, key slots with their background derivation, backups while writers commit, the
+# corruption notice) under ThreadSanitizer; the
 # library's own suites (statements, rows, records, conversions, key slots, the pool) under
 # AddressSanitizer. The command-line suites run the same library code in child processes and
 # stay out of both, as do the memory tests (ASan changes resident memory and cannot run under
@@ -84,7 +89,7 @@ test: deps $(LIBRARY)
 # findings.
 check-sanitizers: deps
 	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread \
-		--filter 'QueueTests|PoolTests|PoolKeyChangeTests|ObservationTests|StatusServiceTests|ConversionTests|KeySlotTests'
+		--filter 'QueueTests|PoolTests|PoolKeyChangeTests|ObservationTests|StatusServiceTests|ConversionTests|KeySlotTests|OnlineBackupTests|CorruptionNoticeTests'
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --scratch-path .build-asan --sanitize=address \
 		--filter 'CipherStoreTests\.' --skip 'MemoryTests'
 

@@ -4,7 +4,7 @@
 /// other connections and processes keep writing, encrypted with the database's own key (or
 /// another one), verified (integrity check, and schema and row counts against the state
 /// copied), synced, and given its name atomically. Apps back up through their queue or pool
-/// with ``DatabaseReader/backup(to:key:overwrite:options:)``; this type works from a path, as
+/// with `backup(to:key:overwrite:options:)` of ``DatabaseReader``; this type works from a path, as
 /// `cipherstore backup` and `cipherstore restore` do.
 ///
 /// ```swift

@@ -7,7 +7,7 @@ extension DatabaseReader {
     /// try pool.backup(to: "backups/app.db", key: key)   // writers keep committing meanwhile
     /// ```
     ///
-    /// The copy is read in one read transaction (``read(_:)``): on a ``DatabasePool`` one
+    /// The copy is read in one read transaction (`read`): on a ``DatabasePool`` one
     /// reader is busy for its duration and the writer is not blocked; on a ``DatabaseQueue``
     /// the queue's one connection is, so the queue's other blocks wait until the backup ends
     /// (and, in rollback-journal mode, other processes' writers wait for the read lock).
@@ -28,7 +28,7 @@ extension DatabaseReader {
         }
     }
 
-    /// The `async` form of ``backup(to:key:overwrite:options:)``: suspends instead of blocking
+    /// The `async` form of `backup(to:key:overwrite:options:)`: suspends instead of blocking
     /// the caller's thread; a task cancelled before the backup starts gets `CancellationError`,
     /// and one cancelled during the copy stops it (``ConversionError/cancelled``), leaving no file.
     @discardableResult

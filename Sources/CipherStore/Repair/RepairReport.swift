@@ -1,4 +1,4 @@
-/// What ``DatabaseRepair/salvage(path:key:cipher:salt:to:overwrite:options:)`` recovered.
+/// What ``DatabaseRepair/salvage(path:key:cipher:to:newKey:overwrite:options:)`` recovered.
 public struct RepairReport: Sendable {
     /// One table of the new database and the rows put into it.
     public struct Table: Sendable, Hashable {
