@@ -1,5 +1,6 @@
 import ArgumentParser
 import CipherStore
+import Foundation
 
 extension CipherStoreCommand {
     /// `cipherstore backup DATABASE --output COPY`.
@@ -86,6 +87,10 @@ extension CipherStoreCommand {
                         report = try DatabaseBackup.backup(path: database, key: current, cipher: cipher.settings, to: output,
                                                            overwrite: force, options: options)
                     }
+                }
+                let staleSlots = KeySlots.slotFilePath(forDatabase: output)
+                if report.slotFilePath == nil && FileManager.default.fileExists(atPath: staleSlots) {
+                    warnings.append("the slot file '\(staleSlots)' beside the output belongs to the file it replaced: it opens nothing now; remove it.")
                 }
                 Summary.conversionFinished(report, verb: "Backed up to", quiet: quiet, fullCheck: fullCheck, json: json, warnings: warnings)
             }

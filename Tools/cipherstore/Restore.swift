@@ -1,5 +1,6 @@
 import ArgumentParser
 import CipherStore
+import Foundation
 
 extension CipherStoreCommand {
     /// `cipherstore restore BACKUP --to DATABASE`.
@@ -12,12 +13,14 @@ extension CipherStoreCommand {
                 in-place conversions do: the database is locked against writers (a database in \
                 WAL mode that another connection has open is refused), and a crash leaves the old \
                 database or the restored one, never neither. The restored database opens with \
-                the backup's key. A missing database is created.
+                the backup's key (a slot database: its data key, through the slot file beside \
+                it). A missing database is created.
 
                 A slot database: the passphrase opens the backup through its slot file \
                 (BACKUP.keys). The database's own slot file is kept when it opens the restored \
-                database (the same data key: passphrases changed since the backup stay); \
-                otherwise the backup's is put beside it. When the database opens with another key \
+                database (the same data key): its current passphrases open it then, not those \
+                of the backup's time. Otherwise the backup's slot file is put beside it, and \
+                the passphrases of the backup's time open it. The summary says which. When the database opens with another key \
                 now (after `keys rotate`, say), give that key with --old-key-*.
 
                 A database whose first page does not open (damaged, or another key) cannot be \
@@ -43,7 +46,7 @@ extension CipherStoreCommand {
         @OptionGroup(title: "Cipher settings the backup was made with") var cipher: CipherOptions
         @OptionGroup(title: "Key the database opens with now, when not the backup's") var currentKey: OldKeyOptions
 
-        @Flag(help: "Replace a database that does not open with its key (a damaged first page), without locking it: only when no app has it open.")
+        @Flag(help: "Replace a database that does not open with its key (a damaged first page), without locking it: only when no app has it open. Also replaces this name of a database with other names (hard links), which keep the old contents.")
         var force = false
 
         @Flag(help: "Print nothing but errors and warnings; no progress bar.")
@@ -72,8 +75,20 @@ extension CipherStoreCommand {
                 }
                 let (options, _) = CommandRunner.conversionOptions(quiet: quiet, fullCheck: fullCheck, verb: "restoring")
                 let report = try DatabaseBackup.restore(backup: backup, key: backupKey, cipher: isPlaintext ? .libraryDefaults : cipher.settings,
-                                                        over: to, currentKey: current, replacingUnreadable: force, options: options)
-                Summary.conversionFinished(report, verb: "Restored", quiet: quiet, fullCheck: fullCheck, json: json, warnings: [])
+                                                        over: to, currentKey: current, replacingUnreadable: force, replacingOtherLinks: force,
+                                                        options: options)
+                var warnings: [String] = []
+                let slotFile = KeySlots.slotFilePath(forDatabase: to)
+                if report.slotFilePath == nil && FileManager.default.fileExists(atPath: slotFile) {
+                    warnings.append("the slot file '\(slotFile)' belongs to the database that was replaced: it opens nothing now. The restored database opens with the backup's key; remove the slot file.")
+                }
+                Summary.conversionFinished(report, verb: "Restored", quiet: quiet, fullCheck: fullCheck, json: json, warnings: warnings)
+                if let slotPath = report.slotFilePath, json == nil {
+                    let fromBackup = FileManager.default.contentsEqual(atPath: KeySlots.slotFilePath(forDatabase: backup), andPath: slotPath)
+                    CommandRunner.say(fromBackup
+                        ? "The backup's slot file was put beside it: the passphrases of the backup's time open it."
+                        : "Its own slot file was kept (it opens the restored database): its current passphrases open it.", quiet: quiet)
+                }
             }
         }
     }

@@ -123,7 +123,7 @@ enum Summary {
             object["slotFile"] = report.slotFilePath ?? NSNull()
             json.succeed(object)
         } else {
-            let slotLine = report.slotFilePath.map { "\nIts slot file: \($0) (the passphrases open the pair; keep them together)." } ?? ""
+            let slotLine = report.slotFilePath.map { "\nIts slot file: \($0) (its passphrases open the database; keep the two together)." } ?? ""
             CommandRunner.say(conversion(report, verb: verb, fullCheck: fullCheck) + slotLine, quiet: quiet)
         }
         for warning in warnings { warn(warning) }

@@ -70,14 +70,16 @@ public enum DatabaseBackup {
     ///   - replacingUnreadable: replace a database that does not open with its key (page 1
     ///     damaged, or another key), without the lock that keeps other writers out: only when
     ///     no app has it open.
+    ///   - replacingOtherLinks: replace this name of a database that has other names (hard
+    ///     links), which keep the old contents.
     ///   - options: progress, cancellation, busy timeout, full read-back.
     /// - Throws: ``BackupError/targetUnreadable(path:detail:)``, ``ConversionError``,
     ///   ``CipherStoreError`` (the backup's key is wrong), ``NotDurableError``.
     @discardableResult
     public static func restore(backup: String, key: DatabaseKey?, cipher: CipherSettings = .libraryDefaults, over path: String,
-                               currentKey: DatabaseKey? = nil, replacingUnreadable: Bool = false,
+                               currentKey: DatabaseKey? = nil, replacingUnreadable: Bool = false, replacingOtherLinks: Bool = false,
                                options: ConversionOptions = ConversionOptions()) throws -> ConversionReport {
         try DatabaseRestore(backupPath: backup, key: key, cipher: cipher, databasePath: path, currentKey: currentKey ?? key,
-                            replacingUnreadable: replacingUnreadable, options: options).run()
+                            replacingUnreadable: replacingUnreadable, replacingOtherLinks: replacingOtherLinks, options: options).run()
     }
 }

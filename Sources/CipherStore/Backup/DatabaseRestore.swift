@@ -1,6 +1,6 @@
 import Foundation
 
-/// One restore: see ``DatabaseBackup/restore(backup:key:cipher:over:currentKey:replacingUnreadable:options:)``.
+/// One restore: see ``DatabaseBackup/restore(backup:key:cipher:over:currentKey:replacingUnreadable:replacingOtherLinks:options:)``.
 struct DatabaseRestore {
     let backupPath: String
     let key: DatabaseKey?
@@ -8,6 +8,7 @@ struct DatabaseRestore {
     let databasePath: String
     let currentKey: DatabaseKey?
     let replacingUnreadable: Bool
+    let replacingOtherLinks: Bool
     let options: ConversionOptions
 
     func run() throws -> ConversionReport {
@@ -16,14 +17,14 @@ struct DatabaseRestore {
         let target = FileSystem.isSymbolicLink(databasePath) ? FileSystem.resolvingLinks(databasePath) ?? databasePath : databasePath
         let backup = try DatabaseMaintenance.openExisting(path: backupPath, key: key, cipher: cipher)
         defer { try? backup.close() }
-        try DatabaseMaintenance.checkIntegrity(backup)
+        try DatabaseMaintenance.reportingDamage(path: backupPath) { try DatabaseMaintenance.checkIntegrity(backup) }
 
         let exists = FileSystem.exists(target)
         if exists {
             try DatabaseMaintenance.checkExistingDatabaseFile(target)
             if FileSystem.isSameFile(target, backupPath) { throw ConversionError.outputIsSource(path: databasePath) }
             let links = FileSystem.linkCount(target)
-            if links > 1 {
+            if links > 1 && !replacingOtherLinks {
                 throw ConversionError.sourceHasOtherNames(path: target, nameCount: links, namesFound: FileSystem.otherNamesInDirectory(of: target))
             }
             try FileSystem.checkOwnerCanBeKept(target)
@@ -81,7 +82,16 @@ struct DatabaseRestore {
     }
 
     /// Locks the database to replace as an in-place conversion locks its source.
+    ///
+    /// Whether it opens with its key is tried first on a connection that writes nothing (read
+    /// only while a WAL file exists), so a refusal leaves its WAL and journal as they were.
     private func lockTarget(_ target: String) throws -> SourceLock? {
+        do {
+            try DatabaseMaintenance.openForReading(path: target, key: currentKey, cipher: cipher).close()
+        } catch let error where Self.isUnreadable(error) {
+            guard replacingUnreadable else { throw BackupError.targetUnreadable(path: databasePath, detail: Self.unreadableDetail(error)) }
+            return nil
+        }
         do {
             return try SourceLock(path: target, forReplacement: true) { readOnly in
                 try Connection(path: target, key: currentKey,
@@ -98,7 +108,7 @@ struct DatabaseRestore {
         case CipherStoreError.notEncrypted: return "it is not encrypted"
         case CipherStoreError.notADatabase(_, let detail): return "it is not a database: \(detail)"
         case let error as DatabaseError: return error.message ?? error.description
-        default: return "a wrong key (pass the one it opens with now as `currentKey`, `--current-key-file`), other cipher settings, or a damaged first page"
+        default: return "a wrong key (give the one it opens with now: `currentKey`, or `--old-key-*` with cipherstore restore), other cipher settings, or a damaged first page"
         }
     }
 

@@ -65,10 +65,11 @@ struct OnlineBackup {
         try checkCancelled()
         var cipher = try CipherSettings.inUse(by: source, encrypted: source.isEncrypted)
         if (cipher.plaintextHeaderSize ?? 0) > 0 { cipher.salt = try CipherSettings.salt(in: source) }
+        let sourceName = sourcePath ?? source.location.displayName
         // Read inside the same transaction as the pages: what the copy must match.
-        let snapshot = try DatabaseSnapshot.capture(source)
+        let snapshot = try DatabaseMaintenance.reportingDamage(path: sourceName) { try DatabaseSnapshot.capture(source) }
         try FileSystem.createOwnerOnlyFile(temporaryPath)
-        try copyPages(into: temporaryPath, cipher: cipher)
+        try copyPages(into: temporaryPath, cipher: cipher, sourceName: sourceName)
         try checkCancelled()
         report(.verifying, fraction: 0.8)
         let verification = try verify(temporaryPath, cipher: cipher, against: snapshot)
@@ -78,7 +79,7 @@ struct OnlineBackup {
 
     /// Copies every page of the source's snapshot into `temporaryPath`, a few MiB per step,
     /// checking for cancellation between steps.
-    private func copyPages(into temporaryPath: String, cipher: CipherSettings) throws {
+    private func copyPages(into temporaryPath: String, cipher: CipherSettings, sourceName: String) throws {
         let destination = try Connection(path: temporaryPath, key: key,
                                          configuration: Configuration(cipher: cipher, foreignKeys: false))
         defer { try? destination.close() }
@@ -105,6 +106,10 @@ struct OnlineBackup {
         try checkCancelled()
         guard code == SQLITE_DONE, finished == SQLITE_OK else {
             let error = destination.handle.error(code == SQLITE_DONE ? finished : code, sql: nil)
+            // A page of the source that does not read is the source's damage, not the copy's.
+            if CorruptionWatch.isDamage(error) {
+                throw ConversionError.damaged(path: sourceName, detail: "SQLite stopped reading it: \(error.message ?? error.description)")
+            }
             throw BackupError.copyFailed(path: temporaryPath, reason: error.message ?? error.description)
         }
         // The pages the copy still holds in its cache are checked without reading them again.

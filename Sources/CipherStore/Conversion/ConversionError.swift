@@ -68,13 +68,13 @@ public enum ConversionError: Error, Sendable, CustomStringConvertible, Equatable
             let others = names.isEmpty ? "" : " (" + names.joined(separator: ", ") + ")"
             return "'\(path)' has \(count) names (hard links)\(others). Replacing it in place would leave the old contents — plaintext, or readable with the old key — under the other names. \(unchanged) Remove the other names first, write to a new file, or pass `replacingOtherLinks: true` to replace this name only."
         case .damaged(let path, let detail):
-            return "'\(path)' is damaged: \(detail). \(unchanged) Restore it from a backup; `cipherstore verify` tells whether a copy is sound."
+            return "'\(path)' is damaged: \(detail). \(unchanged) Restore it from a backup (`cipherstore verify` tells whether a copy is sound), or salvage its readable rows with `cipherstore repair` (`DatabaseRepair`)."
         case .missingModule(let path, let table, let module):
             return "'\(path)' has the table '\(table)' made with the module \(module), which the linked SQLCipher (SQLite \(SQLCipherLibrary.sqliteVersion)) does not have. \(unchanged) Copy that table into a regular one with the SQLite that made it, or use a SQLCipher build that has \(module)."
         case .outputExists(let path):
             return "'\(path)' already exists. \(unchanged) Choose another output, or pass `overwrite: true` to replace it."
         case .outputIsSource(let path):
-            return "The output '\(path)' is the source file itself. \(unchanged) Use --in-place to replace the source safely, or choose another output."
+            return "The output '\(path)' is the source file itself. \(unchanged) Choose another output (to replace a source with its conversion, convert it in place: `--in-place`, `.inPlace`)."
         case .outputIsDirectory(let path):
             return "The output '\(path)' is a directory. \(unchanged) Give the path of the file to write, e.g. '\(path.hasSuffix("/") ? path : path + "/")app.db'."
         case .outputDirectoryUnusable(let path):

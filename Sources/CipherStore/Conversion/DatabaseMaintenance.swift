@@ -161,16 +161,24 @@ public enum DatabaseMaintenance {
             throw ConversionError.damaged(path: path, detail: "SQLite stopped reading it: \(error.message ?? "database disk image is malformed")")
         }
         defer { try? db.close() }
-        do {
+        return try reportingDamage(path: path) {
             try checkWholePages(db, path: path)
             try checkIntegrity(db)
             return try verificationReport(db, path: path, snapshot: DatabaseSnapshot.capture(db))
+        }
+    }
+
+    /// Runs `body`, which reads the database at `path` through a connection whose key was
+    /// checked at open, reporting what it finds damaged as ``ConversionError/damaged(path:detail:)``:
+    /// a failed integrity check, and a page SQLite cannot read (which the integrity check itself
+    /// may stop at before it can list it; SQLCipher 3 reports a page failing its HMAC as a bare
+    /// "SQL logic error").
+    static func reportingDamage<T>(path: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
         } catch ConversionError.verificationFailed(let detail) {
             throw ConversionError.damaged(path: path, detail: detail)
-        } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_CORRUPT
-                    || error.resultCode.primaryResultCode == .SQLITE_NOTADB {
-            // The key was checked at open: a page SQLite cannot read now is damage, which the
-            // integrity check itself may stop at before it can list it.
+        } catch let error as DatabaseError where CorruptionWatch.isDamage(error) {
             throw ConversionError.damaged(path: path, detail: "SQLite stopped reading it: \(error.message ?? "database disk image is malformed")")
         }
     }

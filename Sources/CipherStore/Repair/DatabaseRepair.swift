@@ -21,7 +21,8 @@ import Foundation
 /// - Leaf pages cut off from their table by a lost parent page are put into the one table with
 ///   as many columns, or into a `recovered_N` table when several tables match.
 /// - Rows of `WITHOUT ROWID` tables (stored as index b-trees) and of virtual tables are not
-///   recovered.
+///   recovered, nor commits still in a `-wal` file: the report lists each as a problem, so the
+///   repair is not complete.
 /// - The file's first 16 bytes are its salt: if they are damaged, no page decrypts; a key with
 ///   its salt (``DatabaseKey/rawKey(_:salt:)``, as a slot database's) still reads the file.
 ///
@@ -65,6 +66,11 @@ public enum DatabaseRepair {
         defer { if !published { FileSystem.removeDatabaseFiles(temporaryPath) } }
         try FileSystem.createOwnerOnlyFile(temporaryPath)
 
+        var walProblems: [String] = []
+        if FileSystem.size(path + "-wal") > 0 {
+            // Not read: its commits are not in the database file.
+            walProblems.append("'\(path)-wal' (\(FileSystem.size(path + "-wal")) bytes) was not read: commits still in it are not in the new database. If the database still opens, open it once with its key (`cipherstore verify`) to move them into the file, then repair again")
+        }
         var outputSettings = settings
         if (settings.plaintextHeaderSize ?? 0) == 0 { outputSettings.salt = nil }
         let result = try write(reader, into: temporaryPath, key: newKey ?? key, cipher: outputSettings, options: options)
@@ -89,9 +95,13 @@ public enum DatabaseRepair {
         }
         published = true
         options.progress?(ConversionProgress(phase: .done, bytesWritten: FileSystem.size(output), bytesTotal: FileSystem.size(path), fractionCompleted: 1))
-        return RepairReport(outputPath: output, pageCount: reader.pageCount, pagesRead: reader.readPages.count,
-                            pagesLost: reader.lostPages.sorted().map(Int.init), schemaRecovered: result.schemaRecovered,
-                            tables: result.tables, problems: result.problems, slotFilePath: slotFile,
+        // Pages the file should have but no longer holds (cut short) count as lost.
+        let expected = max(reader.pageCount, result.headerPageCount ?? 0)
+        let lost = reader.lostPages.map(Int.init) + (expected > reader.pageCount ? Array((reader.pageCount + 1)...expected) : [])
+        let pagesLost = Set(lost).sorted()
+        return RepairReport(outputPath: output, pageCount: max(expected, pagesLost.last ?? 0), pagesRead: reader.readPages.count,
+                            pagesLost: pagesLost, schemaRecovered: result.schemaRecovered,
+                            tables: result.tables, problems: walProblems + result.problems, slotFilePath: slotFile,
                             seconds: Date().timeIntervalSince(started))
     }
 
@@ -120,7 +130,7 @@ public enum DatabaseRepair {
 
     /// Salvages into a new database at `temporaryPath` and checks it.
     private static func write(_ reader: EncryptedPageReader, into temporaryPath: String, key: DatabaseKey, cipher: CipherSettings,
-                              options: ConversionOptions) throws -> (tables: [RepairReport.Table], schemaRecovered: Bool, problems: [String]) {
+                              options: ConversionOptions) throws -> (tables: [RepairReport.Table], schemaRecovered: Bool, problems: [String], headerPageCount: Int?) {
         let output = try Connection(path: temporaryPath, key: key, configuration: Configuration(cipher: cipher, foreignKeys: false))
         defer { try? output.close() }
         try output.execute(sql: "PRAGMA journal_mode = OFF")
@@ -145,7 +155,7 @@ public enum DatabaseRepair {
                 throw ConversionError.verificationFailed(detail: "table \(table.name) has \(count ?? 0) rows instead of the \(table.recoveredRows) inserted")
             }
         }
-        return result
+        return (result.tables, result.schemaRecovered, result.problems, salvage.headerPageCount)
     }
 
     /// The page reader, the b-tree and the record parsers over an image in memory, for the

@@ -40,6 +40,10 @@ final class DatabaseSalvage {
     private var encoding = RecordFormat.TextEncoding.utf8
     private var problems: [String] = []
     private var refused = 0
+    /// Pages that passed their HMAC but do not read as what they should be (a table's page).
+    private var malformedPages = 0
+    /// Rows on readable pages whose record or overflow chain could not be read.
+    private var unreadableRows = 0
     /// The insert statements, by their SQL: prepared once per table and width.
     private var inserts: [String: Statement] = [:]
 
@@ -49,6 +53,10 @@ final class DatabaseSalvage {
         self.progress = progress
     }
 
+    /// The page count page 1's header gives (when it is current: its "valid for" counter
+    /// matches the change counter), which a file cut short no longer reaches.
+    private(set) var headerPageCount: Int?
+
     func run() throws -> (tables: [RepairReport.Table], schemaRecovered: Bool, problems: [String]) {
         let firstPage = try pages.page(1)
         var freePages = Set<UInt32>()
@@ -57,6 +65,9 @@ final class DatabaseSalvage {
             encoding = RecordFormat.TextEncoding(rawValue: BTreePage.uint32(firstPage, at: 56)) ?? .utf8
             freePages = try freelist(firstTrunk: BTreePage.uint32(firstPage, at: 32))
             header = (Int32(bitPattern: BTreePage.uint32(firstPage, at: 60)), Int32(bitPattern: BTreePage.uint32(firstPage, at: 68)))
+            if BTreePage.uint32(firstPage, at: 92) == BTreePage.uint32(firstPage, at: 24) {
+                headerPageCount = Int(BTreePage.uint32(firstPage, at: 28))
+            }
         }
         visited.formUnion(freePages)
         var schema: [SchemaObject] = []
@@ -80,8 +91,17 @@ final class DatabaseSalvage {
                 }
                 continue
             }
-            guard !object.name.hasPrefix("sqlite_"), let sql = object.sql, object.rootPage > 0,
-                  !sql.uppercased().hasPrefix("CREATE VIRTUAL") else { continue }
+            guard !object.name.hasPrefix("sqlite_"), let sql = object.sql, object.rootPage > 0 else { continue }
+            let upper = sql.uppercased()
+            if upper.hasPrefix("CREATE VIRTUAL") {
+                problems.append("virtual table \(object.name) was not recovered (its module keeps its own data)")
+                continue
+            }
+            if upper.replacingOccurrences(of: " ", with: "").hasSuffix("WITHOUTROWID") {
+                try? output.execute(sql: sql)
+                problems.append("table \(object.name) is a WITHOUT ROWID table: it was created empty, its rows were not recovered")
+                continue
+            }
             do {
                 try output.execute(sql: sql)
             } catch {
@@ -116,6 +136,8 @@ final class DatabaseSalvage {
         }
         // Finalized here, so the connection can close.
         inserts.removeAll()
+        if malformedPages > 0 { problems.append("\(malformedPages) pages passed their HMAC but do not read as b-tree pages: their rows were not recovered") }
+        if unreadableRows > 0 { problems.append("\(unreadableRows) rows on readable pages could not be decoded (a malformed record or overflow chain)") }
         if refused > 0 { problems.append("\(refused) rows were refused by their table (a constraint, or a rowid already taken)") }
         let tables = (targets + recovered.keys.sorted().compactMap { recovered[$0] })
             .map { RepairReport.Table(name: $0.name, recoveredRows: $0.inserted, expectedRows: nil) }
@@ -140,7 +162,11 @@ final class DatabaseSalvage {
     private func walkTable(root: UInt32, _ row: (Int64, [DatabaseValue]) throws -> Void) throws {
         var stack = [root]
         while let number = stack.popLast() {
-            guard visited.insert(number).inserted, let data = try pages.page(number), let node = BTreePage(data, number: number) else { continue }
+            guard visited.insert(number).inserted, let data = try pages.page(number) else { continue }
+            guard let node = BTreePage(data, number: number) else {
+                malformedPages += 1
+                continue
+            }
             switch node.kind {
             case .tableInterior: stack.append(contentsOf: node.children.reversed())
             case .tableLeaf: try readRows(node, row)
@@ -151,9 +177,27 @@ final class DatabaseSalvage {
 
     private func readRows(_ leaf: BTreePage, _ row: (Int64, [DatabaseValue]) throws -> Void) throws {
         for cell in leaf.cells {
-            guard let payload = try pages.payload(of: cell, visit: { visited.insert($0) }), let values = RecordFormat.values(payload, encoding: encoding) else { continue }
+            guard let payload = try pages.payload(of: cell, visit: { visited.insert($0) }),
+                  let values = RecordFormat.values(payload, encoding: encoding) else {
+                // A lost overflow page is counted as lost already; anything else is damage
+                // that passed the HMAC.
+                if !cellLostAPage(cell) { unreadableRows += 1 }
+                continue
+            }
             try row(cell.rowID, values)
         }
+    }
+
+    /// Whether the cell's overflow chain runs into a page whose HMAC failed.
+    private func cellLostAPage(_ cell: BTreePage.Cell) -> Bool {
+        var next = cell.firstOverflowPage
+        var seen = Set<UInt32>()
+        while next != 0, seen.insert(next).inserted {
+            if pages.lostPages.contains(next) { return true }
+            guard let page = try? pages.page(next), page.count >= 4 else { return false }
+            next = BTreePage.uint32(page, at: 0)
+        }
+        return false
     }
 
     /// Table leaves that no walk reached: each goes to the one table with its rows' column

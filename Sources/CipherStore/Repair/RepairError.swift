@@ -8,7 +8,7 @@ public enum RepairError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .nothingReadable(let path, let pageCount):
-            return "None of the \(pageCount) pages of '\(path)' decrypts with this key and these settings. Nothing was written. Either the key or the cipher settings are wrong (`cipherstore settings` finds the settings while the first page is intact), or the salt in the file's first 16 bytes is damaged (give it: a backup's `cipherstore info` or the slot file holds it), or every page is damaged: restore a backup."
+            return "None of the \(pageCount) pages of '\(path)' decrypts with this key and these settings. Nothing was written. Either the key or the cipher settings are wrong (`cipherstore settings` finds the settings while the first page is intact), or the salt in the file's first 16 bytes is damaged (a key that carries its salt still reads the file: a slot database's data key, or a raw key with its salt), or every page is damaged: restore a backup."
         }
     }
 }

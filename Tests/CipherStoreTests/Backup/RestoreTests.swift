@@ -84,6 +84,35 @@ import Testing
         #expect(try notes(path) == ["backed up"])
     }
 
+    @Test func aRefusedRestoreLeavesTheDatabasesWALAsItWas() throws {
+        try makeDatabaseAndBackup(wal: true)
+        // A log another connection left, with a commit in it.
+        let holder = try Connection(path: path, key: key)
+        try holder.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+        try holder.execute(sql: "INSERT INTO note VALUES ('in the log')")
+        let wal = fileBytes(path + "-wal")
+        #expect(!wal.isEmpty)
+        let wrong = try DatabaseKey.rawKey(hex: String(repeating: "99", count: 32))
+        #expect(throws: BackupError.self) { try DatabaseBackup.restore(backup: backupPath, key: key, over: path, currentKey: wrong) }
+        #expect(fileBytes(path + "-wal") == wal)
+        try holder.close()
+    }
+
+    @Test func aBackupOfADamagedDatabaseIsRefusedAsDamage() throws {
+        try SampleDatabases.makeLarge(at: path, rows: 3_000, key: key)
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        try handle.seek(toOffset: UInt64(20 * SQLCipherLibrary.defaultPageSize + 300))
+        try handle.write(contentsOf: Data(repeating: 0x5A, count: 32))
+        try handle.close()
+        #expect {
+            try DatabaseBackup.backup(path: path, key: key, to: backupPath)
+        } throws: { error in
+            if case ConversionError.damaged(let damaged, _) = error { return damaged == path }
+            return false
+        }
+        #expect(!FileManager.default.fileExists(atPath: backupPath))
+    }
+
     @Test func aDatabaseWhoseFirstPageIsDamagedIsReplacedOnlyWhenAsked() throws {
         try makeDatabaseAndBackup()
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))

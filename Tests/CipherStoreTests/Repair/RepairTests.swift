@@ -206,3 +206,45 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == ["damaged.db", "plain.db"])
     }
 }
+
+/// What a repair cannot read is said, and the repair is then not complete.
+@Suite struct RepairLimitTests {
+    let directory: TemporaryDirectory
+    let key: DatabaseKey
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        key = try DatabaseKey.rawKey(hex: String(repeating: "a4", count: 32))
+    }
+
+    @Test func aWithoutRowIDTableAndCommitsLeftInTheWALAreNamedAsProblems() throws {
+        let path = directory.path("limits.db")
+        let db = try Connection(path: path, key: key)
+        try db.executeScript("""
+            CREATE TABLE pair(a TEXT PRIMARY KEY, b TEXT) WITHOUT ROWID;
+            INSERT INTO pair VALUES ('x', 'y');
+            CREATE TABLE t(x);
+            INSERT INTO t VALUES (1);
+            """)
+        try db.close()
+        var report = try DatabaseRepair.salvage(path: path, key: key, to: directory.path("out1.db"))
+        #expect(!report.isComplete)
+        #expect(report.problems.contains { $0.contains("pair") && $0.contains("WITHOUT ROWID") })
+        #expect(report.pagesLost.isEmpty)
+
+        // A WAL file the repair does not read: its commits are said to be missing.
+        try Data(repeating: 1, count: 4096).write(to: URL(fileURLWithPath: path + "-wal"))
+        report = try DatabaseRepair.salvage(path: path, key: key, to: directory.path("out2.db"))
+        #expect(report.problems.contains { $0.contains("-wal") })
+    }
+
+    @Test func aFileCutShortCountsTheMissingPagesInItsScore() throws {
+        let path = directory.path("cut.db")
+        try SampleDatabases.makeLarge(at: path, rows: 2_000, key: key)
+        let pages = Int(FileSystem.size(path)) / SQLCipherLibrary.defaultPageSize
+        #expect(truncate(path, off_t((pages / 2) * SQLCipherLibrary.defaultPageSize)) == 0)
+        let report = try DatabaseRepair.salvage(path: path, key: key, to: directory.path("out.db"))
+        #expect(report.pageCount >= pages - 1)
+        #expect(report.score < 0.6)
+    }
+}
