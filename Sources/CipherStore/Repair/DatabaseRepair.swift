@@ -21,8 +21,10 @@ import Foundation
 /// - Leaf pages cut off from their table by a lost parent page are put into the one table with
 ///   as many columns, or into a `recovered_N` table when several tables match.
 /// - Rows of `WITHOUT ROWID` tables (stored as index b-trees) and of virtual tables are not
-///   recovered, nor commits still in a `-wal` file: the report lists each as a problem, so the
-///   repair is not complete.
+///   recovered: the report lists each as a problem, so the repair is not complete.
+/// - Commits still in the database's `-wal` file are read, as SQLite would: the latest
+///   committed copy of each page, from frames whose salts and checksums hold. A log that
+///   holds nothing readable is named as a problem.
 /// - The file's first 16 bytes are its salt: if they are damaged, no page decrypts; a key with
 ///   its salt (``DatabaseKey/rawKey(_:salt:)``, as a slot database's) still reads the file.
 ///
@@ -67,9 +69,9 @@ public enum DatabaseRepair {
         try FileSystem.createOwnerOnlyFile(temporaryPath)
 
         var walProblems: [String] = []
-        if FileSystem.size(path + "-wal") > 0 {
-            // Not read: its commits are not in the database file.
-            walProblems.append("'\(path)-wal' (\(FileSystem.size(path + "-wal")) bytes) was not read: commits still in it are not in the new database. If the database still opens, open it once with its key (`cipherstore verify`) to move them into the file, then repair again")
+        if FileSystem.size(path + "-wal") > 32, reader.wal == nil {
+            // A log with no committed frame that reads: anything in it is not in the new database.
+            walProblems.append("'\(path)-wal' (\(FileSystem.size(path + "-wal")) bytes) holds no commit that could be read: if it held commits, they are not in the new database")
         }
         var outputSettings = settings
         if (settings.plaintextHeaderSize ?? 0) == 0 { outputSettings.salt = nil }
@@ -177,5 +179,13 @@ public enum DatabaseRepair {
             }
         }
         return rows
+    }
+
+    /// The WAL reader over a log in memory, for the fuzzer, with the linked SQLCipher's
+    /// default page size.
+    /// - Returns: the committed frames found, or `nil` for a log with none.
+    @_spi(Fuzzing)
+    public static func committedFrames(inLog log: [UInt8]) -> Int? {
+        WALIndex(bytes: log, pageSize: SQLCipherLibrary.defaultPageSize)?.frameCount
     }
 }

@@ -23,6 +23,9 @@ final class EncryptedPageReader {
     private let descriptor: Int32
     private var buffer: [UInt8]
     private let image: [UInt8]?
+    /// The committed frames of the database's WAL file, read before the file's own pages.
+    let wal: WALIndex?
+    private let walDescriptor: Int32
 
     init(path: String, cipher: PageCipher) throws {
         self.path = path
@@ -30,7 +33,10 @@ final class EncryptedPageReader {
         pageSize = cipher.pageSize
         descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw FileSystem.ioError("open", path) }
-        pageCount = Int(FileSystem.size(path) / Int64(cipher.pageSize))
+        wal = WALIndex(path: path + "-wal", pageSize: cipher.pageSize)
+        walDescriptor = wal == nil ? -1 : open(path + "-wal", O_RDONLY | O_CLOEXEC)
+        // After a commit in the log, the database has the size the commit gave it.
+        pageCount = wal?.pageCount ?? Int(FileSystem.size(path) / Int64(cipher.pageSize))
         buffer = [UInt8](repeating: 0, count: cipher.pageSize)
         image = nil
     }
@@ -44,10 +50,13 @@ final class EncryptedPageReader {
         pageCount = image.count / pageSize
         buffer = []
         self.image = image
+        wal = nil
+        walDescriptor = -1
     }
 
     deinit {
         if descriptor >= 0 { close(descriptor) }
+        if walDescriptor >= 0 { close(walDescriptor) }
     }
 
     /// The decrypted page (its usable part), or `nil` when it is lost or beyond the file.
@@ -61,9 +70,20 @@ final class EncryptedPageReader {
         let stored: ArraySlice<UInt8>
         if let image {
             stored = image[start..<(start + size)]
+        } else if let frame = wal?.frames[number], walDescriptor >= 0 {
+            let read = buffer.withUnsafeMutableBytes { pread(walDescriptor, $0.baseAddress, size, off_t(frame)) }
+            guard read == size else { throw FileSystem.ioError("read", path + "-wal") }
+            stored = buffer[...]
         } else {
             let read = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, size, off_t(start)) }
-            guard read == size else { throw FileSystem.ioError("read", path) }
+            // A page the log says the database has, beyond the end of the file, is lost.
+            guard read == size else {
+                if read >= 0 && Int64(start) >= FileSystem.size(path) {
+                    lostPages.insert(number)
+                    return nil
+                }
+                throw FileSystem.ioError("read", path)
+            }
             stored = buffer[...]
         }
         guard let cipher else {

@@ -232,10 +232,34 @@ import Testing
         #expect(report.problems.contains { $0.contains("pair") && $0.contains("WITHOUT ROWID") })
         #expect(report.pagesLost.isEmpty)
 
-        // A WAL file the repair does not read: its commits are said to be missing.
-        try Data(repeating: 1, count: 4096).write(to: URL(fileURLWithPath: path + "-wal"))
+        // A WAL file that holds nothing readable is said to.
+        try Data(repeating: 1, count: 8192).write(to: URL(fileURLWithPath: path + "-wal"))
         report = try DatabaseRepair.salvage(path: path, key: key, to: directory.path("out2.db"))
         #expect(report.problems.contains { $0.contains("-wal") })
+    }
+
+    @Test func commitsStillInTheWALAreRecovered() throws {
+        let path = directory.path("wal.db")
+        let writer = try Connection(path: path, key: key)
+        try writer.execute(sql: "PRAGMA journal_mode = WAL")
+        try writer.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+        try writer.executeScript("CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT); INSERT INTO t(body) VALUES ('checkpointed');")
+        try writer.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        try writer.execute(sql: "INSERT INTO t(body) VALUES ('only in the log')")
+        try writer.execute(sql: "CREATE TABLE later(x)")
+        try writer.execute(sql: "INSERT INTO later VALUES (42)")
+        // What a crash leaves: the database file and its log, copied while the writer has them open.
+        let copy = directory.path("crashed.db")
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy + "-wal")
+        try writer.close()
+
+        let report = try DatabaseRepair.salvage(path: copy, key: key, to: directory.path("out.db"))
+        #expect(report.isComplete, "\(report.problems)")
+        let db = try Connection(path: directory.path("out.db"), key: key)
+        defer { try? db.close() }
+        #expect(try String.fetchAll(db, sql: "SELECT body FROM t ORDER BY id") == ["checkpointed", "only in the log"])
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT x FROM later") == 42)
     }
 
     @Test func aFileCutShortCountsTheMissingPagesInItsScore() throws {
