@@ -1,0 +1,141 @@
+@testable import CipherStore
+import Foundation
+import Testing
+
+/// The query interface and table-bound records: each request's results checked against the
+/// same query in SQL, on the linked SQLCipher.
+@Suite struct QueryInterfaceTests {
+    struct Note: Codable, Equatable, FetchableRecord, TableRecord, RowIDRecord {
+        static let databaseTableName = "note"
+        var id: Int64?
+        var body: String
+        var done: Bool
+        var score: Double
+        var tag: String?
+    }
+
+    let directory: TemporaryDirectory
+    let db: Connection
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        db = try Connection(path: directory.path("notes.db"), key: .rawKey(hex: String(repeating: "2e", count: 32)))
+        try db.execute(sql: "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT NOT NULL, done BOOLEAN NOT NULL, score REAL NOT NULL, tag TEXT)")
+        try db.execute(sql: """
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200)
+            INSERT INTO note SELECT i, printf('note %03d', i), i % 3 = 0, (i * 7) % 50 / 2.0, CASE WHEN i % 4 = 0 THEN NULL ELSE 'tag' || (i % 5) END FROM n
+            """)
+    }
+
+    func sql(_ text: String, _ arguments: StatementArguments = .none) throws -> [Note] {
+        try Note.fetchAll(db, sql: text, arguments: arguments)
+    }
+
+    @Test func filtersGiveWhatTheSameSQLGives() throws {
+        let cases: [(QueryRequest<Note>, String)] = [
+            (Note.filter(Column("done") == true), "SELECT * FROM note WHERE done = 1"),
+            (Note.filter(Column("done") != true), "SELECT * FROM note WHERE done <> 1"),
+            (Note.filter(Column("score") < 5), "SELECT * FROM note WHERE score < 5"),
+            (Note.filter(Column("score") <= 5), "SELECT * FROM note WHERE score <= 5"),
+            (Note.filter(Column("score") > 20), "SELECT * FROM note WHERE score > 20"),
+            (Note.filter(Column("score") >= 20), "SELECT * FROM note WHERE score >= 20"),
+            (Note.filter(Column("done") == false && Column("score") > 10), "SELECT * FROM note WHERE done = 0 AND score > 10"),
+            (Note.filter(Column("tag") == "tag1" || Column("tag") == "tag2"), "SELECT * FROM note WHERE tag = 'tag1' OR tag = 'tag2'"),
+            (Note.filter(!(Column("score") > 3)), "SELECT * FROM note WHERE NOT (score > 3)"),
+            (Note.filter(Column("id").in([3, 5, 7, 500])), "SELECT * FROM note WHERE id IN (3, 5, 7, 500)"),
+            (Note.filter(Column("id").in([Int]())), "SELECT * FROM note WHERE 0"),
+            (Note.filter(Column("body").like("note 1%")), "SELECT * FROM note WHERE body LIKE 'note 1%'"),
+            (Note.filter(Column("id").between(10, and: 20)), "SELECT * FROM note WHERE id BETWEEN 10 AND 20"),
+            (Note.filter(Column("tag") == nil), "SELECT * FROM note WHERE tag IS NULL"),
+            (Note.filter(Column("tag") != nil), "SELECT * FROM note WHERE tag IS NOT NULL"),
+            (Note.filter(Column("tag") == String?.none), "SELECT * FROM note WHERE tag IS NULL"),
+            (Note.filter(Column("done") == false).filter(Column("tag") == "tag3"), "SELECT * FROM note WHERE done = 0 AND tag = 'tag3'"),
+        ]
+        for (request, raw) in cases {
+            let expected = try sql(raw + " ORDER BY id")
+            #expect(try request.order(Column("id")).fetchAll(db) == expected, "\(raw)")
+            #expect(try request.fetchCount(db) == expected.count, "\(raw)")
+            #expect(!expected.isEmpty || raw.contains("WHERE 0"), "a case that matches nothing checks little: \(raw)")
+        }
+    }
+
+    @Test func orderLimitAndOffsetGiveWhatTheSameSQLGives() throws {
+        let request = Note.filter(Column("done") == false).order(Column("score").desc, Column("id").asc).limit(10, offset: 5)
+        let expected = try sql("SELECT * FROM note WHERE done = 0 ORDER BY score DESC, id ASC LIMIT 10 OFFSET 5")
+        #expect(try request.fetchAll(db) == expected)
+        #expect(try request.fetchCount(db) == 10)
+        #expect(try request.fetchOne(db) == expected.first)
+        #expect(try Note.order(Column("id").desc).fetchOne(db)?.id == 200)
+        #expect(try Note.limit(3).fetchAll(db).count == 3)
+        // Values are bound, never written into the SQL.
+        #expect(request.sql == #"SELECT * FROM "note" WHERE ("done" = ?) ORDER BY "score" DESC, "id" ASC LIMIT ? OFFSET ?"#)
+        #expect(request.arguments == [.integer(0), .integer(10), .integer(5)])
+        let hostile = "x'); DROP TABLE note; --"
+        #expect(try Note.filter(Column("body") == hostile).fetchAll(db).isEmpty)
+        #expect(try Note.fetchCount(db) == 200)
+    }
+
+    @Test func deleteAllOnARequestDeletesWhatItMatches() throws {
+        #expect(try Note.filter(Column("done") == true).deleteAll(db) == 66)
+        #expect(try Note.fetchCount(db) == 134)
+        // With an order and a limit: the first two by score.
+        let firstTwo = try sql("SELECT * FROM note ORDER BY score, id LIMIT 2").map(\.id)
+        #expect(try Note.order(Column("score"), Column("id")).limit(2).deleteAll(db) == 2)
+        #expect(try Note.filter(Column("id").in(firstTwo.compactMap { $0 })).fetchCount(db) == 0)
+        #expect(try Note.deleteAll(db) == 132)
+    }
+
+    @Test func aTableRecordIsInsertedFetchedSavedAndDeletedByItsKey() throws {
+        var note = Note(id: nil, body: "new", done: false, score: 1, tag: nil)
+        try note.insert(db)
+        let id = try #require(note.id)
+        #expect(id == 201)
+        #expect(try Note.fetchOne(db, key: id) == note)
+        #expect(try note.exists(db))
+        #expect(try Note.exists(db, key: 9_999) == false)
+
+        note.body = "edited"
+        try note.update(db)
+        #expect(try Note.fetchOne(db, key: id)?.body == "edited")
+
+        // Only what changed is written: a column changed meanwhile by someone else is kept.
+        let read = try #require(try Note.fetchOne(db, key: id))
+        try db.execute(sql: "UPDATE note SET score = 99 WHERE id = ?", arguments: [id])
+        var changed = read
+        changed.done = true
+        #expect(try changed.updateChanges(db, from: read))
+        #expect(try changed.updateChanges(db, from: changed) == false)
+        let stored = try #require(try Note.fetchOne(db, key: id))
+        #expect(stored.done && stored.score == 99)
+
+        #expect(try note.delete(db))
+        #expect(try note.delete(db) == false)
+        // save: inserts a record whose row is gone, updates one that is there.
+        try note.save(db)
+        #expect(try Note.fetchOne(db, key: id)?.body == "edited")
+        note.body = "saved"
+        try note.save(db)
+        #expect(try Note.fetchOne(db, key: id)?.body == "saved")
+        var unsaved = Note(id: nil, body: "fresh", done: false, score: 0, tag: "t")
+        try unsaved.save(db)
+        #expect(unsaved.id == 202)
+
+        #expect(try Note.deleteOne(db, key: id))
+        #expect(try Note.deleteOne(db, key: id) == false)
+        #expect(try Note.fetchCount(db) == 201)
+        #expect(try Note.fetchAll(db).count == 201)
+    }
+
+    @Test func aRequestIsObservedLikeSQL() async throws {
+        try db.close()
+        let queue = try DatabaseQueue(path: directory.path("notes.db"), key: .rawKey(hex: String(repeating: "2e", count: 32)))
+        var values = queue.observe(Note.filter(Column("tag") == "new tag")).makeAsyncIterator()
+        #expect(try await values.next()?.count == 0)
+        try await queue.write { db in
+            var note = Note(id: nil, body: "observed", done: false, score: 0, tag: "new tag")
+            try note.insert(db)
+        }
+        #expect(try await values.next()?.map(\.body) == ["observed"])
+        try queue.close()
+    }
+}
