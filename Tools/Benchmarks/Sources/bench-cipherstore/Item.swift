@@ -1,7 +1,8 @@
 import CipherStore
 
 /// A row of `item`, decoded by `Decodable`.
-struct Item: Codable {
+struct Item: Codable, FetchableRecord, TableRecord {
+    static let databaseTableName = "item"
     var i0, i1, i2, i3, i4, i5, i6, i7, i8, i9: Int64
 }
 

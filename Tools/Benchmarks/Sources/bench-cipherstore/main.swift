@@ -22,6 +22,16 @@ if CommandLine.arguments.dropFirst().first == "--pool-only" {
     exit(0)
 }
 
+// `bench-cipherstore --fetch-only`: the fetching rows alone.
+if CommandLine.arguments.dropFirst().first == "--fetch-only" {
+    let key = try DatabaseKey.rawKey(hex: String(repeating: "3a", count: 32))
+    print((["| workload | raw C | CipherStore | ratio | target |", "| --- | --- | --- | --- | --- |"]
+           + (try fetchingWorkloads(bench, directory: directory, rows: bench.quick ? 50_000 : 200_000, key: key,
+                                    rawKey: Array("x'\(String(repeating: "3a", count: 32))'".utf8)))).joined(separator: "\n"))
+    try? FileManager.default.removeItem(atPath: directory)
+    exit(0)
+}
+
 // `bench-cipherstore --backup-only`: the backup rows alone.
 if CommandLine.arguments.dropFirst().first == "--backup-only" {
     let key = try DatabaseKey.rawKey(hex: String(repeating: "3a", count: 32))
