@@ -52,15 +52,6 @@ public enum DatabaseMaintenance {
         ).run()
     }
 
-    /// The former argument order of ``encrypt(path:key:cipher:to:options:)``.
-    @available(*, deprecated, renamed: "encrypt(path:key:cipher:to:options:)",
-               message: "Every conversion now takes its arguments in one order: path, key, cipher, destination, options.")
-    @discardableResult
-    public static func encrypt(path: String, to destination: OutputDestination, key: DatabaseKey,
-                               cipher: CipherSettings = .libraryDefaults, options: ConversionOptions = ConversionOptions()) throws -> ConversionReport {
-        try encrypt(path: path, key: key, cipher: cipher, to: destination, options: options)
-    }
-
     /// Decrypts an encrypted database into a plaintext one, with the source's page size.
     ///
     /// ```swift

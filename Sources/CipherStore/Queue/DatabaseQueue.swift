@@ -159,13 +159,6 @@ public final class DatabaseQueue: DatabaseWriter {
         }
     }
 
-    /// The former name of ``transaction(_:_:)``.
-    @available(*, deprecated, renamed: "transaction(_:_:)")
-    public func asyncTransaction(_ kind: TransactionKind = .deferred,
-                                 _ block: @escaping @Sendable (Connection) throws -> TransactionCompletion) async throws {
-        try await transaction(kind, block)
-    }
-
     /// Closes the connection. Later use of the connection throws
     /// ``CipherStoreError/connectionClosed``; closing again does nothing.
     /// - Throws: ``CipherStoreError/statementsStillAlive`` while statements or cursors made
