@@ -31,24 +31,12 @@ import Testing
         try db.close()
     }
 
-    /// A small deterministic generator, so a failing damage pattern can be replayed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     var pageSize: Int { SQLCipherLibrary.defaultPageSize }
 
     /// Changes a run of random bytes at a random place in each of `pages`, in the part the
     /// HMAC covers (the reserve's last bytes may be padding); on page 1, past the salt (see
     /// ``DatabaseRepair``: without the salt nothing decrypts).
-    func damage(_ pages: [Int], generator: inout SplitMix) throws {
+    func damage(_ pages: [Int], generator: inout SplitMix64) throws {
         let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
         defer { try? handle.close() }
         for page in pages {
@@ -107,7 +95,7 @@ import Testing
         let original = try originalRows()
         let pagesOfRow = try pagesOfEachRow(expected: Set(original.keys))
         let pageCount = Int(FileSystem.size(path)) / pageSize
-        var generator = SplitMix(state: UInt64(fraction * 1000) + (pageOne ? 7 : 0))
+        var generator = SplitMix64(seed: UInt64(fraction * 1000) + (pageOne ? 7 : 0))
         var damaged = Array((2...pageCount).shuffled(using: &generator).prefix(Int((Double(pageCount) * fraction).rounded(.up))))
         if pageOne { damaged[0] = 1 }
         try damage(damaged, generator: &generator)
@@ -195,7 +183,7 @@ import Testing
     @Test func aWrongKeyEveryPageDamagedOrAPlaintextFileIsRefusedAndWritesNothing() throws {
         let wrong = try DatabaseKey.rawKey(hex: String(repeating: "00", count: 32))
         #expect(throws: RepairError.self) { try DatabaseRepair.salvage(path: path, key: wrong, to: output) }
-        var generator = SplitMix(state: 42)
+        var generator = SplitMix64(seed: 42)
         try damage(Array(1...(Int(FileSystem.size(path)) / pageSize)), generator: &generator)
         #expect(throws: RepairError.self) { try DatabaseRepair.salvage(path: path, key: key, to: output) }
         let plaintext = directory.path("plain.db")
