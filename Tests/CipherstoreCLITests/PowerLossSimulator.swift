@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Builds the states a power cut could leave a directory in, from the file calls a command made
 /// (recorded by `Tests/FaultInjection/fault_injection.c` with `FAULT_RECORD`), in the spirit of
@@ -44,7 +45,7 @@ struct PowerLossSimulator {
     func crashStates(randomSubsets: Int = 4) -> [CrashState] {
         var disk = Disk(files: initialFiles)
         var states: [CrashState] = []
-        var generator = SeededGenerator(seed: 0x5eed)
+        var generator = SplitMix64(seed: 0x5eed)
         func capture(_ point: String) {
             states.append(CrashState(description: "\(point), durable only", files: disk.state(names: disk.durableNames, unsynced: { _, _ in false })))
             states.append(CrashState(description: "\(point), names kept, unsynced data lost", files: disk.state(names: disk.names, unsynced: { _, _ in false })))
@@ -193,22 +194,5 @@ struct PowerLossSimulator {
 
     enum SimulatorError: Error {
         case truncatedRecord
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so every run builds the same random states.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -35,20 +35,16 @@ struct OnlineBackup {
         report(.replacing, fraction: 0.95)
 
         let slotFile = try copySlotFile(to: outputPath, copySalt: SlotState.databaseSalt(of: temporaryPath))
-        let result = FileSystem.identity(temporaryPath)
         do {
-            try OutputDestination.publish(temporaryPath, as: outputPath, overwrite: overwrite)
-        } catch {
-            // Read from the disk: once the name leads to the copy, the backup happened.
-            guard DurableReplacement.holds(outputPath, identity: result) else {
-                if let slotFile { FileSystem.removeIfPresent(slotFile) }
-                throw error
-            }
+            try OutputDestination.publish(temporaryPath, as: outputPath, overwrite: overwrite,
+                                          nowOnDisk: "'\(outputPath)' holds the verified backup",
+                                          nextStep: "Check the disk (`dmesg`) and run `sync` once it is healthy, or take the backup again.")
+        } catch let error as NotDurableError {
             published = true
-            throw NotDurableError(path: outputPath, failure: (error as? DurableReplacement.Unsynced)?.failure ?? "\(error)",
-                                  nowOnDisk: "'\(outputPath)' holds the verified backup",
-                                  previousState: overwrite ? "the file '\(outputPath)' held before" : "a missing '\(outputPath)'",
-                                  nextStep: "Check the disk (`dmesg`) and run `sync` once it is healthy, or take the backup again.")
+            throw error
+        } catch {
+            if let slotFile { FileSystem.removeIfPresent(slotFile) }
+            throw error
         }
         published = true
         report(.done, fraction: 1)

@@ -54,4 +54,19 @@ extension OutputDestination {
             guard try DurableReplacement.link(temporaryPath, as: path) else { throw ConversionError.outputExists(path: path) }
         }
     }
+
+    /// ``publish(_:as:overwrite:)``, with what a failure means read from the disk: once the
+    /// name leads to the new file, the error is a ``NotDurableError`` saying `nowOnDisk`;
+    /// before that, nothing changed and the error is rethrown.
+    static func publish(_ temporaryPath: String, as path: String, overwrite: Bool, nowOnDisk: String, nextStep: String) throws {
+        let identity = FileSystem.identity(temporaryPath)
+        do {
+            try publish(temporaryPath, as: path, overwrite: overwrite)
+        } catch {
+            guard DurableReplacement.holds(path, identity: identity) else { throw error }
+            throw NotDurableError(path: path, failure: (error as? DurableReplacement.Unsynced)?.failure ?? "\(error)",
+                                  nowOnDisk: nowOnDisk, previousState: overwrite ? "the file '\(path)' held before" : "a missing '\(path)'",
+                                  nextStep: nextStep)
+        }
+    }
 }

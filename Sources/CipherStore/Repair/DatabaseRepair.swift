@@ -82,18 +82,16 @@ public enum DatabaseRepair {
         let slotFile = try SlotState.databaseSalt(of: temporaryPath).flatMap {
             try KeySlotStore.copySlotFile(of: path, to: output, salt: $0, overwrite: overwrite)
         }
-        let identity = FileSystem.identity(temporaryPath)
         do {
-            try OutputDestination.publish(temporaryPath, as: output, overwrite: overwrite)
-        } catch {
-            guard DurableReplacement.holds(output, identity: identity) else {
-                if let slotFile { FileSystem.removeIfPresent(slotFile) }
-                throw error
-            }
+            try OutputDestination.publish(temporaryPath, as: output, overwrite: overwrite,
+                                          nowOnDisk: "'\(output)' holds the salvaged database",
+                                          nextStep: "Check the disk (`dmesg`) and run `sync` once it is healthy, or run the repair again.")
+        } catch let error as NotDurableError {
             published = true
-            throw NotDurableError(path: output, failure: (error as? DurableReplacement.Unsynced)?.failure ?? "\(error)",
-                                  nowOnDisk: "'\(output)' holds the salvaged database", previousState: "no '\(output)'",
-                                  nextStep: "Check the disk (`dmesg`) and run `sync` once it is healthy, or run the repair again.")
+            throw error
+        } catch {
+            if let slotFile { FileSystem.removeIfPresent(slotFile) }
+            throw error
         }
         published = true
         options.progress?(ConversionProgress(phase: .done, bytesWritten: FileSystem.size(output), bytesTotal: FileSystem.size(path), fractionCompleted: 1))

@@ -1,5 +1,6 @@
 @testable @_spi(Fuzzing) import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// A repair reads back every row whose pages survived, byte for byte, and nothing else.

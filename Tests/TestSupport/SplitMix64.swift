@@ -1,11 +1,11 @@
 /// A small deterministic generator (SplitMix64), so a run can be replayed: both runs of a
-/// workload do the same thing, a damage pattern is the same each time.
-struct SplitMix64: RandomNumberGenerator {
+/// workload do the same thing, a damage pattern or a power-loss state is the same each time.
+public struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
