@@ -125,4 +125,30 @@ import Testing
         let dataKey = try DatabaseKey.slots(passphrase: Passphrase("backup slot passphrase"), path: slots)
         #expect(try notes(slots, key: dataKey) == ["slot"])
     }
+
+    @Test func aBackupMadeASlotDatabaseOfItsOwnOpensWithItsPassphraseOnly() throws {
+        let passphraseFile = try workspace.keyFile("offsite", "off-site backup passphrase")
+        let backup = workspace.path("offsite.db")
+        var result = try CLI.run(["backup", database, "-o", backup, "--raw-key", "--key-file", keyFile, "--new-key-file", passphraseFile,
+                                  "--slot-database", "--slot-kdf-ms", "10", "--json"])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        let object = try json(result)
+        #expect(object["slotFile"] as? String == backup + ".keys")
+        #expect(FileManager.default.fileExists(atPath: backup + ".keys"))
+        let dataKey = try DatabaseKey.slots(passphrase: Passphrase("off-site backup passphrase"), path: backup)
+        #expect(try notes(backup, key: dataKey) == ["one", "two"])
+        // Not the database's key, and the passphrase alone is no SQLCipher key for it.
+        #expect(try CLI.run(["verify", backup, "--raw-key", "--key-file", keyFile]).status == 65)
+        result = try CLI.run(["keys", "list", backup])
+        #expect(result.status == 0 && result.output.contains("passphrase"), "\(result.errorOutput)")
+
+        // Refused without a passphrase, or with --force; nothing written.
+        let refused = workspace.path("refused.db")
+        result = try CLI.run(["backup", database, "-o", refused, "--raw-key", "--key-file", keyFile, "--slot-database"])
+        #expect(result.status == 64 && result.errorOutput.contains("--slot-database needs"))
+        result = try CLI.run(["backup", database, "-o", backup, "--raw-key", "--key-file", keyFile, "--new-key-file", passphraseFile, "--slot-database"])
+        #expect(result.status != 0)
+        #expect(try notes(backup, key: dataKey) == ["one", "two"])
+        #expect(!FileManager.default.fileExists(atPath: refused) && !FileManager.default.fileExists(atPath: refused + ".keys"))
+    }
 }

@@ -83,4 +83,40 @@ import Testing
         let verify = try CLI.run(["verify", output, "--key-file", passphrase])
         #expect(verify.status == 0, "\(verify.errorOutput)")
     }
+
+    @Test func aFileMadeByEncryptAndWrittenByTheShellIsRepairedIntoItsTablesWhenPageOneIsLost() throws {
+        let plain = workspace.path("plain.db")
+        let db = try Connection(path: plain, key: nil)
+        try db.executeScript("""
+            CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT);
+            CREATE TABLE tag(label TEXT);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 500)
+            INSERT INTO note SELECT i, printf('note %d', i) FROM n;
+            """)
+        try db.close()
+        let encrypted = workspace.path("made.db")
+        var result = try CLI.run(["encrypt", plain, "-o", encrypted, "--raw-key", "--key-file", keyFile, "--json"])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(try json(result)["schemaCopy"] as? String == encrypted + ".schema")
+        // Another SQLCipher client writes rows, and keeps no copy: the count in the copy is the
+        // one at encryption time, the rows come back all the same.
+        let shell = try SQLCipherShell.run(database: encrypted, script: "PRAGMA key = \"x'\(Self.rawKey)'\";\nINSERT INTO tag VALUES ('added');\n")
+        #expect(shell.status == 0, "\(shell.errorOutput)")
+
+        try damage(page: 1, of: encrypted)
+        result = try CLI.run(["repair", encrypted, "-o", output, "--raw-key", "--key-file", keyFile, "--json"])
+        #expect(result.status == 68, "\(result.errorOutput)")
+        let object = try json(result)
+        #expect(object["schemaRecovered"] as? Bool == false)
+        #expect(object["schemaFromCopy"] as? Bool == true)
+        #expect(object["schemaCopyTaken"] is String)
+        let tables = try #require(object["tables"] as? [[String: Any]])
+        #expect(tables.map { $0["name"] as? String } == ["note", "tag"])
+        #expect(tables.map { $0["rows"] as? Int } == [500, 1])
+        #expect(tables.map { $0["expectedRows"] as? Int } == [500, 0])
+
+        result = try CLI.run(["repair", encrypted, "-o", workspace.path("text.db"), "--raw-key", "--key-file", keyFile])
+        #expect(result.output.contains("schema copy"), "\(result.output)")
+        #expect(result.output.contains("note: 500 rows of 500"), "\(result.output)")
+    }
 }

@@ -16,7 +16,9 @@ extension CipherStoreCommand {
                 counts against the state copied) and only then takes its name. A slot \
                 database's backup comes with a copy of its slot file (COPY.keys): keep the two \
                 together. A passphrase given with --new-key-* makes the copy an ordinary \
-                passphrase database instead.
+                passphrase database instead; with --slot-database as well, the copy is a slot \
+                database of its own: a new data key, and a new slot file COPY.keys with one slot \
+                for that passphrase.
 
                 Never plaintext unless --plaintext is given: that writes a decrypted copy, and \
                 holds the write lock while it does (writers wait).
@@ -24,6 +26,7 @@ extension CipherStoreCommand {
                 Examples:
                   cipherstore backup app.db --output backups/app.db --key-file app.key
                   cipherstore backup app.db -o offsite.db --key-file app.key --new-key-file offsite.key
+                  cipherstore backup app.db -o offsite.db --key-file app.key --new-key-file offsite.pass --slot-database
 
                 \(SlotDatabase.help)
 
@@ -46,6 +49,11 @@ extension CipherStoreCommand {
         @Flag(help: "Write a PLAINTEXT copy (decrypted; writers wait while it is written).")
         var plaintext = false
 
+        @Flag(help: "Make the backup a slot database: a new data key, and a new slot file COPY.keys with one slot for the passphrase given with --new-key-*.")
+        var slotDatabase = false
+
+        @OptionGroup(title: "Key derivation of the backup's slot (with --slot-database)") var kdf: SlotKDFOptions
+
         @Flag(help: "Replace an existing file at the output.")
         var force = false
 
@@ -64,6 +72,12 @@ extension CipherStoreCommand {
                 if plaintext && newKey.source.isGiven {
                     throw CLIError(exitCode: 64, message: "--plaintext and --new-key-* exclude each other: a plaintext copy has no key. Nothing was written.")
                 }
+                if slotDatabase && (!newKey.source.isGiven || newKey.raw) {
+                    throw CLIError(exitCode: 64, message: "--slot-database needs the backup's passphrase: give it with --new-key-file, --new-key-env or --new-key-stdin (not --new-raw-key). Nothing was written.")
+                }
+                if slotDatabase && force {
+                    throw CLIError(exitCode: 64, message: "--slot-database writes a new database and slot file and replaces neither: leave out --force, and move the old backup away first. Nothing was written.")
+                }
                 try DatabaseMaintenance.checkExistingDatabaseFile(database)
                 let isPlaintext = DatabaseFileInfo.inspect(path: database).kind == .plaintext && !key.isGiven
                 let (options, _) = CommandRunner.conversionOptions(quiet: quiet, fullCheck: fullCheck, verb: "backing up")
@@ -72,6 +86,19 @@ extension CipherStoreCommand {
                 if isPlaintext {
                     report = try DatabaseBackup.backup(path: database, key: nil, to: output, overwrite: force, options: options)
                     warnings.append("'\(database)' is not encrypted, and neither is its backup.")
+                } else if slotDatabase {
+                    let (current, passphrase) = try KeyReader.readPair(current: key.source(confirm: false), as: SlotDatabase.keyMaker(for: database),
+                                                                       new: newKey.source, as: KeyReader.passphrase(from:_:))
+                    let slot = try KeySlots.backup(path: database, key: current, cipher: cipher.settings, to: output,
+                                                   passphrase: passphrase, kdf: kdf.kdf, options: options)
+                    let slotFile = KeySlots.slotFilePath(forDatabase: output)
+                    if let json {
+                        json.succeed(["output": output, "slotFile": slotFile, "slot": Summary.fields(slot),
+                                      "schemaCopy": FileManager.default.fileExists(atPath: output + ".schema") ? output + ".schema" : NSNull()])
+                    } else {
+                        CommandRunner.say("Backed up to \(output), verified, as a slot database; its slot file is \(slotFile) (\(Summary.text(slot))). Keep the two together.", quiet: quiet)
+                    }
+                    return
                 } else if newKey.source.isGiven {
                     let (current, new) = try KeyReader.readPair(current: key.source(confirm: false), as: SlotDatabase.keyMaker(for: database),
                                                                 new: newKey.source, as: KeyReader.key(from:_:))

@@ -16,8 +16,13 @@ extension CipherStoreCommand {
                 given with --new-key-*), checked and then linked into place. The damaged file is \
                 only read.
 
-                Without the schema (the first page lost), rows are put into recovered_N tables, \
-                one per number of columns, with their original rowid. Rows of WITHOUT ROWID and \
+                When the schema cannot be read whole (the first page lost), the tables it no \
+                longer tells are taken from the database's schema copy, DATABASE.schema: \
+                encrypted with the database's key, kept up to date by CipherStore's queues and \
+                pools and by every cipherstore command that writes a database. Rows are then \
+                put back into their own tables, and the report gives each table's row count \
+                when the copy was taken. Without a copy, rows go into recovered_N tables, one \
+                per number of columns, with their original rowid. Rows of WITHOUT ROWID and \
                 virtual tables are not recovered. The report lists pages read and lost, rows per \
                 table and a score (the share of pages read).
 
@@ -86,8 +91,18 @@ extension CipherStoreCommand {
             var lines = [String(format: "Repaired into %@: %@, %@; %d of %d pages read (%.1f %%), %d lost.",
                                 report.outputPath, Summary.counted(report.tables.count, "table"), Summary.counted(report.recoveredRows, "row"),
                                 report.pagesRead, report.pageCount, report.score * 100, report.pagesLost.count)]
-            if !report.schemaRecovered { lines.append("The schema could not be read: rows are in recovered_N tables, by number of columns.") }
-            for table in report.tables { lines.append("  \(table.name): \(Summary.counted(table.recoveredRows, "row"))") }
+            let copyTaken = report.schemaCopyTaken.map { ISO8601DateFormatter().string(from: $0) }
+            if !report.schemaRecovered {
+                if report.schemaFromCopy, let copyTaken {
+                    lines.append("The schema could not be read whole: what it lacked was taken from its schema copy of \(copyTaken).")
+                } else {
+                    lines.append("The schema could not be read, and no schema copy opened with the key: rows are in recovered_N tables, by number of columns.")
+                }
+            }
+            for table in report.tables {
+                let expected = table.expectedRows.map { " of \($0) when the schema copy was taken" } ?? ""
+                lines.append("  \(table.name): \(Summary.counted(table.recoveredRows, "row"))\(expected)")
+            }
             if let slotFile = report.slotFilePath { lines.append("Its slot file: \(slotFile) (the passphrases open the pair; keep them together).") }
             return lines.joined(separator: "\n")
         }
@@ -101,6 +116,9 @@ extension CipherStoreCommand {
                 "pagesRead": report.pagesRead,
                 "pagesLost": report.pagesLost,
                 "schemaRecovered": report.schemaRecovered,
+                "schemaFromCopy": report.schemaFromCopy,
+                "schemaCopyTaken": report.schemaCopyTaken.map { ISO8601DateFormatter().string(from: $0) as Any } ?? NSNull(),
+                "schemaCopy": report.schemaCopyPath ?? NSNull(),
                 "tables": report.tables.map { ["name": $0.name, "rows": $0.recoveredRows, "expectedRows": $0.expectedRows.map { $0 as Any } ?? NSNull()] as [String: Any] },
                 "rows": report.recoveredRows,
                 "problems": report.problems,

@@ -111,7 +111,8 @@ enum Summary {
     }
 
     /// The same, for commands without `OutputOptions` (`backup`, `restore`). A slot file
-    /// written beside the result is named (`"slotFile"` in JSON).
+    /// written beside the result is named (`"slotFile"` in JSON), and the schema copy
+    /// (`"schemaCopy"` in JSON only: it is an aid to `repair`, kept up to date by itself).
     static func conversionFinished(_ report: ConversionReport, verb: String, quiet: Bool, fullCheck: Bool, json: JSONOutput?, warnings: [String]) {
         let needed = openingSettings(report.verification)
         let settingsWarning = needed.isEmpty ? [] : ["the result opens ONLY with \(needed.map(\.option).joined(separator: " ")) (in other SQLCipher tools: \(needed.map(\.pragma).joined(separator: "; "))): with the defaults alone, its key is reported wrong. Give them every time you open it."]
@@ -121,6 +122,7 @@ enum Summary {
             var object = fields(report, fullCheck: fullCheck, warnings: warnings)
             object["opensOnlyWith"] = needed.map(\.option)
             object["slotFile"] = report.slotFilePath ?? NSNull()
+            object["schemaCopy"] = report.schemaCopyPath ?? NSNull()
             json.succeed(object)
         } else {
             let slotLine = report.slotFilePath.map { "\nIts slot file: \($0) (its passphrases open the database; keep the two together)." } ?? ""

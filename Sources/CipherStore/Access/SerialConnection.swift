@@ -16,11 +16,15 @@ final class SerialConnection: @unchecked Sendable {
     /// re-entrancy chain is never reused while the connection exists.
     let identity: AccessIdentity
     var owner: ObjectIdentifier { ObjectIdentifier(identity) }
+    /// Runs after each block of ``sync(_:)`` and ``async(_:)``, on the connection's queue,
+    /// even when the block threw (the writer's schema copy, see ``SchemaCopyKeeper``).
+    private let afterBlock: (@Sendable (Connection) -> Void)?
 
-    init(_ connection: Connection, label: String, identity: AccessIdentity) {
+    init(_ connection: Connection, label: String, identity: AccessIdentity, afterBlock: (@Sendable (Connection) -> Void)? = nil) {
         self.connection = connection
         self.dispatchQueue = DispatchQueue(label: label)
         self.identity = identity
+        self.afterBlock = afterBlock
     }
 
     /// Runs `block` with the connection and returns its result. Blocks the calling thread.
@@ -29,7 +33,8 @@ final class SerialConnection: @unchecked Sendable {
     func sync<T>(_ block: (Connection) throws -> T) throws -> T {
         let chain = try QueueChain.enter(owner)
         return try dispatchQueue.sync {
-            try QueueChain.with(chain) { try block(connection) }
+            defer { afterBlock?(connection) }
+            return try QueueChain.with(chain) { try block(connection) }
         }
     }
 
@@ -39,6 +44,7 @@ final class SerialConnection: @unchecked Sendable {
     func async<T: Sendable>(_ block: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         try await AsyncBridge.run(on: dispatchQueue) { cancelled in
             try cancelled.check()
+            defer { self.afterBlock?(self.connection) }
             // A block run later starts a chain of its own: nobody waits for it.
             return try QueueChain.with([self.owner]) { try block(self.connection) }
         }

@@ -39,7 +39,7 @@ struct DatabaseRestore {
 
         let temporaryPath = TemporaryFiles.path(for: target)
         defer { if !replaced { FileSystem.removeDatabaseFiles(temporaryPath) } }
-        let verification = try backup.inReadOnlyTransaction { backup in
+        let (verification, schemaCopy) = try backup.inReadOnlyTransaction { backup in
             try OnlineBackup(source: backup, sourcePath: backupPath, outputPath: target, overwrite: true,
                              key: key, options: options).writeVerifiedCopy(into: temporaryPath)
         }
@@ -74,11 +74,10 @@ struct DatabaseRestore {
         }
         replaced = true
         let slotFile = try pairSlotFile(restoredSalt: restoredSalt)
-        var report = ConversionReport(outputPath: databasePath, backupPath: nil, removedLeftovers: removedLeftovers,
-                                      verification: verification.at(path: databasePath), outputBytes: FileSystem.size(target),
-                                      seconds: Date().timeIntervalSince(started))
-        report.slotFilePath = slotFile
-        return report
+        let schemaCopyPath = SchemaCopy.publish(schemaCopy, forDatabase: target)
+        return ConversionReport(outputPath: databasePath, backupPath: nil, removedLeftovers: removedLeftovers,
+                                verification: verification.at(path: databasePath), outputBytes: FileSystem.size(target),
+                                seconds: Date().timeIntervalSince(started), slotFilePath: slotFile, schemaCopyPath: schemaCopyPath)
     }
 
     /// Locks the database to replace as an in-place conversion locks its source.

@@ -30,7 +30,7 @@ struct OnlineBackup {
         defer {
             if !published { FileSystem.removeDatabaseFiles(temporaryPath) }
         }
-        let verification = try writeVerifiedCopy(into: temporaryPath)
+        let (verification, schemaCopy) = try writeVerifiedCopy(into: temporaryPath)
         try checkCancelled()
         report(.replacing, fraction: 0.95)
 
@@ -47,15 +47,18 @@ struct OnlineBackup {
             throw error
         }
         published = true
+        let schemaCopyPath = SchemaCopy.publish(schemaCopy, forDatabase: outputPath)
         report(.done, fraction: 1)
         return ConversionReport(outputPath: outputPath, backupPath: nil, removedLeftovers: removedLeftovers,
                                 verification: verification.at(path: outputPath), outputBytes: FileSystem.size(outputPath),
-                                seconds: Date().timeIntervalSince(started), slotFilePath: slotFile)
+                                seconds: Date().timeIntervalSince(started), slotFilePath: slotFile, schemaCopyPath: schemaCopyPath)
     }
 
     /// Copies the source's snapshot into a new file at `temporaryPath` (mode 0600), checks it
     /// and syncs it; the caller gives it its name, or removes it on failure.
-    func writeVerifiedCopy(into temporaryPath: String) throws -> VerificationReport {
+    /// - Returns: the verification, and the copy's schema copy to write once it has its name
+    ///   (`nil` for a plaintext copy).
+    func writeVerifiedCopy(into temporaryPath: String) throws -> (VerificationReport, SchemaCopy.Pending?) {
         if source.isEncrypted && key == nil { throw BackupError.plaintextRefused }
         if !source.isEncrypted && key != nil { throw BackupError.sourceNotEncrypted(path: source.location.displayName) }
         try checkCancelled()
@@ -68,9 +71,9 @@ struct OnlineBackup {
         try copyPages(into: temporaryPath, cipher: cipher, sourceName: sourceName)
         try checkCancelled()
         report(.verifying, fraction: 0.8)
-        let verification = try verify(temporaryPath, cipher: cipher, against: snapshot)
+        let verified = try verify(temporaryPath, cipher: cipher, against: snapshot)
         try FileSystem.sync(temporaryPath)
-        return verification
+        return verified
     }
 
     /// Copies every page of the source's snapshot into `temporaryPath`, a few MiB per step,
@@ -113,7 +116,8 @@ struct OnlineBackup {
     }
 
     /// Opens the copy on a fresh connection with its key and compares it with the snapshot.
-    private func verify(_ temporaryPath: String, cipher: CipherSettings, against snapshot: DatabaseSnapshot) throws -> VerificationReport {
+    private func verify(_ temporaryPath: String, cipher: CipherSettings,
+                        against snapshot: DatabaseSnapshot) throws -> (VerificationReport, SchemaCopy.Pending?) {
         do {
             let check = try Connection(path: temporaryPath, key: key, configuration: Configuration(cipher: cipher, foreignKeys: false))
             defer { try? check.close() }
@@ -122,7 +126,10 @@ struct OnlineBackup {
                 throw ConversionError.verificationFailed(detail: difference)
             }
             if options.fullReadBack { try DatabaseMaintenance.checkIntegrity(check) }
-            return try DatabaseMaintenance.verificationReport(check, path: temporaryPath, snapshot: copied)
+            let schemaCopy = try key.map {
+                SchemaCopy.Pending(copy: try SchemaCopy.capture(check, counting: false, rowCounts: copied.rowCounts), key: $0, cipher: cipher)
+            }
+            return (try DatabaseMaintenance.verificationReport(check, path: temporaryPath, snapshot: copied), schemaCopy)
         } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode.primaryResultCode) {
             throw ConversionError.verificationFailed(detail: "reading the backup back: \(error.message ?? error.description)")
         }

@@ -15,4 +15,8 @@ public struct ConversionReport: Sendable {
     /// The slot file written beside the result, when one was (the backup of a slot database
     /// made with its own data key: see ``DatabaseBackup``).
     public var slotFilePath: String? = nil
+    /// The encrypted schema copy written beside an encrypted result (`RESULT.schema`, which
+    /// ``DatabaseRepair`` reads when the schema pages are lost), or `nil` when none could be
+    /// written; a plaintext result has none.
+    public var schemaCopyPath: String? = nil
 }

@@ -75,7 +75,7 @@ struct DatabaseConverter: Sendable {
             try FileSystem.createOwnerOnlyFile(temporaryPath)
             // The result replaces the original for whoever used it: same owner, group and mode.
             if isInPlace { try FileSystem.copyOwnerAndMode(from: sourcePath, to: temporaryPath) }
-            let verification = try converter.copyAndVerify(into: temporaryPath, journalMode: lock.wasWAL ? "wal" : nil)
+            let (verification, schemaCopy) = try converter.copyAndVerify(into: temporaryPath, journalMode: lock.wasWAL ? "wal" : nil)
             report(.replacing, written: FileSystem.size(temporaryPath))
             // The last moment to stop: after the rename the result is in place.
             try checkCancelled()
@@ -104,12 +104,13 @@ struct DatabaseConverter: Sendable {
             }
             replaced = true
             replacedFile?.retire()
+            let schemaCopyPath = SchemaCopy.publish(schemaCopy, forDatabase: outputPath)
             let bytes = FileSystem.size(outputPath)
             report(.done, written: bytes)
             return ConversionReport(
                 outputPath: outputPath, backupPath: backupPath, removedLeftovers: removedLeftovers,
                 verification: verification.at(path: outputPath),
-                outputBytes: bytes, seconds: Date().timeIntervalSince(started))
+                outputBytes: bytes, seconds: Date().timeIntervalSince(started), schemaCopyPath: schemaCopyPath)
         } catch {
             FileSystem.removeDatabaseFiles(temporaryPath)
             throw error
@@ -225,7 +226,7 @@ struct DatabaseConverter: Sendable {
     /// and with ``ConversionOptions/fullReadBack`` runs the integrity check again on the file.
     /// Independent steps overlap on a second core: the source's row counts with the export,
     /// the sync with the fresh connection's reads.
-    private func copyAndVerify(into temporaryPath: String, journalMode: String?) throws -> VerificationReport {
+    private func copyAndVerify(into temporaryPath: String, journalMode: String?) throws -> (VerificationReport, SchemaCopy.Pending?) {
         let exporter = try openSource(conversionIO: true)
         defer { try? exporter.close() }
         let converter = self
@@ -310,7 +311,7 @@ struct DatabaseConverter: Sendable {
     /// passphrase opens the file too, and the open costs no second stretching. If it does not
     /// open, the passphrase is used.
     private func verifyWrittenFile(_ temporaryPath: String, against sourceSnapshot: DatabaseSnapshot,
-                                   derivedKey: BackgroundWork<DatabaseKey?>?) throws -> VerificationReport {
+                                   derivedKey: BackgroundWork<DatabaseKey?>?) throws -> (VerificationReport, SchemaCopy.Pending?) {
         let expectedKind: DatabaseFileInfo.Kind = target.key == nil ? .plaintext : .encrypted
         let writtenKind = DatabaseFileInfo.inspect(path: temporaryPath).kind
         guard writtenKind == expectedKind else {
@@ -319,10 +320,13 @@ struct DatabaseConverter: Sendable {
         let syncing = BackgroundWork { try FileSystem.sync(temporaryPath) }
         defer { syncing.wait() }
         let verification: VerificationReport
+        var schema: SchemaCopy.Pending?
         do {
             let configuration = Configuration(cipher: target.key == nil ? .libraryDefaults : target.cipher, foreignKeys: false)
-            let check = try (try? derivedKey?.value()).flatMap { try? Connection(path: temporaryPath, key: $0, configuration: configuration) }
-                ?? Connection(path: temporaryPath, key: target.key, configuration: configuration)
+            var checkKey = target.key
+            let check = try (try? derivedKey?.value()).flatMap { key in
+                (try? Connection(path: temporaryPath, key: key, configuration: configuration)).map { checkKey = key; return $0 }
+            } ?? Connection(path: temporaryPath, key: target.key, configuration: configuration)
             defer { try? check.close() }
             let resultSnapshot = try DatabaseSnapshot.capture(check)
             if let difference = sourceSnapshot.difference(from: resultSnapshot) {
@@ -330,11 +334,15 @@ struct DatabaseConverter: Sendable {
             }
             if options.fullReadBack { try DatabaseMaintenance.checkIntegrity(check) }
             verification = try DatabaseMaintenance.verificationReport(check, path: temporaryPath, snapshot: resultSnapshot)
+            if let checkKey {
+                schema = SchemaCopy.Pending(copy: try SchemaCopy.capture(check, counting: false, rowCounts: resultSnapshot.rowCounts),
+                                            key: checkKey, cipher: target.cipher)
+            }
         } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode.primaryResultCode) {
             throw ConversionError.verificationFailed(detail: "reading the written file back: \(error.message ?? error.description)")
         }
         try syncing.value()
-        return verification
+        return (verification, schema)
     }
 
     /// Moves the verified file into place; returns the backup path, if any.

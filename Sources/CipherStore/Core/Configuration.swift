@@ -31,6 +31,9 @@ public struct Configuration: Sendable {
     public var statementCacheCapacity: Int
     /// Where CipherStore logs opens, closes and failures (never keys or bound values).
     public var logger: Logger?
+    /// What a queue or pool keeps in the encrypted schema copy beside an encrypted database
+    /// file (``SchemaCopyPolicy/schemaAndRowCounts`` by default). A ``Connection`` alone keeps none.
+    public var schemaCopy: SchemaCopyPolicy = .schemaAndRowCounts
     /// The SQLite VFS to open the file with; `nil` is the default one. Internal: conversions
     /// use a write-batching layer for the files they write.
     var vfsName: String?

@@ -38,6 +38,10 @@ final class ConnectionHooks {
     /// statement that ended it is done (the commit hook runs before a commit can still fail).
     private(set) var endingTransaction: TransactionEnd?
 
+    /// Set when a statement that may change the main schema is prepared; cleared by whoever
+    /// keeps the schema copy (see ``SchemaCopyKeeper``).
+    var schemaMayHaveChanged = false
+
     /// While not `nil`, collects the SQL of the statements the connection runs.
     var recordedSQL: Set<String>?
 
@@ -57,7 +61,10 @@ final class ConnectionHooks {
             let hooks = Unmanaged<ConnectionHooks>.fromOpaque(context).takeUnretainedValue()
             let previous = hooks.lastAuthorizedAction
             hooks.lastAuthorizedAction = action
-            if ConnectionHooks.schemaActions.contains(action) { hooks.changedUnseen = true }
+            if ConnectionHooks.schemaActions.contains(action) {
+                hooks.changedUnseen = true
+                hooks.schemaMayHaveChanged = true
+            }
             switch action {
             case SQLITE_PRAGMA:
                 guard let name, KeyPragmaGuard.refuses(pragma: name) else { return SQLITE_OK }

@@ -151,12 +151,12 @@ public enum KeySlots {
 
     /// A slot file is bound to the salt in the database's first bytes, which a plaintext
     /// header keeps out of the file: the two do not go together.
-    private static func refusePlaintextHeader(_ size: Int?) throws {
+    static func refusePlaintextHeader(_ size: Int?) throws {
         guard (size ?? 0) > 0 else { return }
         throw CipherStoreError.invalidConfiguration(reason: "a key-slot database cannot have a plaintext header: its slot file is bound to the salt in the database's first 16 bytes, which a plaintext header keeps out of the file. Drop the plaintext header (plaintextHeaderSize 0), or use a passphrase or raw key with the salt kept by the app.")
     }
 
-    private static func makeSlotDatabase(path: String, passphrase: Passphrase, label: String, kdf: KeySlotKDF,
+    static func makeSlotDatabase(path: String, passphrase: Passphrase, label: String, kdf: KeySlotKDF,
                                          convert: (DatabaseKey) throws -> ConversionReport) throws -> KeySlotInfo {
         let slotPath = slotFilePath(forDatabase: path)
         guard !FileSystem.exists(slotPath) else { throw KeySlotError.slotFileExists(path: slotPath) }

@@ -98,6 +98,7 @@ extension DatabasePool {
                 state.readerConfiguration = configuration
             }
             keyDerivationCount.add(derivations, ordering: .relaxed)
+            schemaCopy?.keyChanged(to: readerKey, cipher: configuration.cipher)
             observations.writerReopened(connection)
             return connection
         } catch {

@@ -44,6 +44,8 @@ public final class DatabasePool: DatabaseWriter {
     let writer: SerialConnection
     let observations: ObservationCenter
     private let corruption: CorruptionWatch
+    /// Keeps the encrypted schema copy beside the file, from the writer.
+    let schemaCopy: SchemaCopyKeeper?
     /// One permit per reading connection; a barrier or `close()` takes them all.
     private let readerPermits: ReaderPermits
     /// Lets one barrier (or close) at a time collect the permits, so two never split them.
@@ -102,7 +104,10 @@ public final class DatabasePool: DatabaseWriter {
         self.readerPermits = ReaderPermits(count: maximumReaderCount)
         corruption = CorruptionWatch(path: location.displayName)
         connection.handle.hooks.corruptionWatch = corruption
-        self.writer = SerialConnection(connection, label: "CipherStore.DatabasePool.writer", identity: identity)
+        let schemaCopy = SchemaCopyKeeper(location: location, key: readerKey, configuration: configuration)
+        self.schemaCopy = schemaCopy
+        self.writer = SerialConnection(connection, label: "CipherStore.DatabasePool.writer", identity: identity,
+                                       afterBlock: schemaCopy?.afterBlockHandler)
         self.observations = ObservationCenter(writer: writer)
         keyDerivationCount.store(derivations, ordering: .relaxed)
     }
@@ -401,7 +406,12 @@ public final class DatabasePool: DatabaseWriter {
                 do { try reader.syncChecked(chain: chain) { try $0.close() } } catch { firstError = firstError ?? error }
             }
             // Runs after every write queued before it.
-            do { try writer.syncChecked(chain: chain) { try $0.close() } } catch { firstError = firstError ?? error }
+            do {
+                try writer.syncChecked(chain: chain) { db in
+                    schemaCopy?.beforeClose(db)
+                    try db.close()
+                }
+            } catch { firstError = firstError ?? error }
             if let firstError { throw firstError }
         }
     }

@@ -45,6 +45,7 @@ public final class DatabaseQueue: DatabaseWriter {
     private let serial: SerialConnection
     private let observations: ObservationCenter
     private let corruption: CorruptionWatch
+    private let schemaCopy: SchemaCopyKeeper?
 
     /// Where the database lives.
     public let location: DatabaseLocation
@@ -61,7 +62,10 @@ public final class DatabaseQueue: DatabaseWriter {
         corruption = CorruptionWatch(path: location.displayName)
         connection.handle.hooks.corruptionWatch = corruption
         self.location = location
-        serial = SerialConnection(connection, label: "CipherStore.DatabaseQueue", identity: AccessIdentity())
+        let schemaCopy = SchemaCopyKeeper(location: location, key: key, configuration: configuration)
+        self.schemaCopy = schemaCopy
+        serial = SerialConnection(connection, label: "CipherStore.DatabaseQueue", identity: AccessIdentity(),
+                                  afterBlock: schemaCopy?.afterBlockHandler)
         observations = ObservationCenter(writer: serial)
     }
 
@@ -159,13 +163,15 @@ public final class DatabaseQueue: DatabaseWriter {
         }
     }
 
-    /// Closes the connection. Later use of the connection throws
+    /// Closes the connection, after bringing the database's schema copy up to date (see
+    /// ``Configuration/schemaCopy``). Later use of the connection throws
     /// ``CipherStoreError/connectionClosed``; closing again does nothing.
     /// - Throws: ``CipherStoreError/statementsStillAlive`` while statements or cursors made
     ///   from the connection are still alive.
     public func close() throws {
         try inDatabase { db in
             observations.finishAll()
+            schemaCopy?.beforeClose(db)
             try db.close()
         }
     }

@@ -57,7 +57,9 @@ public enum DatabaseRepair {
         if DatabaseFileInfo.inspect(path: path).kind == .plaintext { throw CipherStoreError.notEncrypted(path: path) }
         let settings = cipher.filling(from: SQLCipherLibrary.sqlcipherMajorVersion >= 4 ? .sqlcipher4 : .sqlcipher3)
         try settings.validate()
-        let reader = try EncryptedPageReader(path: path, cipher: pageCipher(fileSalt: SlotState.databaseSalt(of: path), key: key, settings: settings))
+        let (pageKey, salt) = try pageKey(fileSalt: SlotState.databaseSalt(of: path), key: key, settings: settings)
+        let reader = try EncryptedPageReader(path: path, cipher: pageCipher(pageKey: pageKey, salt: salt, settings: settings))
+        let schemaCopy = pageKey.withUnsafeBytes { SchemaCopy.read(forDatabase: path, key: SchemaCopyKey(pageKey: $0, salt: salt)) }
         guard reader.pageCount > 0 else {
             throw ConversionError.damaged(path: path, detail: "it is shorter than one \(settings.pageSize ?? 0)-byte page")
         }
@@ -75,7 +77,7 @@ public enum DatabaseRepair {
         }
         var outputSettings = settings
         if (settings.plaintextHeaderSize ?? 0) == 0 { outputSettings.salt = nil }
-        let result = try write(reader, into: temporaryPath, key: newKey ?? key, cipher: outputSettings, options: options)
+        let result = try write(reader, into: temporaryPath, key: newKey ?? key, cipher: outputSettings, schemaCopy: schemaCopy, options: options)
         try FileSystem.sync(temporaryPath)
         // A slot database repaired with its data key keeps its salt: its slot file opens the
         // new database too.
@@ -94,20 +96,36 @@ public enum DatabaseRepair {
             throw error
         }
         published = true
+        let schemaCopyPath = SchemaCopy.publish(result.schemaCopy, forDatabase: output)
         options.progress?(ConversionProgress(phase: .done, bytesWritten: FileSystem.size(output), bytesTotal: FileSystem.size(path), fractionCompleted: 1))
         // Pages the file should have but no longer holds (cut short) count as lost.
         let expected = max(reader.pageCount, result.headerPageCount ?? 0)
         let lost = reader.lostPages.map(Int.init) + (expected > reader.pageCount ? Array((reader.pageCount + 1)...expected) : [])
         let pagesLost = Set(lost).sorted()
         return RepairReport(outputPath: output, pageCount: max(expected, pagesLost.last ?? 0), pagesRead: reader.readPages.count,
-                            pagesLost: pagesLost, schemaRecovered: result.schemaRecovered,
-                            tables: result.tables, problems: walProblems + result.problems, slotFilePath: slotFile,
-                            seconds: Date().timeIntervalSince(started))
+                            pagesLost: pagesLost, schemaRecovered: result.salvage.schemaRecovered,
+                            schemaCopyTaken: schemaCopy?.taken, schemaFromCopy: result.salvage.usedSchemaCopy,
+                            tables: result.salvage.tables, problems: walProblems + result.salvage.problems, slotFilePath: slotFile,
+                            schemaCopyPath: schemaCopyPath, seconds: Date().timeIntervalSince(started))
     }
 
     /// The page cipher for a file: the key (a passphrase stretched once, with the salt the key
     /// or the settings carry, else the file's first 16 bytes) and the settings' page size and HMAC.
     static func pageCipher(fileSalt: [UInt8]?, key: DatabaseKey, settings: CipherSettings) throws -> PageCipher {
+        let (pageKey, salt) = try pageKey(fileSalt: fileSalt, key: key, settings: settings)
+        return try pageCipher(pageKey: pageKey, salt: salt, settings: settings)
+    }
+
+    private static func pageCipher(pageKey: SecureBytes, salt: [UInt8], settings: CipherSettings) throws -> PageCipher {
+        let keys = try pageKey.withUnsafeBytes { try PageCipher.Keys(key: $0, salt: salt, kdfAlgorithm: settings.kdfAlgorithm ?? .sha1) }
+        let headerSize = settings.plaintextHeaderSize ?? 0
+        return PageCipher(keys: keys, pageSize: settings.pageSize ?? SQLCipherLibrary.defaultPageSize,
+                          hmac: settings.useHMAC == false ? nil : settings.hmacAlgorithm ?? .sha1, headerSize: headerSize == 0 ? 16 : headerSize)
+    }
+
+    /// The 32 bytes pages are encrypted with (a passphrase stretched once) and the salt: the
+    /// key's, the settings', else the file's first 16 bytes.
+    private static func pageKey(fileSalt: [UInt8]?, key: DatabaseKey, settings: CipherSettings) throws -> (key: SecureBytes, salt: [UInt8]) {
         let keySalt = key.kind == .passphrase ? nil : try key.rawKeyBytes().salt
         let headerSize = settings.plaintextHeaderSize ?? 0
         guard let salt = keySalt ?? settings.salt ?? (headerSize == 0 ? fileSalt : nil) else {
@@ -122,15 +140,15 @@ public enum DatabaseRepair {
         } else {
             pageKey = key
         }
-        let (raw, _) = try pageKey.rawKeyBytes()
-        let keys = try raw.withUnsafeBytes { try PageCipher.Keys(key: $0, salt: salt, kdfAlgorithm: settings.kdfAlgorithm ?? .sha1) }
-        return PageCipher(keys: keys, pageSize: settings.pageSize ?? SQLCipherLibrary.defaultPageSize,
-                          hmac: settings.useHMAC == false ? nil : settings.hmacAlgorithm ?? .sha1, headerSize: headerSize == 0 ? 16 : headerSize)
+        return (try pageKey.rawKeyBytes().key, salt)
     }
 
     /// Salvages into a new database at `temporaryPath` and checks it.
+    /// - Returns: what was salvaged, the page count page 1's header gives, and the new
+    ///   database's schema copy, to write once it has its name.
     private static func write(_ reader: EncryptedPageReader, into temporaryPath: String, key: DatabaseKey, cipher: CipherSettings,
-                              options: ConversionOptions) throws -> (tables: [RepairReport.Table], schemaRecovered: Bool, problems: [String], headerPageCount: Int?) {
+                              schemaCopy: SchemaCopy?, options: ConversionOptions)
+        throws -> (salvage: DatabaseSalvage.Result, headerPageCount: Int?, schemaCopy: SchemaCopy.Pending?) {
         let output = try Connection(path: temporaryPath, key: key, configuration: Configuration(cipher: cipher, foreignKeys: false))
         defer { try? output.close() }
         try output.execute(sql: "PRAGMA journal_mode = OFF")
@@ -138,7 +156,7 @@ public enum DatabaseRepair {
         // Negative: KiB. Pages that fit are written once, at the commit, and checked there.
         try output.execute(sql: "PRAGMA cache_size = -\(max(options.pageCacheBytes / 1024, 1))")
         let total = FileSystem.size(reader.path)
-        let salvage = DatabaseSalvage(pages: reader, output: output) { fraction in
+        let salvage = DatabaseSalvage(pages: reader, output: output, schemaCopy: schemaCopy) { fraction in
             if options.cancellation?.isCancelled == true { throw ConversionError.cancelled }
             options.progress?(ConversionProgress(phase: .copying, bytesWritten: Int64(Double(total) * fraction), bytesTotal: total,
                                                  fractionCompleted: 0.9 * fraction))
@@ -155,7 +173,9 @@ public enum DatabaseRepair {
                 throw ConversionError.verificationFailed(detail: "table \(table.name) has \(count ?? 0) rows instead of the \(table.recoveredRows) inserted")
             }
         }
-        return (result.tables, result.schemaRecovered, result.problems, salvage.headerPageCount)
+        let counts = Dictionary(result.tables.map { ($0.name, $0.recoveredRows) }, uniquingKeysWith: +)
+        let copy = SchemaCopy.Pending(copy: try SchemaCopy.capture(output, counting: false, rowCounts: counts), key: key, cipher: cipher)
+        return (result, salvage.headerPageCount, copy)
     }
 
     /// The page reader, the b-tree and the record parsers over an image in memory, for the

@@ -12,10 +12,15 @@ import Foundation
 ///    Free pages, listed from page 1, are left out: their rows were deleted.
 /// 4. Indexes, views and triggers are created last, once the rows are in.
 ///
-/// Without the schema (page 1 lost), every table leaf goes to a `recovered_N` table.
+/// When the schema cannot be read whole (page 1, or a page of its b-tree, lost), the tables,
+/// indexes, views and triggers it no longer tells are taken from the database's schema copy
+/// (``SchemaCopy``) when there is one, each table walked from the root page the copy names.
+/// Without either, every table leaf goes to a `recovered_N` table.
 final class DatabaseSalvage {
     let pages: EncryptedPageReader
     let output: Connection
+    /// The database's schema copy, when one opened with the key.
+    let schemaCopy: SchemaCopy?
     let progress: (Double) throws -> Void
 
     /// One row of `sqlite_master`.
@@ -47,17 +52,28 @@ final class DatabaseSalvage {
     /// The insert statements, by their SQL: prepared once per table and width.
     private var inserts: [String: Statement] = [:]
 
-    init(pages: EncryptedPageReader, output: Connection, progress: @escaping (Double) throws -> Void) {
+    init(pages: EncryptedPageReader, output: Connection, schemaCopy: SchemaCopy?, progress: @escaping (Double) throws -> Void) {
         self.pages = pages
         self.output = output
+        self.schemaCopy = schemaCopy
         self.progress = progress
+    }
+
+    /// What ``run()`` recovered.
+    struct Result {
+        let tables: [RepairReport.Table]
+        /// Whether the file's own schema was read whole.
+        let schemaRecovered: Bool
+        /// Whether objects the file's schema no longer tells were taken from the schema copy.
+        let usedSchemaCopy: Bool
+        let problems: [String]
     }
 
     /// The page count page 1's header gives (when it is current: its "valid for" counter
     /// matches the change counter), which a file cut short no longer reaches.
     private(set) var headerPageCount: Int?
 
-    func run() throws -> (tables: [RepairReport.Table], schemaRecovered: Bool, problems: [String]) {
+    func run() throws -> Result {
         let firstPage = try pages.page(1)
         var freePages = Set<UInt32>()
         var header: (userVersion: Int32, applicationID: Int32)?
@@ -71,8 +87,9 @@ final class DatabaseSalvage {
         }
         visited.formUnion(freePages)
         var schema: [SchemaObject] = []
+        var schemaWhole = false
         if firstPage != nil {
-            try walkTable(root: 1) { _, values in
+            schemaWhole = try walkTable(root: 1) { _, values in
                 guard values.count == 5, case .text(let type) = values[0], case .text(let name) = values[1] else { return }
                 let root: UInt32
                 if case .integer(let number) = values[3], number > 0, number <= UInt32.max { root = UInt32(number) } else { root = 0 }
@@ -81,7 +98,16 @@ final class DatabaseSalvage {
                 schema.append(SchemaObject(type: type, name: name, rootPage: root, sql: sql))
             }
         }
-        let schemaRecovered = firstPage != nil && !schema.isEmpty
+        let schemaRecovered = schemaWhole && !schema.isEmpty
+        // A schema read whole is the truth: what the copy has beyond it was dropped since.
+        var usedSchemaCopy = false
+        if !schemaWhole, let schemaCopy {
+            let known = Set(schema.map(\.name))
+            for object in schemaCopy.objects where !known.contains(object.name) {
+                schema.append(SchemaObject(type: object.type, name: object.name, rootPage: UInt32(clamping: max(object.rootPage, 0)), sql: object.sql))
+                usedSchemaCopy = true
+            }
+        }
         var targets: [TableTarget] = []
         var sequence: [(String, Int64)] = []
         for object in schema where object.type == "table" {
@@ -140,8 +166,8 @@ final class DatabaseSalvage {
         if unreadableRows > 0 { problems.append("\(unreadableRows) rows on readable pages could not be decoded (a malformed record or overflow chain)") }
         if refused > 0 { problems.append("\(refused) rows were refused by their table (a constraint, or a rowid already taken)") }
         let tables = (targets + recovered.keys.sorted().compactMap { recovered[$0] })
-            .map { RepairReport.Table(name: $0.name, recoveredRows: $0.inserted, expectedRows: nil) }
-        return (tables, schemaRecovered, problems)
+            .map { RepairReport.Table(name: $0.name, recoveredRows: $0.inserted, expectedRows: schemaCopy?.rowCounts?[$0.name]) }
+        return Result(tables: tables, schemaRecovered: schemaRecovered, usedSchemaCopy: usedSchemaCopy, problems: problems)
     }
 
     /// The free pages, from the freelist's trunk pages (each lists leaf pages).
@@ -159,33 +185,47 @@ final class DatabaseSalvage {
     }
 
     /// Walks a table b-tree from `root`, handing each readable row to `row`.
-    private func walkTable(root: UInt32, _ row: (Int64, [DatabaseValue]) throws -> Void) throws {
+    /// - Returns: whether every page of the b-tree was read.
+    @discardableResult
+    private func walkTable(root: UInt32, _ row: (Int64, [DatabaseValue]) throws -> Void) throws -> Bool {
         var stack = [root]
+        var whole = true
         while let number = stack.popLast() {
-            guard visited.insert(number).inserted, let data = try pages.page(number) else { continue }
+            guard visited.insert(number).inserted else { continue }
+            guard let data = try pages.page(number) else {
+                whole = false
+                continue
+            }
             guard let node = BTreePage(data, number: number) else {
                 malformedPages += 1
+                whole = false
                 continue
             }
             switch node.kind {
             case .tableInterior: stack.append(contentsOf: node.children.reversed())
-            case .tableLeaf: try readRows(node, row)
+            case .tableLeaf: if try !readRows(node, row) { whole = false }
             case .indexInterior, .indexLeaf: continue
             }
         }
+        return whole
     }
 
-    private func readRows(_ leaf: BTreePage, _ row: (Int64, [DatabaseValue]) throws -> Void) throws {
+    /// - Returns: whether every row of the leaf was read.
+    @discardableResult
+    private func readRows(_ leaf: BTreePage, _ row: (Int64, [DatabaseValue]) throws -> Void) throws -> Bool {
+        var whole = true
         for cell in leaf.cells {
             guard let payload = try pages.payload(of: cell, visit: { visited.insert($0) }),
                   let values = RecordFormat.values(payload, encoding: encoding) else {
                 // A lost overflow page is counted as lost already; anything else is damage
                 // that passed the HMAC.
                 if !cellLostAPage(cell) { unreadableRows += 1 }
+                whole = false
                 continue
             }
             try row(cell.rowID, values)
         }
+        return whole
     }
 
     /// Whether the cell's overflow chain runs into a page whose HMAC failed.

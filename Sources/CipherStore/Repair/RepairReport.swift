@@ -1,3 +1,5 @@
+import Foundation
+
 /// What ``DatabaseRepair/salvage(path:key:cipher:to:newKey:overwrite:options:)`` recovered.
 public struct RepairReport: Sendable {
     /// One table of the new database and the rows put into it.
@@ -6,7 +8,8 @@ public struct RepairReport: Sendable {
         public let name: String
         /// Rows recovered.
         public let recoveredRows: Int
-        /// Rows the table had, when a count is known; `nil` otherwise.
+        /// Rows the table had when the database's schema copy was last taken (see
+        /// ``schemaCopyTaken``), when it holds a count; `nil` otherwise.
         public let expectedRows: Int?
     }
 
@@ -21,6 +24,12 @@ public struct RepairReport: Sendable {
     /// Whether the schema was read from the file; when not, rows were sorted into
     /// `recovered_N` tables by their number of columns.
     public let schemaRecovered: Bool
+    /// When the database's schema copy (`DB.schema`) was taken, when one opened with the key;
+    /// `nil` without one.
+    public let schemaCopyTaken: Date?
+    /// Whether tables, indexes, views or triggers the damaged file's schema no longer tells
+    /// were rebuilt from the schema copy.
+    public let schemaFromCopy: Bool
     /// The tables of the new database, in the order they were written.
     public let tables: [Table]
     /// What could not be put back (an index that no longer fits the rows, a row its table
@@ -28,6 +37,8 @@ public struct RepairReport: Sendable {
     public let problems: [String]
     /// The slot file copied beside the new database (a slot database repaired with its data key).
     public let slotFilePath: String?
+    /// The schema copy written beside the new database, when one could be.
+    public let schemaCopyPath: String?
     /// The share of the file's pages that were read intact, from 0 to 1.
     public var score: Double { pageCount == 0 ? 0 : Double(pagesRead) / Double(pageCount) }
     /// Whether everything was recovered: no page lost, the schema read, nothing refused.

@@ -175,7 +175,9 @@ import Testing
         #expect(DatabaseFileInfo.inspect(path: output).kind == .encrypted)
         #expect(throws: ConversionError.outputIsSource(path: path)) { try queue.backup(to: path, key: key) }
         try queue.close()
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == ["backup.db", "db.sqlite"])
+        // Each database with its schema copy; nothing else.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted()
+            == ["backup.db", "backup.db.schema", "db.sqlite", "db.sqlite.schema"])
     }
 
     @Test func aCancelledBackupLeavesNoFile() async throws {
@@ -212,5 +214,29 @@ import Testing
         let reopened = try DatabaseQueue(path: copy, key: DatabaseKey.slots(passphrase: passphrase, path: copy))
         #expect(try reopened.read { try $0.fetchScalar(String.self, sql: "SELECT body FROM note") } == "slot data")
         try reopened.close()
+    }
+
+    @Test func aPoolsBackupUnderAPassphraseIsASlotDatabaseOfItsOwn() throws {
+        let path = directory.path("app.db")
+        let pool = try DatabasePool(path: path, key: key)
+        defer { try? pool.close() }
+        try pool.write { db in try db.executeScript("CREATE TABLE t(x); INSERT INTO t VALUES (1), (2);") }
+        let output = directory.path("offsite.db")
+        let passphrase = try Passphrase(bytes: Array("off-site passphrase".utf8))
+        let slot = try pool.backup(to: output, passphrase: passphrase, label: "off-site", kdf: KeySlotFixture.fastKDF)
+        #expect(slot.label == "off-site")
+        let dataKey = try DatabaseKey.slots(passphrase: passphrase, path: output)
+        let copy = try Connection(path: output, key: dataKey)
+        #expect(try Int.fetchAll(copy, sql: "SELECT x FROM t") == [1, 2])
+        try copy.close()
+        #expect(throws: CipherStoreError.self) { try Connection(path: output, key: key).close() }
+
+        // A second one over it is refused before anything is written: the pair stays.
+        let slotBytes = fileBytes(KeySlots.slotFilePath(forDatabase: output))
+        #expect(throws: KeySlotError.self) {
+            try pool.backup(to: output, passphrase: passphrase, kdf: KeySlotFixture.fastKDF)
+        }
+        #expect(fileBytes(KeySlots.slotFilePath(forDatabase: output)) == slotBytes)
+        try Connection(path: output, key: KeySlots.unlock(path: output, passphrase: passphrase)).close()
     }
 }

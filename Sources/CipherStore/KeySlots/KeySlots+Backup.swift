@@ -1,0 +1,50 @@
+extension KeySlots {
+    /// Backs up a database into a new slot database: the copy is encrypted under a new random
+    /// data key, and a new slot file beside it (`OUTPUT.keys`) holds one slot, for `passphrase`.
+    ///
+    /// For a backup kept elsewhere under a passphrase of its own (an off-site copy), with the
+    /// slot machinery of the original: `keys add`, `keys recovery` and `keys rotate` work on it.
+    /// The backup is the one of ``DatabaseBackup/backup(path:key:cipher:to:newKey:overwrite:options:)``
+    /// (one committed state, verified, linked into place); the slot file is written and read
+    /// back first, and removed again when the backup fails.
+    ///
+    /// ```swift
+    /// try KeySlots.backup(path: "app.db", key: key, to: "offsite/app.db", passphrase: offsitePassphrase)
+    /// let copyKey = try DatabaseKey.slots(passphrase: offsitePassphrase, path: "offsite/app.db")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - path: the database (encrypted; a slot database too, opened with its data key).
+    ///   - key: its key.
+    ///   - cipher: the settings it was made with; the backup keeps them.
+    ///   - output: the backup's path, which must not exist, nor its slot file.
+    ///   - passphrase: the backup's first passphrase.
+    ///   - label: the slot's name, shown by ``list(path:)``.
+    ///   - kdf: how the slot stretches the passphrase.
+    ///   - options: progress, cancellation, full read-back.
+    /// - Returns: the backup's slot.
+    /// - Throws: ``KeySlotError/slotFileExists(path:)``, and the errors of the backup.
+    @discardableResult
+    public static func backup(path: String, key: DatabaseKey, cipher: CipherSettings = .libraryDefaults, to output: String,
+                              passphrase: Passphrase, label: String = "passphrase", kdf: KeySlotKDF = .default,
+                              options: ConversionOptions = ConversionOptions()) throws -> KeySlotInfo {
+        try refusePlaintextHeader(cipher.plaintextHeaderSize)
+        return try makeSlotDatabase(path: output, passphrase: passphrase, label: label, kdf: kdf) { dataKey in
+            try DatabaseBackup.backup(path: path, key: key, cipher: cipher, to: output, newKey: dataKey, options: options)
+        }
+    }
+}
+
+extension DatabaseReader {
+    /// Backs up the database, while the app goes on using it, into a new slot database whose
+    /// slot file holds one slot for `passphrase`. See ``KeySlots/backup(path:key:cipher:to:passphrase:label:kdf:options:)``
+    /// and `backup(to:key:overwrite:options:)`.
+    /// - Returns: the backup's slot.
+    @discardableResult
+    public func backup(to path: String, passphrase: Passphrase, label: String = "passphrase", kdf: KeySlotKDF = .default,
+                       options: ConversionOptions = ConversionOptions()) throws -> KeySlotInfo {
+        try KeySlots.makeSlotDatabase(path: path, passphrase: passphrase, label: label, kdf: kdf) { dataKey in
+            try backup(to: path, key: dataKey, options: options)
+        }
+    }
+}
