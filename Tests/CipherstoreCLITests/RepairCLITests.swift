@@ -82,6 +82,19 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: output + ".keys"))
         let verify = try CLI.run(["verify", output, "--key-file", passphrase])
         #expect(verify.status == 0, "\(verify.errorOutput)")
+
+        // Its salt damaged: the passphrase still opens a slot, whose recorded salt reads every
+        // page (a page's HMAC covers its encrypted bytes, not the salt before them).
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: slots))
+        try handle.write(contentsOf: Data(repeating: 0x42, count: 16))
+        try handle.close()
+        let salvaged = workspace.path("salt.db")
+        let damaged = try CLI.run(["repair", slots, "-o", salvaged, "--key-file", passphrase, "--json"])
+        #expect(damaged.status == 0, "\(damaged.errorOutput)")
+        #expect(damaged.errorOutput.contains("salt"), "\(damaged.errorOutput)")
+        let object = try json(damaged)
+        #expect(object["pagesLost"] as? [Int] == [])
+        #expect(object["rows"] as? Int == 1)
     }
 
     @Test func aFileMadeByEncryptAndWrittenByTheShellIsRepairedIntoItsTablesWhenPageOneIsLost() throws {
@@ -118,5 +131,23 @@ import Testing
         result = try CLI.run(["repair", encrypted, "-o", workspace.path("text.db"), "--raw-key", "--key-file", keyFile])
         #expect(result.output.contains("schema copy"), "\(result.output)")
         #expect(result.output.contains("note: 500 rows of 500"), "\(result.output)")
+    }
+
+    @Test func aWriteThroughQueryKeepsTheSchemaCopyCurrent() throws {
+        let plain = workspace.path("plain.db")
+        let db = try Connection(path: plain, key: nil)
+        try db.executeScript("CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT); INSERT INTO note(body) VALUES ('a');")
+        try db.close()
+        let encrypted = workspace.path("queried.db")
+        #expect(try CLI.run(["encrypt", plain, "-o", encrypted, "--raw-key", "--key-file", keyFile]).status == 0)
+        var result = try CLI.run(["query", encrypted, "CREATE TABLE audit(actor TEXT, at, action)", "--write", "--raw-key", "--key-file", keyFile])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        result = try CLI.run(["query", encrypted, "INSERT INTO audit VALUES ('me', 1, 'LOGIN')", "--write", "--raw-key", "--key-file", keyFile])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        try damage(page: 1, of: encrypted)
+        result = try CLI.run(["repair", encrypted, "-o", output, "--raw-key", "--key-file", keyFile, "--json"])
+        let tables = try #require(try json(result)["tables"] as? [[String: Any]])
+        #expect(Set(tables.compactMap { $0["name"] as? String }) == ["note", "audit"])
+        #expect(tables.first { $0["name"] as? String == "audit" }?["expectedRows"] as? Int == 1)
     }
 }

@@ -80,6 +80,9 @@ extension CipherStoreCommand {
                 }
                 try DatabaseMaintenance.checkExistingDatabaseFile(database)
                 let isPlaintext = DatabaseFileInfo.inspect(path: database).kind == .plaintext && !key.isGiven
+                if isPlaintext && newKey.source.isGiven {
+                    throw CLIError(exitCode: ExitCodes.wrongFileKind, message: "'\(database)' is not encrypted, and a backup keeps the database's encryption: it cannot take a new key. Nothing was written. For an encrypted copy, run `cipherstore encrypt \(database) --output COPY` with the key options.")
+                }
                 let (options, _) = CommandRunner.conversionOptions(quiet: quiet, fullCheck: fullCheck, verb: "backing up")
                 let report: ConversionReport
                 var warnings: [String] = []
@@ -87,18 +90,13 @@ extension CipherStoreCommand {
                     report = try DatabaseBackup.backup(path: database, key: nil, to: output, overwrite: force, options: options)
                     warnings.append("'\(database)' is not encrypted, and neither is its backup.")
                 } else if slotDatabase {
+                    if FileManager.default.fileExists(atPath: output) {
+                        throw CLIError(exitCode: 64, message: "'\(output)' exists: --slot-database writes a new database and slot file and replaces neither. Nothing was written. Move it (and its slot file) away, or choose another --output.")
+                    }
                     let (current, passphrase) = try KeyReader.readPair(current: key.source(confirm: false), as: SlotDatabase.keyMaker(for: database),
                                                                        new: newKey.source, as: KeyReader.passphrase(from:_:))
-                    let slot = try KeySlots.backup(path: database, key: current, cipher: cipher.settings, to: output,
-                                                   passphrase: passphrase, kdf: kdf.kdf, options: options)
-                    let slotFile = KeySlots.slotFilePath(forDatabase: output)
-                    if let json {
-                        json.succeed(["output": output, "slotFile": slotFile, "slot": Summary.fields(slot),
-                                      "schemaCopy": FileManager.default.fileExists(atPath: output + ".schema") ? output + ".schema" : NSNull()])
-                    } else {
-                        CommandRunner.say("Backed up to \(output), verified, as a slot database; its slot file is \(slotFile) (\(Summary.text(slot))). Keep the two together.", quiet: quiet)
-                    }
-                    return
+                    report = try KeySlots.backup(path: database, key: current, cipher: cipher.settings, to: output,
+                                                 passphrase: passphrase, kdf: kdf.kdf, options: options)
                 } else if newKey.source.isGiven {
                     let (current, new) = try KeyReader.readPair(current: key.source(confirm: false), as: SlotDatabase.keyMaker(for: database),
                                                                 new: newKey.source, as: KeyReader.key(from:_:))

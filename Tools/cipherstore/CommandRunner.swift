@@ -55,7 +55,7 @@ enum CommandRunner {
             case .notASlotFile, .unsupportedVersion, .belongsToAnotherDatabase: return ExitCodes.wrongFileKind
             case .damaged, .kdfParametersOutOfRange: return ExitCodes.verificationFailed
             case .slotFileMissing, .readBackFailed: return ExitCodes.ioFailure
-            case .lastSlot, .noSuchSlot, .removalNeedsAnotherSlot, .slotFileExists, .tooManySlots, .passphraseAlreadyInSlot, .invalidLabel,
+            case .lastSlot, .noSuchSlot, .removalNeedsAnotherSlot, .slotFileExists, .leftoverSlotFile, .tooManySlots, .passphraseAlreadyInSlot, .invalidLabel,
                  .invalidKDF, .nothingToKeep, .changeWouldBeUnreadable, .noRoomForRotation: return 64
             case .rotationLeftOldSlots: return ExitCodes.notDurable
             }

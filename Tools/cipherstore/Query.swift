@@ -68,6 +68,8 @@ extension CipherStoreCommand {
                 let db = try DatabaseMaintenance.openExisting(path: database, key: databaseKey, cipher: settings, writable: write)
                 defer { try? db.close() }
                 try Self.execute(text, on: db, writing: write, output: QueryOutput(format: format))
+                // A write keeps the schema copy current, as every writing command does.
+                if write { DatabaseMaintenance.writeSchemaCopy(of: db, key: databaseKey, cipher: settings) }
             }
         }
 

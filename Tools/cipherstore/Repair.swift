@@ -66,10 +66,10 @@ extension CipherStoreCommand {
                 let current: DatabaseKey
                 var new: DatabaseKey?
                 if newKey.source.isGiven {
-                    (current, new) = try KeyReader.readPair(current: key.source(confirm: false), as: SlotDatabase.keyMaker(for: database),
+                    (current, new) = try KeyReader.readPair(current: key.source(confirm: false), as: SlotDatabase.keyMaker(for: database, damagedSalt: true),
                                                             new: newKey.source, as: KeyReader.key(from:_:))
                 } else {
-                    current = try SlotDatabase.openingKey(for: database, from: key.source(confirm: false))
+                    current = try KeyReader.read(key.source(confirm: false), as: SlotDatabase.keyMaker(for: database, damagedSalt: true))
                 }
                 let (options, _) = CommandRunner.conversionOptions(quiet: quiet, fullCheck: false, verb: "repairing")
                 let report = try DatabaseRepair.salvage(path: database, key: current, cipher: cipher.settings, to: output,
@@ -81,16 +81,16 @@ extension CipherStoreCommand {
                 }
                 for problem in report.problems { warn(problem) }
                 if !report.isComplete {
-                    warn("some data could not be read: the new database holds what could (see above). Restore a backup if you have one; keep the damaged file.")
+                    warn("some data could not be read: the new database holds what could (\(json == nil ? "see above" : "see the report's pagesLost and problems")). Restore a backup if you have one; keep the damaged file.")
                     throw ExitCode(ExitCodes.dataLost)
                 }
             }
         }
 
         static func text(_ report: RepairReport) -> String {
-            var lines = [String(format: "Repaired into %@: %@, %@; %d of %d pages read (%.1f %%), %d lost.",
+            var lines = [String(format: "Repaired into %@: %@, %@; %d of %d pages lost (score %.1f %%).",
                                 report.outputPath, Summary.counted(report.tables.count, "table"), Summary.counted(report.recoveredRows, "row"),
-                                report.pagesRead, report.pageCount, report.score * 100, report.pagesLost.count)]
+                                report.pagesLost.count, report.pageCount, report.score * 100)]
             let copyTaken = report.schemaCopyTaken.map { ISO8601DateFormatter().string(from: $0) }
             if !report.schemaRecovered {
                 if report.schemaFromCopy, let copyTaken {

@@ -45,7 +45,11 @@ enum SlotDatabase {
 
     /// Makes the key that opens `database` from the bytes read: through its slot file when it
     /// has one and they are a passphrase, else as ``KeyReader/key(from:_:)`` does.
-    static func keyMaker(for database: String) -> (ArraySlice<UInt8>, KeyReader.Source) throws -> DatabaseKey {
+    ///
+    /// With `damagedSalt` (a repair), a passphrase that opens a slot bound to another salt than
+    /// the database's first 16 bytes gives the data key with the slot's salt: the salt in the
+    /// file may be what is damaged.
+    static func keyMaker(for database: String, damagedSalt: Bool = false) -> (ArraySlice<UInt8>, KeyReader.Source) throws -> DatabaseKey {
         { bytes, source in
             guard !source.raw, hasSlotFile(database) else { return try KeyReader.key(from: bytes, source) }
             do {
@@ -56,7 +60,13 @@ enum SlotDatabase {
                 // key opens it as one, say so; otherwise the slot file is the problem to report.
                 guard case .belongsToAnotherDatabase(let slotFile, _) = error else { throw error }
                 let key = try KeyReader.key(from: bytes, source)
-                guard let db = try? DatabaseMaintenance.openForReading(path: database, key: key) else { throw error }
+                guard let db = try? DatabaseMaintenance.openForReading(path: database, key: key) else {
+                    guard damagedSalt, let slotKey = try? KeySlots.unlockIgnoringDatabaseSalt(path: database, passphrase: KeyReader.passphrase(from: bytes, source)) else {
+                        throw error
+                    }
+                    warn("the first 16 bytes of '\(database)' (its salt) are not the salt its slot file '\(slotFile)' was made for: they may be damaged. The passphrase opened a slot; reading the pages with the salt that slot records.")
+                    return slotKey
+                }
                 try? db.close()
                 warn("the slot file '\(slotFile)' does not belong to '\(database)' (it is stale: left by an interrupted `keys init`, or copied from another database); the key opened the database as a plain SQLCipher key. Move the stale slot file away.")
                 return key

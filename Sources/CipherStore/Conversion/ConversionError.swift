@@ -74,7 +74,7 @@ public enum ConversionError: Error, Sendable, CustomStringConvertible, Equatable
         case .outputExists(let path):
             return "'\(path)' already exists. \(unchanged) Choose another output, or pass `overwrite: true` to replace it."
         case .outputIsSource(let path):
-            return "The output '\(path)' is the source file itself. \(unchanged) Choose another output (to replace a source with its conversion, convert it in place: `--in-place`, `.inPlace`)."
+            return "The output '\(path)' is the source file itself. \(unchanged) Choose another output (a conversion replaces its source in place with `--in-place`, `.inPlace`; a backup is always another file)."
         case .outputIsDirectory(let path):
             return "The output '\(path)' is a directory. \(unchanged) Give the path of the file to write, e.g. '\(path.hasSuffix("/") ? path : path + "/")app.db'."
         case .outputDirectoryUnusable(let path):

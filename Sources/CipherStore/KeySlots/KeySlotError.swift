@@ -26,6 +26,9 @@ public enum KeySlotError: Error, Sendable, CustomStringConvertible, Equatable {
     case removalNeedsAnotherSlot(path: String, slot: Int)
     /// Making a slot database, but a slot file is already where it would go.
     case slotFileExists(path: String)
+    /// Making a slot database at a path with no database, but a slot file is there: left by
+    /// an interrupted run.
+    case leftoverSlotFile(path: String, database: String)
     /// The file already holds the maximum number of slots.
     case tooManySlots(path: String, maximum: Int)
     /// The passphrase to add already opens a slot.
@@ -72,6 +75,8 @@ public enum KeySlotError: Error, Sendable, CustomStringConvertible, Equatable {
             return "The passphrase given opens slot \(slot) of '\(path)', the one being removed. Nothing was changed. Authorise the removal with the passphrase of a slot that stays."
         case .slotFileExists(let path):
             return "'\(path)' already exists. Nothing was changed. If the database already uses key slots, that file is needed to open it: keep it, and add or change passphrases with `cipherstore keys add` or `keys change`. Only if it is left over from an interrupted attempt (the database still opens as before, without it) move it away and retry."
+        case .leftoverSlotFile(let path, let database):
+            return "'\(path)' is there but '\(database)' is not: the slot file is left over from an interrupted backup or conversion and opens nothing. Nothing was changed. Remove '\(path)' and run again."
         case .tooManySlots(let path, let maximum):
             return "'\(path)' already holds \(maximum) slots, the most a slot file can hold. Nothing was changed. Remove a slot first."
         case .passphraseAlreadyInSlot(let path, let slot):

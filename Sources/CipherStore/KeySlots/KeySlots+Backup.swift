@@ -22,16 +22,30 @@ extension KeySlots {
     ///   - label: the slot's name, shown by ``list(path:)``.
     ///   - kdf: how the slot stretches the passphrase.
     ///   - options: progress, cancellation, full read-back.
-    /// - Returns: the backup's slot.
-    /// - Throws: ``KeySlotError/slotFileExists(path:)``, and the errors of the backup.
+    /// - Returns: the backup's report, which names its slot file (``ConversionReport/slotFilePath``);
+    ///   ``list(path:)`` lists its slot.
+    /// - Throws: ``KeySlotError/slotFileExists(path:)`` (or ``KeySlotError/leftoverSlotFile(path:database:)``
+    ///   when only the slot file of an interrupted run is there), and the errors of the backup.
     @discardableResult
     public static func backup(path: String, key: DatabaseKey, cipher: CipherSettings = .libraryDefaults, to output: String,
                               passphrase: Passphrase, label: String = "passphrase", kdf: KeySlotKDF = .default,
-                              options: ConversionOptions = ConversionOptions()) throws -> KeySlotInfo {
+                              options: ConversionOptions = ConversionOptions()) throws -> ConversionReport {
         try refusePlaintextHeader(cipher.plaintextHeaderSize)
-        return try makeSlotDatabase(path: output, passphrase: passphrase, label: label, kdf: kdf) { dataKey in
+        return try makeSlotBackup(at: output, passphrase: passphrase, label: label, kdf: kdf) { dataKey in
             try DatabaseBackup.backup(path: path, key: key, cipher: cipher, to: output, newKey: dataKey, options: options)
         }
+    }
+
+    /// A backup at `output` under a new data key, with a new slot file for `passphrase`.
+    static func makeSlotBackup(at output: String, passphrase: Passphrase, label: String, kdf: KeySlotKDF,
+                               backup: (DatabaseKey) throws -> ConversionReport) throws -> ConversionReport {
+        let slotPath = slotFilePath(forDatabase: output)
+        if FileSystem.exists(slotPath) && !FileSystem.exists(output) {
+            throw KeySlotError.leftoverSlotFile(path: slotPath, database: output)
+        }
+        var (_, report) = try makeSlotDatabase(path: output, passphrase: passphrase, label: label, kdf: kdf, convert: backup)
+        report.slotFilePath = slotPath
+        return report
     }
 }
 
@@ -39,11 +53,11 @@ extension DatabaseReader {
     /// Backs up the database, while the app goes on using it, into a new slot database whose
     /// slot file holds one slot for `passphrase`. See ``KeySlots/backup(path:key:cipher:to:passphrase:label:kdf:options:)``
     /// and `backup(to:key:overwrite:options:)`.
-    /// - Returns: the backup's slot.
+    /// - Returns: the backup's report, which names its slot file.
     @discardableResult
     public func backup(to path: String, passphrase: Passphrase, label: String = "passphrase", kdf: KeySlotKDF = .default,
-                       options: ConversionOptions = ConversionOptions()) throws -> KeySlotInfo {
-        try KeySlots.makeSlotDatabase(path: path, passphrase: passphrase, label: label, kdf: kdf) { dataKey in
+                       options: ConversionOptions = ConversionOptions()) throws -> ConversionReport {
+        try KeySlots.makeSlotBackup(at: path, passphrase: passphrase, label: label, kdf: kdf) { dataKey in
             try backup(to: path, key: dataKey, options: options)
         }
     }

@@ -55,7 +55,7 @@ public enum KeySlots {
         try refusePlaintextHeader(cipher.plaintextHeaderSize)
         return try makeSlotDatabase(path: path, passphrase: passphrase, label: label, kdf: kdf) { [cipher] key in
             try DatabaseMaintenance.encrypt(path: path, key: key, cipher: cipher, to: .inPlace(), options: options)
-        }
+        }.slot
     }
 
     /// Turns a database encrypted with a passphrase (or raw key) into a slot database, in
@@ -82,7 +82,7 @@ public enum KeySlots {
         return try makeSlotDatabase(path: path, passphrase: passphrase, label: label, kdf: kdf) { key in
             try DatabaseMaintenance.changeKey(path: path, oldKey: currentKey, oldCipher: currentCipher, newKey: key,
                                               newCipher: cipher, to: .inPlace(), options: options)
-        }
+        }.slot
     }
 
     /// The key that opens a slot database: one key derivation, then the raw data key with the
@@ -96,6 +96,26 @@ public enum KeySlots {
         let state = try SlotState.load(database: path)
         let opened = try state.unlock(passphrase)
         return try opened.dataKey.withUnsafeBytes { try DatabaseKey.rawKey($0, salt: state.databaseSalt) }
+    }
+
+    /// The key of a slot database whose first 16 bytes (the salt its slots are bound to) may
+    /// be damaged, for ``DatabaseRepair``: the data key with the salt recorded by the slot the
+    /// passphrase opens, whatever the database's first bytes hold. Tries each salt the slot
+    /// file records, one key derivation per slot tried.
+    /// - Throws: ``CipherStoreError/wrongKey(path:)`` when no slot opens with the passphrase,
+    ///   ``KeySlotError`` for a missing or damaged slot file.
+    public static func unlockIgnoringDatabaseSalt(path: String, passphrase: Passphrase) throws -> DatabaseKey {
+        let slotPath = slotFileTarget(forDatabase: path)
+        let file = try KeySlotStore.read(slotPath, database: path)
+        var salts: [[UInt8]] = []
+        for slot in file.slots where !salts.contains(slot.databaseSalt) { salts.append(slot.databaseSalt) }
+        for salt in salts {
+            let state = SlotState(databasePath: path, slotPath: slotPath, databaseSalt: salt, file: file, lock: nil)
+            if let opened = try? state.unlock(passphrase) {
+                return try opened.dataKey.withUnsafeBytes { try DatabaseKey.rawKey($0, salt: salt) }
+            }
+        }
+        throw CipherStoreError.wrongKey(path: path)
     }
 
     /// The slots of a database's slot file, without secrets. Runs no key derivation.
@@ -156,8 +176,11 @@ public enum KeySlots {
         throw CipherStoreError.invalidConfiguration(reason: "a key-slot database cannot have a plaintext header: its slot file is bound to the salt in the database's first 16 bytes, which a plaintext header keeps out of the file. Drop the plaintext header (plaintextHeaderSize 0), or use a passphrase or raw key with the salt kept by the app.")
     }
 
+    /// Makes a slot file with one slot for a new data key, then has `convert` write the
+    /// database under that key; removes the slot file again when the database was not written.
+    /// - Returns: the slot, and the report of `convert`.
     static func makeSlotDatabase(path: String, passphrase: Passphrase, label: String, kdf: KeySlotKDF,
-                                         convert: (DatabaseKey) throws -> ConversionReport) throws -> KeySlotInfo {
+                                 convert: (DatabaseKey) throws -> ConversionReport) throws -> (slot: KeySlotInfo, report: ConversionReport) {
         let slotPath = slotFilePath(forDatabase: path)
         guard !FileSystem.exists(slotPath) else { throw KeySlotError.slotFileExists(path: slotPath) }
         try validate(label: label)
@@ -173,9 +196,10 @@ public enum KeySlots {
         try KeySlotStore.create(slotPath, with: file) { written in
             try SlotSealer.checkReadBack(written, database: path, slotID: slot.id, wrappingKey: key.wrappingKey, dataKey: dataKey)
         }
+        let report: ConversionReport
         do {
             let key = try dataKey.withUnsafeBytes { try DatabaseKey.rawKey($0, salt: salt) }
-            _ = try convert(key)
+            report = try convert(key)
         } catch {
             // Read from the disk, not from the step that failed: once the database has the salt
             // the slot file is bound to, it is encrypted under the data key that exists only in
@@ -192,7 +216,7 @@ public enum KeySlots {
             try? FileSystem.syncDirectory(of: slotPath)
             throw error
         }
-        return KeySlotInfo(slot, currentSalt: salt)
+        return (KeySlotInfo(slot, currentSalt: salt), report)
     }
 
     static func validate(label: String) throws {

@@ -104,7 +104,7 @@ public enum DatabaseRepair {
         let pagesLost = Set(lost).sorted()
         return RepairReport(outputPath: output, pageCount: max(expected, pagesLost.last ?? 0), pagesRead: reader.readPages.count,
                             pagesLost: pagesLost, schemaRecovered: result.salvage.schemaRecovered,
-                            schemaCopyTaken: schemaCopy?.taken, schemaFromCopy: result.salvage.usedSchemaCopy,
+                            schemaCopyTaken: schemaCopy.copy?.taken, schemaFromCopy: result.salvage.usedSchemaCopy,
                             tables: result.salvage.tables, problems: walProblems + result.salvage.problems, slotFilePath: slotFile,
                             schemaCopyPath: schemaCopyPath, seconds: Date().timeIntervalSince(started))
     }
@@ -147,7 +147,7 @@ public enum DatabaseRepair {
     /// - Returns: what was salvaged, the page count page 1's header gives, and the new
     ///   database's schema copy, to write once it has its name.
     private static func write(_ reader: EncryptedPageReader, into temporaryPath: String, key: DatabaseKey, cipher: CipherSettings,
-                              schemaCopy: SchemaCopy?, options: ConversionOptions)
+                              schemaCopy: SchemaCopy.Found, options: ConversionOptions)
         throws -> (salvage: DatabaseSalvage.Result, headerPageCount: Int?, schemaCopy: SchemaCopy.Pending?) {
         let output = try Connection(path: temporaryPath, key: key, configuration: Configuration(cipher: cipher, foreignKeys: false))
         defer { try? output.close() }

@@ -21,6 +21,8 @@ final class DatabaseSalvage {
     let output: Connection
     /// The database's schema copy, when one opened with the key.
     let schemaCopy: SchemaCopy?
+    /// Why a schema copy beside the file could not be used, when one is there.
+    let schemaCopyProblem: String?
     let progress: (Double) throws -> Void
 
     /// One row of `sqlite_master`.
@@ -44,7 +46,15 @@ final class DatabaseSalvage {
     private var visited = Set<UInt32>()
     private var encoding = RecordFormat.TextEncoding.utf8
     private var problems: [String] = []
+    /// Rows no table took, even a `recovered_N` one.
     private var refused = 0
+    /// Rows their table refused (a constraint, a rowid taken), put in a `recovered_N` table.
+    private var refusedButKept = 0
+    /// Rows that do not fit the table their page belongs to (more columns, or a value where
+    /// the INTEGER PRIMARY KEY is stored as NULL): a stale schema copy, or a damaged page.
+    private var misfits = 0
+    /// The `recovered_N` tables, by number of columns.
+    private var recovered: [Int: TableTarget] = [:]
     /// Pages that passed their HMAC but do not read as what they should be (a table's page).
     private var malformedPages = 0
     /// Rows on readable pages whose record or overflow chain could not be read.
@@ -52,10 +62,11 @@ final class DatabaseSalvage {
     /// The insert statements, by their SQL: prepared once per table and width.
     private var inserts: [String: Statement] = [:]
 
-    init(pages: EncryptedPageReader, output: Connection, schemaCopy: SchemaCopy?, progress: @escaping (Double) throws -> Void) {
+    init(pages: EncryptedPageReader, output: Connection, schemaCopy: SchemaCopy.Found, progress: @escaping (Double) throws -> Void) {
         self.pages = pages
         self.output = output
-        self.schemaCopy = schemaCopy
+        self.schemaCopy = schemaCopy.copy
+        if case .unusable(let reason) = schemaCopy { schemaCopyProblem = reason } else { schemaCopyProblem = nil }
         self.progress = progress
     }
 
@@ -100,13 +111,16 @@ final class DatabaseSalvage {
         }
         let schemaRecovered = schemaWhole && !schema.isEmpty
         // A schema read whole is the truth: what the copy has beyond it was dropped since.
-        var usedSchemaCopy = false
+        var fromCopy = Set<String>()
         if !schemaWhole, let schemaCopy {
             let known = Set(schema.map(\.name))
             for object in schemaCopy.objects where !known.contains(object.name) {
                 schema.append(SchemaObject(type: object.type, name: object.name, rootPage: UInt32(clamping: max(object.rootPage, 0)), sql: object.sql))
-                usedSchemaCopy = true
+                fromCopy.insert(object.name)
             }
+            if !fromCopy.isEmpty { problems.append(copyCaveat(schemaCopy, tables: fromCopy, firstPage: firstPage)) }
+        } else if !schemaWhole, let schemaCopyProblem {
+            problems.append("the schema could not be read whole, and its schema copy could not be used: \(schemaCopyProblem)")
         }
         var targets: [TableTarget] = []
         var sequence: [(String, Int64)] = []
@@ -118,6 +132,10 @@ final class DatabaseSalvage {
                 continue
             }
             guard !object.name.hasPrefix("sqlite_"), let sql = object.sql, object.rootPage > 0 else { continue }
+            if fromCopy.contains(object.name), let problem = try rootProblem(object) {
+                problems.append(problem)
+                continue
+            }
             let upper = sql.uppercased()
             if upper.hasPrefix("CREATE VIRTUAL") {
                 problems.append("virtual table \(object.name) was not recovered (its module keeps its own data)")
@@ -135,12 +153,19 @@ final class DatabaseSalvage {
                 continue
             }
             var target = try tableTarget(object.name)
+            let misfitsBefore = misfits
             try walkTable(root: object.rootPage) { rowID, values in try insert(rowID, values, into: &target) }
+            if fromCopy.contains(object.name), target.inserted == 0, misfits > misfitsBefore {
+                // Its root page holds another table's rows now (kept in recovered_N): the table
+                // of the copy is gone.
+                try output.execute(sql: "DROP TABLE \(Connection.quoteIdentifier(object.name))")
+                problems.append("table \(object.name) of the schema copy was not created: its root page \(object.rootPage) holds rows of another table now (it was dropped since the copy was taken)")
+                continue
+            }
             targets.append(target)
             try progress(Double(visited.count) / Double(max(pages.pageCount, 1)))
         }
-        var recovered: [Int: TableTarget] = [:]
-        try collectOrphanLeaves(into: &targets, recovered: &recovered)
+        try collectOrphanLeaves(into: &targets)
         for (name, seq) in sequence {
             try output.execute(sql: "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?", arguments: [seq, name])
             if output.changesCount == 0 { try output.execute(sql: "INSERT INTO sqlite_sequence(name, seq) VALUES (?, ?)", arguments: [name, seq]) }
@@ -164,10 +189,38 @@ final class DatabaseSalvage {
         inserts.removeAll()
         if malformedPages > 0 { problems.append("\(malformedPages) pages passed their HMAC but do not read as b-tree pages: their rows were not recovered") }
         if unreadableRows > 0 { problems.append("\(unreadableRows) rows on readable pages could not be decoded (a malformed record or overflow chain)") }
-        if refused > 0 { problems.append("\(refused) rows were refused by their table (a constraint, or a rowid already taken)") }
+        if misfits > 0 {
+            problems.append("\(misfits) rows do not fit the table their page belongs to (more columns than it has, or a value where its INTEGER PRIMARY KEY is stored as NULL): a schema copy older than the schema, or a damaged page. They were put in recovered_N tables")
+        }
+        if refusedButKept > 0 {
+            problems.append("\(refusedButKept) rows were refused by their table (a constraint, or a rowid already taken): they were put in recovered_N tables")
+        }
+        if refused > 0 { problems.append("\(refused) rows could not be inserted anywhere") }
         let tables = (targets + recovered.keys.sorted().compactMap { recovered[$0] })
             .map { RepairReport.Table(name: $0.name, recoveredRows: $0.inserted, expectedRows: schemaCopy?.rowCounts?[$0.name]) }
-        return Result(tables: tables, schemaRecovered: schemaRecovered, usedSchemaCopy: usedSchemaCopy, problems: problems)
+        return Result(tables: tables, schemaRecovered: schemaRecovered, usedSchemaCopy: !fromCopy.isEmpty, problems: problems)
+    }
+
+    /// What the report says of tables taken from the schema copy: when it was taken, and
+    /// whether page 1's schema cookie says the schema changed since.
+    private func copyCaveat(_ copy: SchemaCopy, tables: Set<String>, firstPage: [UInt8]?) -> String {
+        let taken = ISO8601DateFormatter().string(from: copy.taken)
+        var caveat = "the schema of \(tables.sorted().joined(separator: ", ")) was taken from the schema copy of \(taken) (schema version \(copy.schemaVersion))"
+        if let firstPage, Int(BTreePage.uint32(firstPage, at: 40)) != copy.schemaVersion {
+            caveat += ", but the database's schema is at version \(BTreePage.uint32(firstPage, at: 40)): it changed since, so check these tables"
+        } else {
+            caveat += ": a schema changed since by a client that keeps no copy would not be known"
+        }
+        return caveat
+    }
+
+    /// Why a table of the schema copy is left out: its root page reads, but not as a table's
+    /// (it was dropped since the copy, or moved); `nil` when its root page is a table page or
+    /// lost (its leaves may still be found).
+    private func rootProblem(_ object: SchemaObject) throws -> String? {
+        guard object.rootPage <= pages.pageCount, let data = try pages.page(object.rootPage) else { return nil }
+        if let node = BTreePage(data, number: object.rootPage), node.kind == .tableLeaf || node.kind == .tableInterior { return nil }
+        return "table \(object.name) of the schema copy was not created: its root page \(object.rootPage) is not a table page now (the table was dropped or moved since the copy was taken)"
     }
 
     /// The free pages, from the freelist's trunk pages (each lists leaf pages).
@@ -242,7 +295,7 @@ final class DatabaseSalvage {
 
     /// Table leaves that no walk reached: each goes to the one table with its rows' column
     /// count, or to a `recovered_N` table.
-    private func collectOrphanLeaves(into targets: inout [TableTarget], recovered: inout [Int: TableTarget]) throws {
+    private func collectOrphanLeaves(into targets: inout [TableTarget]) throws {
         guard pages.pageCount >= 2 else { return }
         for number in UInt32(2)...UInt32(pages.pageCount) where !visited.contains(number) {
             guard let data = try pages.page(number), let leaf = BTreePage(data, number: number), leaf.kind == .tableLeaf else { continue }
@@ -254,8 +307,7 @@ final class DatabaseSalvage {
             if matching.count == 1 {
                 for (rowID, values) in rows { try insert(rowID, values, into: &targets[matching[0]]) }
             } else {
-                if recovered[width] == nil { recovered[width] = try recoveredTable(width: width, number: recovered.count + 1) }
-                for (rowID, values) in rows { try insert(rowID, values, into: &recovered[width]!) }
+                for (rowID, values) in rows { try insertRecovered(rowID, values) }
             }
             try progress(Double(visited.count) / Double(max(pages.pageCount, 1)))
         }
@@ -279,33 +331,52 @@ final class DatabaseSalvage {
         return TableTarget(name: name, columns: ["original_rowid"] + (1...max(width, 1)).map { "c\($0)" }, rowIDColumn: nil)
     }
 
-    /// Inserts one row with its rowid; a row its table refuses is counted, not fatal.
+    /// Inserts one row with its rowid into its table; a row that does not fit it, or that it
+    /// refuses, goes to a `recovered_N` table: no readable row is dropped.
     private func insert(_ rowID: Int64, _ values: [DatabaseValue], into target: inout TableTarget) throws {
-        var values = values
-        let sql: String
-        let quoted = Connection.quoteIdentifier(target.name)
-        if target.name.hasPrefix("recovered_") && target.rowIDColumn == nil && target.columnCount == values.count + 1 {
-            values.insert(.integer(rowID), at: 0)
-            sql = "INSERT INTO \(quoted) VALUES (\(Array(repeating: "?", count: values.count).joined(separator: ", ")))"
-        } else {
-            guard values.count <= target.columnCount else {
-                refused += 1
-                return
-            }
-            if let column = target.rowIDColumn, column < values.count { values[column] = .integer(rowID) }
-            let columns = target.columns.prefix(values.count)
-            sql = "INSERT OR IGNORE INTO \(quoted)(rowid, \(columns.joined(separator: ", "))) VALUES (?\(String(repeating: ", ?", count: values.count)))"
-            values.insert(.integer(rowID), at: 0)
+        // SQLite stores an INTEGER PRIMARY KEY as NULL in the record: the rowid holds it.
+        if values.count > target.columnCount || target.rowIDColumn.map({ $0 < values.count && !values[$0].isNull }) == true {
+            misfits += 1
+            try insertRecovered(rowID, values)
+            return
         }
+        var values = values
+        if let column = target.rowIDColumn, column < values.count { values[column] = .integer(rowID) }
+        let quoted = Connection.quoteIdentifier(target.name)
+        let columns = target.columns.prefix(values.count)
+        let sql = "INSERT OR IGNORE INTO \(quoted)(rowid, \(columns.joined(separator: ", "))) VALUES (?\(String(repeating: ", ?", count: values.count)))"
+        if try run(sql, [.integer(rowID)] + values) {
+            target.inserted += 1
+        } else {
+            refusedButKept += 1
+            try insertRecovered(rowID, values)
+        }
+    }
+
+    /// Inserts one row, with its rowid in `original_rowid`, into the `recovered_N` table of
+    /// its number of columns.
+    private func insertRecovered(_ rowID: Int64, _ values: [DatabaseValue]) throws {
+        let width = values.count
+        if recovered[width] == nil { recovered[width] = try recoveredTable(width: width, number: recovered.count + 1) }
+        let sql = "INSERT INTO \(Connection.quoteIdentifier(recovered[width]!.name)) VALUES (?\(String(repeating: ", ?", count: max(width, 1))))"
+        if try run(sql, [.integer(rowID)] + (width == 0 ? [.null] : values)) {
+            recovered[width]!.inserted += 1
+        } else {
+            refused += 1
+        }
+    }
+
+    /// Runs an insert; whether it inserted a row.
+    private func run(_ sql: String, _ values: [DatabaseValue]) throws -> Bool {
         do {
             let statement = try inserts[sql] ?? output.makeStatement(sql: sql)
             inserts[sql] = statement
             defer { statement.reset() }
             for (index, value) in values.enumerated() { try statement.bind(value, at: Int32(index + 1)) }
             while try statement.step() {}
-            if output.changesCount > 0 { target.inserted += 1 } else { refused += 1 }
+            return output.changesCount > 0
         } catch is DatabaseError {
-            refused += 1
+            return false
         }
     }
 }

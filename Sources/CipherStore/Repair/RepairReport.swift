@@ -17,7 +17,7 @@ public struct RepairReport: Sendable {
     public let outputPath: String
     /// Whole pages in the damaged file.
     public let pageCount: Int
-    /// Pages that were read intact (their HMAC matched).
+    /// Pages that were read intact (their HMAC matched). Free pages are not read.
     public let pagesRead: Int
     /// Pages that could not be read: their HMAC did not match, or the file is too short.
     public let pagesLost: [Int]
@@ -39,8 +39,9 @@ public struct RepairReport: Sendable {
     public let slotFilePath: String?
     /// The schema copy written beside the new database, when one could be.
     public let schemaCopyPath: String?
-    /// The share of the file's pages that were read intact, from 0 to 1.
-    public var score: Double { pageCount == 0 ? 0 : Double(pagesRead) / Double(pageCount) }
+    /// The share of the file's pages that were not lost, from 0 to 1. Free pages, which hold
+    /// no rows and are not read, count as not lost.
+    public var score: Double { pageCount == 0 ? 0 : Double(pageCount - pagesLost.count) / Double(pageCount) }
     /// Whether everything was recovered: no page lost, the schema read, nothing refused.
     public var isComplete: Bool { pagesLost.isEmpty && schemaRecovered && problems.isEmpty }
     /// Rows recovered in all.

@@ -1,5 +1,8 @@
 import Crypto
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An encrypted copy of a database's schema and row counts, kept beside it in `DB.schema`, so
 /// that a repair still knows the tables when the pages that hold the schema are lost.
@@ -85,17 +88,44 @@ struct SchemaCopy: Codable, Sendable, Equatable {
         }
     }
 
-    /// The copy beside `database` that `key` opens, or `nil` when there is none or it belongs
-    /// to another key or salt (an older copy, or a file that was rekeyed elsewhere).
-    static func read(forDatabase database: String, key: SchemaCopyKey) -> SchemaCopy? {
+    /// What was found beside a database.
+    enum Found {
+        /// No copy there.
+        case none
+        case opened(SchemaCopy)
+        /// A copy is there but cannot be used, and why.
+        case unusable(String)
+
+        var copy: SchemaCopy? {
+            if case .opened(let copy) = self { return copy }
+            return nil
+        }
+    }
+
+    /// The copy beside `database` that `key` opens.
+    static func read(forDatabase database: String, key: SchemaCopyKey) -> Found {
         let path = Self.path(forDatabase: database)
-        guard FileSystem.size(path) <= maximumFileSize, let data = FileManager.default.contents(atPath: path),
-              data.count > magic.count, Array(data.prefix(magic.count)) == magic,
-              let box = try? AES.GCM.SealedBox(combined: data.dropFirst(magic.count)),
-              let plain = try? AES.GCM.open(box, using: key.key, authenticating: magic + key.salt) else { return nil }
+        guard FileSystem.exists(path) || FileSystem.isSymbolicLink(path) else { return .none }
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size <= maximumFileSize else {
+            return .unusable("'\(path)' is not a regular file of at most \(maximumFileSize >> 20) MiB")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            return .unusable("'\(path)' could not be read (\(String(cString: strerror(errno)))): check its permissions")
+        }
+        guard data.count > magic.count, Array(data.prefix(magic.count)) == magic,
+              let box = try? AES.GCM.SealedBox(combined: data.dropFirst(magic.count)) else {
+            return .unusable("'\(path)' is not a schema copy (damaged, or another kind of file)")
+        }
+        guard let plain = try? AES.GCM.open(box, using: key.key, authenticating: magic + key.salt) else {
+            return .unusable("'\(path)' does not open with this key and salt (it belongs to another key or file, or it is damaged)")
+        }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .millisecondsSince1970
-        return try? decoder.decode(SchemaCopy.self, from: plain)
+        guard let copy = try? decoder.decode(SchemaCopy.self, from: plain) else {
+            return .unusable("'\(path)' opens but does not read as a schema copy")
+        }
+        return .opened(copy)
     }
 
     /// A copy taken from a file that is not yet in place (a conversion's or backup's verified

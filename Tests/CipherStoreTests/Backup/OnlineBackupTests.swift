@@ -223,8 +223,10 @@ import Testing
         try pool.write { db in try db.executeScript("CREATE TABLE t(x); INSERT INTO t VALUES (1), (2);") }
         let output = directory.path("offsite.db")
         let passphrase = try Passphrase(bytes: Array("off-site passphrase".utf8))
-        let slot = try pool.backup(to: output, passphrase: passphrase, label: "off-site", kdf: KeySlotFixture.fastKDF)
-        #expect(slot.label == "off-site")
+        let report = try pool.backup(to: output, passphrase: passphrase, label: "off-site", kdf: KeySlotFixture.fastKDF)
+        #expect(report.slotFilePath == KeySlots.slotFilePath(forDatabase: output))
+        #expect(report.verification.tables.map(\.rowCount) == [2])
+        #expect(try KeySlots.list(path: output).map(\.label) == ["off-site"])
         let dataKey = try DatabaseKey.slots(passphrase: passphrase, path: output)
         let copy = try Connection(path: output, key: dataKey)
         #expect(try Int.fetchAll(copy, sql: "SELECT x FROM t") == [1, 2])
@@ -238,5 +240,13 @@ import Testing
         }
         #expect(fileBytes(KeySlots.slotFilePath(forDatabase: output)) == slotBytes)
         try Connection(path: output, key: KeySlots.unlock(path: output, passphrase: passphrase)).close()
+
+        // The slot file of an interrupted run, without its database, is named as a leftover.
+        let interrupted = directory.path("interrupted.db")
+        try fileBytes(KeySlots.slotFilePath(forDatabase: output)).write(to: URL(fileURLWithPath: KeySlots.slotFilePath(forDatabase: interrupted)))
+        #expect(throws: KeySlotError.leftoverSlotFile(path: KeySlots.slotFilePath(forDatabase: interrupted), database: interrupted)) {
+            try pool.backup(to: interrupted, passphrase: passphrase, kdf: KeySlotFixture.fastKDF)
+        }
+        #expect(!FileManager.default.fileExists(atPath: interrupted))
     }
 }

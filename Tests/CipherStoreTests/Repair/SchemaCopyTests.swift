@@ -18,7 +18,7 @@ import Testing
 
     func copy(of database: String, key: DatabaseKey, cipher: CipherSettings = .libraryDefaults) throws -> SchemaCopy? {
         guard let sealingKey = try SchemaCopyKey.forDatabase(at: database, key: key, cipher: cipher) else { return nil }
-        return SchemaCopy.read(forDatabase: database, key: sealingKey)
+        return SchemaCopy.read(forDatabase: database, key: sealingKey).copy
     }
 
     func tables(_ copy: SchemaCopy?) -> [String] {
@@ -214,6 +214,47 @@ import Testing
         let report = try DatabaseRepair.salvage(path: path, key: key, to: directory.path("salvaged.db"))
         #expect(report.isComplete && !report.schemaFromCopy)
         #expect(report.tables.map(\.name) == ["item"])
+    }
+
+    @Test func aCopyOlderThanTheSchemaPutsNoRowIntoTheWrongTableAndDropsNone() throws {
+        try makeDatabase()
+        // Another client, which keeps no copy, drops `tag` and creates `audit` of item's width
+        // (three columns), and a table of tag's width whose rowids collide with nothing.
+        let db = try Connection(path: path, key: key)
+        try db.executeScript("""
+            DROP TABLE tag;
+            CREATE TABLE audit(actor TEXT, at INTEGER, action TEXT);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400)
+            INSERT INTO audit SELECT printf('admin-%d', i), i, 'LOGIN' FROM n;
+            """)
+        try db.close()
+        try damagePageOne()
+        let report = try DatabaseRepair.salvage(path: path, key: key, to: directory.path("salvaged.db"))
+        #expect(report.schemaFromCopy && !report.isComplete)
+        // `tag`'s old root page is not a table page now: it is left out and named.
+        #expect(!report.tables.contains { $0.name == "tag" })
+        #expect(report.problems.contains { $0.contains("table tag of the schema copy was not created") })
+        #expect(report.problems.contains { $0.contains("was taken from the schema copy of") })
+        // Every item row is back in item; every audit row, which does not fit item (its first
+        // column holds text where item's INTEGER PRIMARY KEY is stored as NULL), is kept in a
+        // recovered table, none in item.
+        let out = try Connection(path: directory.path("salvaged.db"), key: key)
+        defer { try? out.close() }
+        #expect(try Int.fetchOne(out, sql: "SELECT count(*) FROM item") == 300)
+        #expect(try Int.fetchOne(out, sql: "SELECT count(*) FROM item WHERE name LIKE 'admin-%' OR id > 300") == 0)
+        let recovered = try String.fetchAll(out, sql: "SELECT name FROM sqlite_master WHERE name LIKE 'recovered_%'")
+        let kept = try recovered.reduce(0) { try $0 + (Int.fetchOne(out, sql: "SELECT count(*) FROM \($1) WHERE c1 LIKE 'admin-%'") ?? 0) }
+        #expect(kept == 400)
+        #expect(report.problems.contains { $0.contains("do not fit the table") })
+    }
+
+    @Test func aCopyThatCannotBeUsedIsNamedWhenTheSchemaNeedsIt() throws {
+        try makeDatabase()
+        try damagePageOne()
+        try Data("not a schema copy".utf8).write(to: URL(fileURLWithPath: SchemaCopy.path(forDatabase: path)))
+        let report = try DatabaseRepair.salvage(path: path, key: key, to: directory.path("salvaged.db"))
+        #expect(report.schemaCopyTaken == nil)
+        #expect(report.problems.contains { $0.contains("its schema copy could not be used") && $0.contains("is not a schema copy") })
     }
 
     /// Flips bytes of page 1 past its salt: its HMAC fails, the rest of the file reads.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CipherStore
+import Foundation
 
 extension CipherStoreCommand.Keys {
     /// `cipherstore keys init DATABASE`: a plaintext or passphrase database into a slot database.
@@ -67,10 +68,12 @@ extension CipherStoreCommand.Keys {
                     let kind = DatabaseFileInfo.inspect(path: database).kindDescription
                     throw CLIError(exitCode: ExitCodes.wrongFileKind, message: "'\(database)' is \(kind), not a SQLite or SQLCipher database. Nothing was changed.")
                 }
-                output.finish(json, ["slotFile": slotFile, "slot": Summary.fields(slot)], text: """
+                let schemaCopy = DatabaseMaintenance.schemaCopyPath(forDatabase: database)
+                let hasSchemaCopy = FileManager.default.fileExists(atPath: schemaCopy)
+                output.finish(json, ["slotFile": slotFile, "slot": Summary.fields(slot), "schemaCopy": hasSchemaCopy ? schemaCopy : NSNull()], text: """
                     \(database) is now a slot database; its slot file is \(slotFile).
                       \(Summary.text(slot))
-                    Back up \(database) and \(slotFile) together. Add a recovery key with `cipherstore keys recovery \(database)`.
+                    Back up \(database) and \(slotFile) together\(hasSchemaCopy ? " (and \(schemaCopy), its schema copy for `repair`)" : ""). Add a recovery key with `cipherstore keys recovery \(database)`.
                     """)
             }
         }

@@ -53,7 +53,7 @@ extension CipherStoreCommand.Keys {
                 let start = clock.now
                 let slots = try KeySlots.rotateDataKey(path: database, keeping: keep, cipher: cipher.settings, options: options)
                 let elapsed = clock.now - start
-                let warning = "back up \(database) and \(KeySlots.slotFilePath(forDatabase: database)) again, together: older backups hold the old data key."
+                let warning = "back up \(database) and \(KeySlots.slotFilePath(forDatabase: database)) again, together (and \(DatabaseMaintenance.schemaCopyPath(forDatabase: database)), its schema copy for `repair`): older backups hold the old data key."
                 output.finish(json, ["slots": slots.map(Summary.fields), "milliseconds": Summary.millisecondsValue(elapsed), "warnings": [warning]],
                               text: (["Rotated the data key in \(Summary.milliseconds(elapsed)): the database was rewritten and verified; \(Summary.counted(slots.count, "slot")) kept:"]
                                      + slots.map { "  " + Summary.text($0) }).joined(separator: "\n"))
