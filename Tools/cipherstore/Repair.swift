@@ -24,7 +24,7 @@ extension CipherStoreCommand {
                 when the copy was taken. Without a copy, rows go into recovered_N tables, one \
                 per number of columns, with their original rowid. Rows of WITHOUT ROWID and \
                 virtual tables are not recovered. The report lists pages read and lost, rows per \
-                table and a score (the share of pages read).
+                table and a score (the share of pages not lost).
 
                 Examples:
                   cipherstore repair damaged.db --output salvaged.db --key-file app.key
