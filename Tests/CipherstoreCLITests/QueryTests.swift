@@ -166,6 +166,35 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: database + "-wal"))
         #expect(!FileManager.default.fileExists(atPath: database + "-shm"))
     }
+    @Test func jsonGivesOneObjectOnSuccessAndOnFailure() throws {
+        var result = try CLI.run(["query", database, "SELECT id, name, photo FROM user ORDER BY id", "--key-file", keyFile, "--json"])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        #expect(object["ok"] as? Bool == true && object["command"] as? String == "query")
+        #expect(object["columns"] as? [String] == ["id", "name", "photo"])
+        let rows = try #require(object["rows"] as? [[String: Any]])
+        #expect(rows.map { $0["id"] as? Int } == [1, 2])
+        #expect(rows[0]["photo"] as? String == "AP8=" && rows[1]["photo"] is NSNull)
+        #expect(object["rowCount"] as? Int == 2)
+
+        result = try CLI.run(["query", database, "DELETE FROM user WHERE id = 2", "--write", "--key-file", keyFile, "--json"])
+        object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        #expect(object["changes"] as? Int == 1 && object["rowCount"] as? Int == 0)
+        #expect(!result.errorOutput.contains("changed"), "the count belongs in the object")
+
+        for (sql, exitCode) in [("SELEKT 1", 1), ("DELETE FROM user", 1)] {
+            result = try CLI.run(["query", database, sql, "--key-file", keyFile, "--json"])
+            #expect(result.status == Int32(exitCode))
+            object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any], "\(result.output)")
+            #expect(object["ok"] as? Bool == false)
+            let error = try #require(object["error"] as? [String: Any])
+            #expect(error["exitCode"] as? Int == exitCode && (error["message"] as? String)?.contains("Nothing was changed") == true)
+        }
+        result = try CLI.run(["query", database, "SELECT 1", "--key-file", workspace.keyFile("wrong.key", "wrong secret"), "--json"])
+        #expect(result.status == 65)
+        object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        #expect((object["error"] as? [String: Any])?["kind"] as? String == "wrongKey")
+    }
 }
 
 /// `info` and the plain-language messages of the other commands.
@@ -234,4 +263,5 @@ import Testing
         #expect(result.status == 0, "\(result.errorOutput)")
         #expect(result.output.utf8.count > 60_000_000)
     }
+
 }

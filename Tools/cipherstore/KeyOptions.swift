@@ -12,7 +12,7 @@ struct KeyOptions: ParsableArguments {
     @Flag(name: .customLong("key-stdin"), help: "Read the key from standard input, to its end, minus one trailing line ending.")
     var standardInput = false
 
-    @Flag(name: .customLong("raw-key"), help: "The key is 64 hexadecimal digits (a raw 256-bit key), not a passphrase.")
+    @Flag(name: .customLong("raw-key"), help: "The key is a raw 256-bit key, not a passphrase: 64 hexadecimal digits, or 96 with its salt (as `keys export-raw-key` writes).")
     var raw = false
 
     var isGiven: Bool { file != nil || environment != nil || standardInput }
@@ -31,7 +31,7 @@ struct OldKeyOptions: ParsableArguments {
     var environment: String?
     @Flag(name: .customLong("old-key-stdin"), help: "Read the current key from standard input (its first line, when --new-key-stdin reads the rest).")
     var standardInput = false
-    @Flag(name: .customLong("old-raw-key"), help: "The current key is 64 hexadecimal digits.")
+    @Flag(name: .customLong("old-raw-key"), help: "The current key is a raw key: 64 hexadecimal digits, or 96 with its salt.")
     var raw = false
 
     var source: KeyReader.Source {
@@ -41,7 +41,7 @@ struct OldKeyOptions: ParsableArguments {
 }
 
 /// `--old-kdf-iterations`, `--old-page-size`, `--old-sqlcipher3`: the settings the source of
-/// `rekey` or `upgrade` was made with (`CipherOptions` are the result's).
+/// `rekey`, `upgrade` or `keys rotate` was made with (`CipherOptions` are the result's).
 struct OldCipherOptions: ParsableArguments {
     @Option(name: .customLong("old-kdf-iterations"), help: "KDF iterations the database was made with (default: the library's; upgrade: 64000).")
     var kdfIterations: Int?
@@ -64,7 +64,7 @@ struct NewKeyOptions: ParsableArguments {
     var environment: String?
     @Flag(name: .customLong("new-key-stdin"), help: "Read the new key from standard input (what follows the first line, when the current key is read from standard input too).")
     var standardInput = false
-    @Flag(name: .customLong("new-raw-key"), help: "The new key is 64 hexadecimal digits.")
+    @Flag(name: .customLong("new-raw-key"), help: "The new key is a raw key: 64 hexadecimal digits, or 96 with its salt.")
     var raw = false
 
     var source: KeyReader.Source {

@@ -48,6 +48,9 @@ extension CipherStoreCommand {
         @Flag(help: "Allow a statement that changes the database; it runs in a transaction.")
         var write = false
 
+        @Flag(help: "Print one JSON object on standard output, on failure too: {\"ok\": true, \"columns\": […], \"rows\": [{…}], \"rowCount\": n, \"changes\": n} (the rows are collected first; --format json streams them instead).")
+        var json = false
+
         func validate() throws {
             if sql == nil && key.standardInput {
                 throw ValidationError("The SQL and the key cannot both come from standard input: give the SQL as an argument, or the key with --key-file or --key-env.")
@@ -55,7 +58,8 @@ extension CipherStoreCommand {
         }
 
         func run() throws {
-            try CommandRunner.run {
+            let json = self.json ? JSONOutput(command: "query", path: database) : nil
+            try CommandRunner.run(json: json) {
                 let text = try sql ?? Self.readStandardInput()
                 guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
                     throw CLIError(exitCode: 64, message: "No SQL was given. Pass a statement as the second argument or on standard input.")
@@ -67,14 +71,20 @@ extension CipherStoreCommand {
                 let settings = plaintext ? CipherSettings.libraryDefaults : cipher.settings
                 let db = try DatabaseMaintenance.openExisting(path: database, key: databaseKey, cipher: settings, writable: write)
                 defer { try? db.close() }
-                try Self.execute(text, on: db, writing: write, output: QueryOutput(format: format))
+                let output = QueryOutput(format: format, collecting: json != nil)
+                let changes = try Self.execute(text, on: db, writing: write, output: output, quiet: json != nil)
                 // A write keeps the schema copy current, as every writing command does.
                 if write { DatabaseMaintenance.writeSchemaCopy(of: db, key: databaseKey, cipher: settings) }
+                json?.succeed(["columns": output.columnNames, "rows": output.collected ?? [], "rowCount": output.collected?.count ?? 0,
+                               "changes": changes])
             }
         }
 
         /// Prepares the one statement, refuses a write without `--write`, and streams its rows.
-        static func execute(_ sql: String, on db: Connection, writing: Bool, output: QueryOutput) throws {
+        /// - Parameter quiet: no "N rows changed" line on standard error (`--json` has `changes`).
+        /// - Returns: the rows the statement changed.
+        @discardableResult
+        static func execute(_ sql: String, on db: Connection, writing: Bool, output: QueryOutput, quiet: Bool = false) throws -> Int {
             let statement: Statement
             do {
                 statement = try db.makeStatement(sql: sql)
@@ -109,9 +119,11 @@ extension CipherStoreCommand {
                 }
                 throw CLIError(exitCode: 1, message: "The statement failed: \(error.message ?? error.description).\(writing ? " It was rolled back: nothing was changed." : "")")
             }
-            if writing && statement.columnCount == 0 {
-                FileHandle.standardError.write(Data("\(db.changesCount) row\(db.changesCount == 1 ? "" : "s") changed.\n".utf8))
+            let changes = writing ? db.changesCount : 0
+            if writing && statement.columnCount == 0 && !quiet {
+                FileHandle.standardError.write(Data("\(changes) row\(changes == 1 ? "" : "s") changed.\n".utf8))
             }
+            return changes
         }
 
         /// The error for SQL on a virtual table whose module the linked SQLite lacks, naming

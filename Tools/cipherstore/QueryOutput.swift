@@ -2,9 +2,11 @@ import ArgumentParser
 import CipherStore
 import Foundation
 
-/// Writes query results to standard output as they are read: an aligned table, CSV or JSON.
+/// Writes query results to standard output as they are read: an aligned table, CSV or JSON;
+/// or, for `--json`, collects them for the one JSON object printed at the end.
 ///
-/// Rows are streamed, never collected, so a table of any size prints in constant memory. The
+/// Rows are streamed, never collected (but for `--json`), so a table of any size prints in
+/// constant memory. The
 /// table's column widths come from the first rows (up to ``QueryOutput/widthSampleRows``);
 /// longer values later on widen their cell without realigning what was printed.
 final class QueryOutput {
@@ -21,13 +23,20 @@ final class QueryOutput {
     private var rowCount = 0
     private var headerWritten = false
     private var buffer = ""
+    /// The rows kept for `--json`, each as JSON values by column name; `nil` when streaming.
+    private(set) var collected: [[String: Any]]?
 
-    init(format: Format) {
+    init(format: Format, collecting: Bool = false) {
         self.format = format
+        collected = collecting ? [] : nil
     }
+
+    /// The column names of the statement.
+    var columnNames: [String] { columns }
 
     func begin(columns: [String]) {
         self.columns = columns
+        if collected != nil { return }
         switch format {
         case .table: widths = columns.map(\.count)
         case .csv: write(columns.map(Self.csvField).joined(separator: ",") + "\n")
@@ -37,6 +46,12 @@ final class QueryOutput {
 
     func add(_ values: [DatabaseValue]) {
         rowCount += 1
+        if collected != nil {
+            var row: [String: Any] = [:]
+            for (name, value) in zip(columns, values) { row[name] = Self.jsonObject(value) }
+            collected?.append(row)
+            return
+        }
         switch format {
         case .table:
             let cells = values.map(Self.text)
@@ -60,6 +75,7 @@ final class QueryOutput {
     /// Ends the output; returns the number of rows.
     @discardableResult
     func finish() -> Int {
+        if collected != nil { return rowCount }
         switch format {
         case .table:
             flushPendingTable()
@@ -75,6 +91,7 @@ final class QueryOutput {
     /// Ends output cut short by an error: the rows read so far are written, with no closing
     /// count that would read as a complete result.
     func abandon() {
+        if collected != nil { return }
         if format == .table { flushPendingTable() }
         flush()
     }
@@ -133,6 +150,17 @@ final class QueryOutput {
         case .real(let double): return double.isFinite ? String(double) : "null"
         case .text(let text): return jsonString(text)
         case .blob(let data): return jsonString(data.base64EncodedString())
+        }
+    }
+
+    /// A value for `JSONSerialization`, as ``json(_:)`` writes it.
+    static func jsonObject(_ value: DatabaseValue) -> Any {
+        switch value {
+        case .null: return NSNull()
+        case .integer(let int): return int
+        case .real(let double): return double.isFinite ? double : NSNull()
+        case .text(let text): return text
+        case .blob(let data): return data.base64EncodedString()
         }
     }
 

@@ -14,7 +14,9 @@ extension CipherStoreCommand.Keys {
                 --key-stdin or the prompt, and one more per --keep-key-file. Every other slot, \
                 and every old copy of the slot file, opens nothing afterwards. A crash at any \
                 moment leaves a database and a slot file that still open together. Takes as long \
-                as `rekey`; back up the database and its slot file again afterwards.
+                as `rekey`, and keeps the database's cipher settings: give the ones it was made \
+                with as rekey takes them (--old-page-size, --old-kdf-iterations). Back up the \
+                database and its slot file again afterwards.
 
                 Example:
                   cipherstore keys rotate app.db --key-file first.key --keep-key-file recovery.txt
@@ -31,7 +33,7 @@ extension CipherStoreCommand.Keys {
         @Option(name: .customLong("keep-key-file"), help: ArgumentHelp("Also keep the slot this file's passphrase or recovery key opens (repeatable).", valueName: "path"), completion: .file())
         var keepKeyFiles: [String] = []
 
-        @OptionGroup(title: "Cipher settings the database was made with") var cipher: CipherOptions
+        @OptionGroup(title: "Cipher settings the database was made with (kept), as rekey's") var cipher: OldCipherOptions
 
         @Flag(help: "Before replacing the database, also read back and decrypt every page of the result.")
         var fullCheck = false
@@ -51,7 +53,7 @@ extension CipherStoreCommand.Keys {
                 let (options, _) = CommandRunner.conversionOptions(quiet: json != nil, fullCheck: fullCheck, verb: "rotating")
                 let clock = ContinuousClock()
                 let start = clock.now
-                let slots = try KeySlots.rotateDataKey(path: database, keeping: keep, cipher: cipher.settings, options: options)
+                let slots = try KeySlots.rotateDataKey(path: database, keeping: keep, cipher: cipher.settings(), options: options)
                 let elapsed = clock.now - start
                 let warning = "back up \(database) and \(KeySlots.slotFilePath(forDatabase: database)) again, together (and \(DatabaseMaintenance.schemaCopyPath(forDatabase: database)), its schema copy for `repair`): older backups hold the old data key."
                 output.finish(json, ["slots": slots.map(Summary.fields), "milliseconds": Summary.millisecondsValue(elapsed), "warnings": [warning]],
