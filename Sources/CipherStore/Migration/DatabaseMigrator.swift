@@ -180,6 +180,11 @@ public struct DatabaseMigrator: Sendable {
         }
     }
 
+    /// The names of the migrations applied to the database of a queue or pool, in order.
+    public func appliedMigrations(_ writer: any DatabaseWriter) throws -> [String] {
+        try writer.writeWithoutTransaction { try appliedMigrations($0) }
+    }
+
     /// The names of the migrations applied to the database, in order.
     public func appliedMigrations(_ db: Connection) throws -> [String] {
         try db.execute(sql: "CREATE TABLE IF NOT EXISTS cipherstore_migrations(name TEXT PRIMARY KEY NOT NULL)")

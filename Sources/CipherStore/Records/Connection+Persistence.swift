@@ -48,6 +48,13 @@ extension Connection {
         record.id = id
     }
 
+    /// Inserts a record whose key is not the rowid (a UUID, a name): the same as
+    /// `insert(_:into:)`, for a call written with `&`. The record is not changed.
+    public func insert<Record: Encodable>(_ record: inout Record, into table: String) throws {
+        let value = record
+        try insert(value, into: table)
+    }
+
     /// Updates the row of `table` whose `primaryKey` column equals the record's value for it,
     /// with every other property of the record.
     ///
