@@ -53,20 +53,33 @@ docs: deps
 	@echo "Documentation in .build-docs/ (open .build-docs/documentation/cipherstore/index.html through a web server)."
 
 # Installs the `cipherstore` binary (release build) and its shell completions under PREFIX.
+# With SQLCIPHER=4, the SQLCipher 4.6.1 library goes to PREFIX/lib/cipherstore and the binary
+# finds it there (an rpath), whatever else the system has: nothing to set at run time.
 PREFIX ?= /usr/local
-install: deps
-	$(SWIFT) build -c release --product cipherstore
+ifeq ($(SQLCIPHER),4)
+INSTALL_LIBDIR = $(PREFIX)/lib/cipherstore
+INSTALL_RPATH = -Xlinker -rpath -Xlinker $(INSTALL_LIBDIR)
+INSTALLED_ENV = LD_LIBRARY_PATH="$(DESTDIR)$(INSTALL_LIBDIR)"
+endif
+INSTALLED = $(INSTALLED_ENV) "$(DESTDIR)$(PREFIX)/bin/cipherstore"
+install: deps $(LIBRARY)
+	$(SWIFT_RUN) build $(SCRATCH) -c release --product cipherstore $(INSTALL_RPATH)
 	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/bash-completion/completions" \
 		"$(DESTDIR)$(PREFIX)/share/zsh/site-functions" "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d"
-	install -m 755 "$$($(SWIFT) build -c release --show-bin-path)/cipherstore" "$(DESTDIR)$(PREFIX)/bin/cipherstore"
-	"$(DESTDIR)$(PREFIX)/bin/cipherstore" --generate-completion-script bash > "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/cipherstore"
-	"$(DESTDIR)$(PREFIX)/bin/cipherstore" --generate-completion-script zsh > "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_cipherstore"
-	"$(DESTDIR)$(PREFIX)/bin/cipherstore" --generate-completion-script fish > "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/cipherstore.fish"
-	@echo "Installed $(DESTDIR)$(PREFIX)/bin/cipherstore and its completions."
+	install -m 755 "$$($(SWIFT_RUN) build $(SCRATCH) -c release --show-bin-path)/cipherstore" "$(DESTDIR)$(PREFIX)/bin/cipherstore"
+ifeq ($(SQLCIPHER),4)
+	install -d "$(DESTDIR)$(INSTALL_LIBDIR)"
+	cp -P "$(SQLCIPHER4_PREFIX)"/lib/libsqlcipher.so* "$(DESTDIR)$(INSTALL_LIBDIR)/"
+endif
+	$(INSTALLED) --generate-completion-script bash > "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/cipherstore"
+	$(INSTALLED) --generate-completion-script zsh > "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_cipherstore"
+	$(INSTALLED) --generate-completion-script fish > "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/cipherstore.fish"
+	@echo "Installed $(DESTDIR)$(PREFIX)/bin/cipherstore and its completions: $$($(INSTALLED) --version)"
 
 uninstall:
 	rm -f "$(DESTDIR)$(PREFIX)/bin/cipherstore" "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/cipherstore" \
 		"$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_cipherstore" "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/cipherstore.fish"
+	rm -rf "$(DESTDIR)$(PREFIX)/lib/cipherstore"
 
 demo: deps $(LIBRARY)
 	$(SWIFT_RUN) run $(SCRATCH) cipherstore demo

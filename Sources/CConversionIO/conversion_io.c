@@ -29,7 +29,7 @@ typedef struct ConversionFile {
     sqlite3_file *real;          // the default VFS's file, allocated right after this struct
     int batches;                 // main database files only; other files pass through
     int failure;                 // the first failed write's result code, or SQLITE_OK
-    sqlite3_int64 bytesRead;     // by xRead and xFetch
+    sqlite3_int64 bytesRead;     // by xRead and xFetch; atomic: a progress timer reads it
     unsigned char *pending;      // bytes not yet written, contiguous from pendingStart
     sqlite3_int64 pendingStart;
     int pendingBytes;
@@ -64,7 +64,7 @@ static int conversionRead(sqlite3_file *base, void *out, int amount, sqlite3_int
         && offset + amount > file->pendingStart;
     int rc = overlapsPending ? flushPending(file) : SQLITE_OK;
     if (rc != SQLITE_OK) return rc;
-    file->bytesRead += amount;
+    __atomic_fetch_add(&file->bytesRead, amount, __ATOMIC_RELAXED);
     return file->real->pMethods->xRead(file->real, out, amount, offset);
 }
 
@@ -173,7 +173,7 @@ static int conversionFetch(sqlite3_file *base, sqlite3_int64 offset, int amount,
     *page = NULL;
     int rc = flushPending(file);
     if (rc != SQLITE_OK) return rc;
-    file->bytesRead += amount;
+    __atomic_fetch_add(&file->bytesRead, amount, __ATOMIC_RELAXED);
     return file->real->pMethods->xFetch(file->real, offset, amount, page);
 }
 
@@ -258,5 +258,18 @@ long long cipherstore_conversion_io_bytes_read(sqlite3 *db, const char *schema) 
         || base->pMethods != &conversionMethods) {
         return -1;
     }
-    return asConversionFile(base)->bytesRead;
+    return __atomic_load_n(&asConversionFile(base)->bytesRead, __ATOMIC_RELAXED);
+}
+
+const long long *cipherstore_conversion_io_read_counter(sqlite3 *db, const char *schema) {
+    sqlite3_file *base = NULL;
+    if (sqlite3_file_control(db, schema, SQLITE_FCNTL_FILE_POINTER, &base) != SQLITE_OK || base == NULL
+        || base->pMethods != &conversionMethods) {
+        return NULL;
+    }
+    return (const long long *)&asConversionFile(base)->bytesRead;
+}
+
+long long cipherstore_conversion_io_load(const long long *counter) {
+    return __atomic_load_n(counter, __ATOMIC_RELAXED);
 }

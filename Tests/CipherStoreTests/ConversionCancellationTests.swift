@@ -1,5 +1,6 @@
 import CipherStore
 import Foundation
+import Synchronization
 import Testing
 
 /// Cancelling at any moment of a conversion is reported as cancellation, and leaves the source
@@ -28,5 +29,32 @@ import Testing
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: source)) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["large.db"])
+    }
+
+    /// A full read-back reports its progress as it reads, and a cancellation in the middle of
+    /// it interrupts the integrity check (one step of SQLite's machine, which no progress
+    /// handler reaches).
+    @Test func aFullReadBackReportsItsProgressAndStopsWhenCancelled() throws {
+        let source = directory.path("large.db")
+        try SampleDatabases.makeLarge(at: source, rows: 60_000)
+        let seen = Mutex<[Double]>([])
+        var options = ConversionOptions(progress: { progress in
+            if progress.phase == .verifying { seen.withLock { $0.append(progress.fractionCompleted) } }
+        })
+        options.fullReadBack = true
+        try DatabaseMaintenance.encrypt(path: source, key: key, to: .file(directory.path("whole.db")), options: options)
+        let verifying = seen.withLock { $0 }
+        #expect(verifying.contains { $0 > 0.8 && $0 < 0.95 }, "\(verifying)")
+        #expect(verifying == verifying.sorted(), "progress went back: \(verifying)")
+
+        let cancellation = ConversionCancellation()
+        options = ConversionOptions(progress: { progress in
+            if progress.phase == .verifying && progress.fractionCompleted > 0.8 { cancellation.cancel() }
+        }, cancellation: cancellation)
+        options.fullReadBack = true
+        #expect(throws: ConversionError.cancelled) {
+            try DatabaseMaintenance.encrypt(path: source, key: key, to: .file(directory.path("cancelled.db")), options: options)
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.path("cancelled.db")))
     }
 }

@@ -36,4 +36,64 @@ import Testing
         // the figures. Between the two the bar comes and goes with the length of the figures.
         #expect(redraws.allSatisfy { $0.contains("[") } == (columns >= 50), "\(redraws)")
     }
+
+    /// Runs `shell` under `script`, as in a terminal `columns` wide; returns what the terminal showed.
+    func terminal(_ shell: String, columns: Int = 100) throws -> (screen: String, status: Int32) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "script -qec \"stty cols \(columns); \(shell)\" /dev/null"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let screen = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (screen, process.terminationStatus)
+    }
+
+    func largeDatabase(_ workspace: Workspace, rows: Int) throws -> String {
+        let source = workspace.path("large.db")
+        let db = try Connection(path: source, key: nil)
+        try db.execute(sql: "CREATE TABLE big(body TEXT)")
+        try db.execute(sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?) INSERT INTO big SELECT printf('%01000d', i) FROM n", arguments: [rows])
+        try db.close()
+        return source
+    }
+
+    @Test func aFullCheckShowsItsReadBackMoving() throws {
+        let workspace = try Workspace()
+        let source = try largeDatabase(workspace, rows: 60_000)
+        let keyFile = try workspace.keyFile("key", "progress key")
+        let command = [CLI.executable.path, "encrypt", source, "-o", workspace.path("a.db"), "--key-file", keyFile, "--full-check"]
+            .map { "'\($0)'" }.joined(separator: " ")
+        let (screen, status) = try terminal(command)
+        #expect(status == 0, "\(screen)")
+        // The read-back moves the bar past the 80 % where verifying starts, before 95 %.
+        let percents = screen.components(separatedBy: "\r").filter { $0.contains("verifying") }
+            .compactMap { line in line.split(separator: " ").first { $0.hasSuffix("%") }.flatMap { Int($0.dropLast()) } }
+        #expect(percents.contains { $0 > 81 && $0 < 95 }, "\(percents)")
+    }
+
+    @Test func aMessageAfterTheBarStartsALineOfItsOwn() throws {
+        let workspace = try Workspace()
+        let source = try largeDatabase(workspace, rows: 120_000)
+        let keyFile = try workspace.keyFile("key", "progress key")
+        let command = [CLI.executable.path, "encrypt", source, "-o", workspace.path("a.db"), "--key-file", keyFile]
+            .map { "'\($0)'" }.joined(separator: " ")
+        // Cancelled while it copies, once the bar is drawn: the cancel message must not share
+        // the bar's line.
+        let runner = workspace.path("cancel.sh")
+        try Data("""
+            \(command) &
+            pid=$!
+            while [ -z "$(find '\(workspace.url.path)' -name '.a.db*.tmp' -print -quit)" ]; do sleep 0.02; done
+            sleep 0.15
+            kill -TERM $pid
+            wait $pid
+            """.utf8).write(to: URL(fileURLWithPath: runner))
+        let (screen, _) = try terminal("sh '\(runner)'")
+        #expect(screen.contains("cipherstore: error: Cancelled"), "\(screen)")
+        #expect(screen.contains("encrypting"), "no bar was drawn: \(screen)")
+        #expect(!screen.contains("\u{1B}[Kcipherstore"), "the message follows the bar on its line: \(screen)")
+    }
 }

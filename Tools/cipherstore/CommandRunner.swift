@@ -80,6 +80,7 @@ enum CommandRunner {
     }
 
     static func report(_ message: String) {
+        ProgressBar.endOpenLine()
         FileHandle.standardError.write(Data("cipherstore: error: \(message)\n".utf8))
     }
 

@@ -17,6 +17,10 @@ final class ProgressBar: Sendable {
         var lastDraw: Date?
         var lastPhase: ConversionProgress.Phase?
         var smoothedRemaining: Double?
+        /// When the current phase began, and how far the work was then: a phase's own rate
+        /// (a read-back is slower per percent than the copy) gives the time left.
+        var phaseStarted = Date()
+        var phaseStartFraction = 0.0
     }
 
     private let verb: String
@@ -33,9 +37,17 @@ final class ProgressBar: Sendable {
             // At most ten redraws a second, but every change of phase.
             if let last = state.lastDraw, now.timeIntervalSince(last) < 0.1, state.lastPhase == progress.phase { return nil }
             state.lastDraw = now
+            if state.lastPhase != progress.phase {
+                state.phaseStarted = now
+                state.phaseStartFraction = fraction
+            }
             state.lastPhase = progress.phase
+            let phaseElapsed = now.timeIntervalSince(state.phaseStarted)
+            let phaseDone = fraction - state.phaseStartFraction
             if fraction > 0.02, fraction < 1 {
-                let remaining = elapsed / fraction - elapsed
+                let remaining = phaseElapsed >= 0.5 && phaseDone > 0.005
+                    ? (1 - fraction) * phaseElapsed / phaseDone
+                    : elapsed / fraction - elapsed
                 state.smoothedRemaining = state.smoothedRemaining.map { 0.7 * $0 + 0.3 * remaining } ?? remaining
             }
             let eta = (elapsed >= 1 && fraction < 1) ? state.smoothedRemaining.map { String(format: " ETA %.0fs", $0) } ?? "" : ""
@@ -43,7 +55,22 @@ final class ProgressBar: Sendable {
                                columns: Self.terminalColumns())
         }
         guard let line else { return }
-        FileHandle.standardError.write(Data(("\r" + line + "\u{1B}[K" + (progress.phase == .done ? "\n" : "")).utf8))
+        Self.openLine.withLock { isOpen in
+            FileHandle.standardError.write(Data(("\r" + line + "\u{1B}[K" + (progress.phase == .done ? "\n" : "")).utf8))
+            isOpen = progress.phase != .done
+        }
+    }
+
+    /// Whether a bar was drawn on a line not ended yet: a message printed now would follow it.
+    private static let openLine = Mutex(false)
+
+    /// Ends the bar's line, if one is open, so the next message starts a line of its own (an
+    /// error, a warning, the cancel message).
+    static func endOpenLine() {
+        openLine.withLock { isOpen in
+            if isOpen { FileHandle.standardError.write(Data("\n".utf8)) }
+            isOpen = false
+        }
     }
 
     /// The line for a terminal `columns` wide, one column spare so the cursor never wraps.

@@ -16,4 +16,12 @@ int cipherstore_conversion_io_register(void);
 /// not opened through the conversion VFS.
 long long cipherstore_conversion_io_bytes_read(struct sqlite3 *db, const char *schema);
 
+/// The counter of bytes read from the main database file of `schema` on `db`, for another
+/// thread to read with cipherstore_conversion_io_load() while the connection works; NULL when
+/// that file was not opened through the conversion VFS. Valid until the file is closed.
+const long long *cipherstore_conversion_io_read_counter(struct sqlite3 *db, const char *schema);
+
+/// Reads a counter from cipherstore_conversion_io_read_counter(), from any thread.
+long long cipherstore_conversion_io_load(const long long *counter);
+
 #endif

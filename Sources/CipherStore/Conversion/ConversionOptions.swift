@@ -2,7 +2,8 @@ import Foundation
 
 /// Options shared by encrypt, decrypt and key change.
 public struct ConversionOptions: Sendable {
-    /// Called with progress from the converting thread; keep it quick.
+    /// Called with progress from the converting thread (during verification, from a timer
+    /// thread); keep it quick.
     public var progress: (@Sendable (ConversionProgress) -> Void)?
     /// Set it to stop the conversion.
     public var cancellation: ConversionCancellation?

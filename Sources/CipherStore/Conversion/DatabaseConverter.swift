@@ -322,17 +322,27 @@ struct DatabaseConverter: Sendable {
         let verification: VerificationReport
         var schema: SchemaCopy.Pending?
         do {
-            let configuration = Configuration(cipher: target.key == nil ? .libraryDefaults : target.cipher, foreignKeys: false)
+            var configuration = Configuration(cipher: target.key == nil ? .libraryDefaults : target.cipher, foreignKeys: false)
+            // Through the counting VFS: the reads below are the verification's progress.
+            configuration.vfsName = try ConversionIO.vfsName()
             var checkKey = target.key
             let check = try (try? derivedKey?.value()).flatMap { key in
                 (try? Connection(path: temporaryPath, key: key, configuration: configuration)).map { checkKey = key; return $0 }
             } ?? Connection(path: temporaryPath, key: target.key, configuration: configuration)
             defer { try? check.close() }
-            let resultSnapshot = try DatabaseSnapshot.capture(check)
-            if let difference = sourceSnapshot.difference(from: resultSnapshot) {
-                throw ConversionError.verificationFailed(detail: difference)
+            // The row counts read the file about once; a full read-back reads it once more.
+            let bytes = FileSystem.size(temporaryPath)
+            var resultSnapshot: DatabaseSnapshot?
+            try ReadProgressPoller.observe(check, expectedBytes: bytes * (options.fullReadBack ? 2 : 1), totalBytes: bytes,
+                                           options: options, phase: .verifying, span: 0.8...0.94) {
+                let snapshot = try DatabaseSnapshot.capture(check)
+                if let difference = sourceSnapshot.difference(from: snapshot) {
+                    throw ConversionError.verificationFailed(detail: difference)
+                }
+                if options.fullReadBack { try DatabaseMaintenance.checkIntegrity(check) }
+                resultSnapshot = snapshot
             }
-            if options.fullReadBack { try DatabaseMaintenance.checkIntegrity(check) }
+            guard let resultSnapshot else { throw ConversionError.cancelled }
             verification = try DatabaseMaintenance.verificationReport(check, path: temporaryPath, snapshot: resultSnapshot)
             if let checkKey {
                 schema = SchemaCopy.Pending(copy: try SchemaCopy.capture(check, counting: false, rowCounts: resultSnapshot.rowCounts),

@@ -54,7 +54,7 @@ public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatabl
         case .unsupportedCipherSetting(let setting, let version):
             return "The linked SQLCipher \(version) does not support the cipher setting \(setting); it would silently ignore it. Remove the setting, or link a SQLCipher version that supports it."
         case .sqlcipher4Required(let operation, let version):
-            return "\(operation) needs SQLCipher 4, but the linked SQLCipher is \(version), which can neither write nor read SQLCipher 4's format. Nothing was changed. Run it with CipherStore linked against SQLCipher 4 (Debian 13, Ubuntu 24.04, Fedora, Homebrew; here: `make build SQLCIPHER=4`)."
+            return "\(operation) needs SQLCipher 4, but the linked SQLCipher is \(version), which can neither write nor read SQLCipher 4's format. Nothing was changed. Run it with CipherStore linked against SQLCipher 4 (Debian 13, Ubuntu 24.04, Fedora, Homebrew; from a CipherStore checkout: `make install SQLCIPHER=4 PREFIX=…`)."
         case .invalidKey(let reason):
             return "Invalid key: \(reason)"
         case .sqlcipherUnavailable(let sqliteVersion):

@@ -1,0 +1,78 @@
+import CConversionIO
+import CSQLCipher
+import Dispatch
+import Synchronization
+
+/// Reports the progress of work that reads a whole file in a few SQL opcodes — `count(*)` and
+/// `PRAGMA integrity_check` each run as one step of SQLite's virtual machine, so its progress
+/// handler never fires during them — from a timer on another thread, by the bytes the
+/// connection has read through the conversion VFS; and interrupts it when it is cancelled.
+final class ReadProgressPoller {
+    /// Set by the timer when it interrupts the work.
+    private final class Interruption: Sendable {
+        let happened = Atomic<Bool>(false)
+    }
+
+    private let timer: DispatchSourceTimer
+    private let interruption = Interruption()
+
+    /// Whether the work was interrupted because it was cancelled.
+    var wasCancelled: Bool { interruption.happened.load(ordering: .acquiring) }
+
+    /// Starts polling `db` every 0.1 s; `nil` when there is nothing to report or cancel, or the
+    /// connection's file is not opened through the conversion VFS.
+    /// - Parameters:
+    ///   - expectedBytes: what the work reads in all.
+    ///   - totalBytes: the size reported as the total.
+    ///   - span: the share of the whole work it spans.
+    init?(_ db: Connection, expectedBytes: Int64, totalBytes: Int64, options: ConversionOptions,
+          phase: ConversionProgress.Phase, span: ClosedRange<Double>) {
+        guard options.progress != nil || options.cancellation != nil,
+              let pointer = try? db.handle.pointer,
+              let counter = cipherstore_conversion_io_read_counter(pointer, "main") else { return nil }
+        // The counter lives as long as the file is open: `stop()` runs before the connection closes.
+        nonisolated(unsafe) let sharedCounter = counter
+        nonisolated(unsafe) let sharedPointer = pointer
+        let start = cipherstore_conversion_io_load(counter)
+        let expected = Double(max(expectedBytes, 1))
+        timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
+        timer.schedule(deadline: .now() + 0.1, repeating: 0.1)
+        timer.setEventHandler { [interruption] in
+            if options.cancellation?.isCancelled == true {
+                if !interruption.happened.exchange(true, ordering: .acquiringAndReleasing) { sqlite3_interrupt(sharedPointer) }
+                return
+            }
+            let read = Double(cipherstore_conversion_io_load(sharedCounter) - start)
+            let fraction = span.lowerBound + min(read / expected, 1) * (span.upperBound - span.lowerBound)
+            options.progress?(ConversionProgress(phase: phase, bytesWritten: totalBytes, bytesTotal: totalBytes, fractionCompleted: fraction))
+        }
+        timer.resume()
+    }
+
+    /// Stops the timer and waits until its handler is done: after this, nothing touches the
+    /// connection.
+    func stop() {
+        let done = DispatchSemaphore(value: 0)
+        timer.setCancelHandler { done.signal() }
+        timer.cancel()
+        done.wait()
+    }
+
+    /// Runs `body` while polling `db`.
+    /// - Throws: ``ConversionError/cancelled`` when it was interrupted because the conversion
+    ///   was cancelled, else the body's error.
+    static func observe<T>(_ db: Connection, expectedBytes: Int64, totalBytes: Int64, options: ConversionOptions,
+                           phase: ConversionProgress.Phase, span: ClosedRange<Double>, _ body: () throws -> T) throws -> T {
+        guard let poller = ReadProgressPoller(db, expectedBytes: expectedBytes, totalBytes: totalBytes, options: options,
+                                              phase: phase, span: span) else { return try body() }
+        do {
+            let result = try body()
+            poller.stop()
+            return result
+        } catch {
+            poller.stop()
+            if poller.wasCancelled { throw ConversionError.cancelled }
+            throw error
+        }
+    }
+}
