@@ -331,4 +331,18 @@ import Testing
         #expect(try CLI.run(["encrypt", "--help"]).output.contains("--key-slots"))
         #expect(readme.contains("| 66 | not a database, not encrypted, or already encrypted; a slot file"))
     }
+    @Test func aRightPassphraseWithOtherSettingsIsToldWhichSettingsOpenTheDatabase() throws {
+        let other = SQLCipherLibrary.defaultPageSize == 4096 ? "8192" : "4096"
+        #expect(try CLI.run(["keys", "init", database, "--new-key-file", firstFile, "--page-size", other] + Self.fast).status == 0)
+        let result = try CLI.run(["verify", database, "--key-file", firstFile, "--json"])
+        #expect(result.status == 65)
+        #expect(result.errorOutput.contains("The passphrase is right"), "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("--page-size \(other)"), "\(result.errorOutput)")
+        #expect(!result.errorOutput.contains("opens none"), "\(result.errorOutput)")
+        // A wrong passphrase is still a wrong key.
+        let wrong = try CLI.run(["verify", database, "--key-file", secondFile])
+        #expect(wrong.status == 65 && !wrong.errorOutput.contains("The passphrase is right"), "\(wrong.errorOutput)")
+        // And with the settings named, it opens.
+        #expect(try CLI.run(["verify", database, "--key-file", firstFile, "--page-size", other]).status == 0)
+    }
 }

@@ -24,7 +24,8 @@ enum CommandRunner {
             json?.fail(CLIError(exitCode: 64, message: error.message), message: error.message, exitCode: 64)
             throw error
         } catch {
-            let message = ErrorText.message(for: error)
+            var message = ErrorText.message(for: error)
+            if case CipherStoreError.wrongKey(let path) = error, let settings = SlotDatabase.settingsMessage(for: path) { message = settings }
             report(message)
             json?.fail(error, message: message, exitCode: exitCode(for: error))
             throw ExitCode(exitCode(for: error))

@@ -1,5 +1,6 @@
 import CipherStore
 import Foundation
+import Synchronization
 
 /// How the commands that open a database (`verify`, `query`, `decrypt`, `rekey`'s source) open
 /// a slot database: automatically. When `<database>.keys` exists and the key given is a
@@ -38,6 +39,30 @@ enum SlotDatabase {
         }
     }
 
+    /// A database whose slot the passphrase opened in this run, with the data key: when the
+    /// database then does not open, the key is right and its cipher settings are what differ.
+    struct UnlockedSlot: Sendable {
+        let database: String
+        let dataKey: DatabaseKey
+    }
+
+    static let unlocked = Mutex<UnlockedSlot?>(nil)
+
+    /// What to say instead of "wrong key" for a database whose slot opened: the settings that
+    /// open it with the data key, found by the settings finder (a raw key: no key derivation).
+    static func settingsMessage(for path: String) -> String? {
+        guard let slot = unlocked.withLock({ $0 }), slot.database == path else { return nil }
+        let slotFile = KeySlots.slotFilePath(forDatabase: path)
+        let found = try? CipherSettingsFinder.find(path: path, key: slot.dataKey)
+        guard let found else {
+            return "The passphrase opened a slot of '\(slotFile)', but its data key does not open '\(path)' with any cipher settings SQLCipher has: its first page is damaged, or the slot file belongs to an older copy of the database. The file was not changed. Restore the database from a backup, or salvage it with `cipherstore repair`."
+        }
+        let options = CipherStoreCommand.Settings.options(for: found.settings)
+        let how = options.map { $0.isEmpty ? "the linked SQLCipher's defaults" : $0.joined(separator: " ") }
+            ?? "settings no option expresses (see `cipherstore settings '\(path)'`)"
+        return "The passphrase is right (it opened a slot of '\(slotFile)'), but '\(path)' was made with other cipher settings than the ones given: it opens with \(how). The file was not changed. Retry with those options."
+    }
+
     /// The key that opens `database`, read from `source`.
     static func openingKey(for database: String, from source: KeyReader.Source) throws -> DatabaseKey {
         try KeyReader.read(source, as: keyMaker(for: database))
@@ -53,7 +78,9 @@ enum SlotDatabase {
         { bytes, source in
             guard !source.raw, hasSlotFile(database) else { return try KeyReader.key(from: bytes, source) }
             do {
-                return try KeySlots.unlock(path: database, passphrase: KeyReader.passphrase(from: bytes, source))
+                let dataKey = try KeySlots.unlock(path: database, passphrase: KeyReader.passphrase(from: bytes, source))
+                unlocked.withLock { $0 = UnlockedSlot(database: database, dataKey: dataKey) }
+                return dataKey
             } catch let error as KeySlotError {
                 // A stale slot file (left by an interrupted `keys init`, or copied with another
                 // database): the database may still be a plain passphrase database. If the

@@ -93,7 +93,7 @@ public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatabl
     static func wrongKeyHint(path: String) -> String {
         let slotFile = KeySlots.slotFilePath(forDatabase: path)
         if FileSystem.exists(slotFile) {
-            return " It is a key-slot database: the passphrase or recovery key opens none of the slots in '\(slotFile)'."
+            return " It is a key-slot database (its slot file is '\(slotFile)'): a passphrase or recovery key that opens none of its slots is wrong; one that opened a slot gave the right data key, and then the cipher settings differ: CipherSettingsFinder.find(path:key:) with that key (`cipherstore settings`) finds them."
         }
         return sqlcipher3FileHint
             + " If it is a key-slot database, its slot file '\(slotFile)' is missing: put it back from a backup, or open the database with its raw data key (from `cipherstore keys export-raw-key`)."
