@@ -87,15 +87,12 @@ public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatabl
         return " The linked SQLCipher is \(SQLCipherLibrary.sqlcipherVersion ?? "4"): if the file was made with SQLCipher 3 (1024-byte pages, PBKDF2-HMAC-SHA1, 64,000 iterations), it may be a SQLCipher 3 file, which opens only with SQLCipher 3's settings: CipherSettings.sqlcipher3 (cipherstore: --sqlcipher3), and moves to SQLCipher 4's format with DatabaseMaintenance.upgrade (cipherstore upgrade)."
     }
 
-    /// What else a wrong key may mean for this file: beside a slot file, a passphrase that
-    /// opens none of its slots; without one, a slot database whose slot file is missing, or a
-    /// SQLCipher 3 file.
+    /// What else a wrong key may mean for this file, the same whatever the disk holds when the
+    /// message is printed (it reads no file): a key-slot database's passphrase that opens none
+    /// of its slots, or its missing slot file, or a SQLCipher 3 file.
     static func wrongKeyHint(path: String) -> String {
         let slotFile = KeySlots.slotFilePath(forDatabase: path)
-        if FileSystem.exists(slotFile) {
-            return " It is a key-slot database (its slot file is '\(slotFile)'): a passphrase or recovery key that opens none of its slots is wrong; one that opened a slot gave the right data key, and then the cipher settings differ: CipherSettingsFinder.find(path:key:) with that key (`cipherstore settings`) finds them."
-        }
         return sqlcipher3FileHint
-            + " If it is a key-slot database, its slot file '\(slotFile)' is missing: put it back from a backup, or open the database with its raw data key (from `cipherstore keys export-raw-key`)."
+            + " If it is a key-slot database (its slot file is '\(slotFile)'): a passphrase or recovery key that opens none of its slots is wrong; one that opened a slot gave the right data key, so the cipher settings differ (CipherSettingsFinder.find(path:key:) with that key, `cipherstore settings`, finds them); without its slot file, put it back from a backup, or open the database with its raw data key (from `cipherstore keys export-raw-key`)."
     }
 }
