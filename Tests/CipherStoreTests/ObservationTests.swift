@@ -307,8 +307,10 @@ import Testing
     }
 
     @Test func dropsStillDropWhileWholeTableDeletesGoRowByRow() throws {
-        // The authorizer turns off the truncate optimization for DELETE statements only.
+        // While commits are tracked, the authorizer turns off the truncate optimization for
+        // DELETE statements only.
         let db = try Connection(path: directory.path("drops.sqlite"), key: .passphrase("drops"))
+        try db.setCommitHandler { _ in }
         try db.executeScript("""
             CREATE TABLE a(x); CREATE TABLE b(x); CREATE VIEW v AS SELECT x FROM a; CREATE INDEX a_x ON a(x);
             CREATE TRIGGER a_t AFTER INSERT ON a BEGIN SELECT 1; END;
@@ -321,6 +323,54 @@ import Testing
         try db.executeScript("DROP VIEW v; DROP INDEX a_x; DROP TRIGGER a_t; DROP TABLE a; DROP TABLE b;")
         #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM sqlite_master") == 0)
         try db.close()
+    }
+
+    @Test func aWholeTableDeletePreparedBeforeTheObservationIsSeen() async throws {
+        let queue = try DatabaseQueue(path: directory.path("truncate.sqlite"), key: .passphrase("truncate"))
+        try await queue.write { db in
+            try db.execute(sql: "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT)")
+            try db.execute(sql: "INSERT INTO note(body) VALUES ('a'), ('b')")
+            // Cached before any observer: prepared with SQLite's truncate optimization.
+            try db.cachedStatement(sql: "DELETE FROM note").execute()
+            try db.execute(sql: "INSERT INTO note(body) VALUES ('c')")
+        }
+        var values = queue.observe { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM note") ?? -1 }.makeAsyncIterator()
+        #expect(try await values.next() == 1)
+        try await queue.write { db in try db.cachedStatement(sql: "DELETE FROM note").execute() }
+        #expect(try await values.next() == 0)
+        try queue.close()
+    }
+
+    @Test func theSchemaIsReadOncePerSchemaVersionNotOncePerFetch() async throws {
+        let queue = try DatabaseQueue(path: directory.path("explain.sqlite"), key: .passphrase("explain"))
+        try await queue.write { try $0.execute(sql: "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT)") }
+        let traced = Traced()
+        try await queue.writeWithoutTransaction { db in try db.trace { sql in traced.lines.withLock { $0.append(sql) } } }
+        var values = queue.observe { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM note") ?? -1 }.makeAsyncIterator()
+        #expect(try await values.next() == 0)
+        for expected in 1...3 {
+            try await queue.write { try $0.execute(sql: "INSERT INTO note(body) VALUES ('x')") }
+            #expect(try await values.next() == expected)
+        }
+        var statements = traced.lines.withLock { $0 }
+        // The schema's root pages are read once (EXPLAIN runs are not traced; they are kept
+        // with the same schema version), while the fetch ran four times.
+        let rootsRead = "SELECT type, tbl_name, rootpage, sql FROM main.sqlite_master"
+        #expect(statements.filter { $0.hasPrefix(rootsRead) }.count == 1, "\(statements)")
+        #expect(statements.filter { $0 == "SELECT count(*) FROM note" }.count == 4, "\(statements)")
+        // A schema change (which every observation sees): read again, once.
+        try await queue.write { try $0.execute(sql: "CREATE TABLE other(x)") }
+        #expect(try await values.next() == 3)
+        try await queue.write { try $0.execute(sql: "INSERT INTO note(body) VALUES ('y')") }
+        #expect(try await values.next() == 4)
+        statements = traced.lines.withLock { $0 }
+        #expect(statements.filter { $0.hasPrefix(rootsRead) }.count == 2, "\(statements)")
+        try queue.close()
+    }
+
+    /// The SQL a connection traced.
+    final class Traced: Sendable {
+        let lines = Mutex<[String]>([])
     }
 
     /// Polls `condition` for up to five seconds.

@@ -8,9 +8,9 @@ import CSQLCipher
 /// thread at a time.
 ///
 /// - The authorizer is installed on every connection: it refuses key pragmas
-///   (``KeyPragmaGuard``), `ATTACH` and `DETACH` where asked (``refusesAttach``), and turns
-///   off SQLite's truncate optimization (`DELETE FROM t`
-///   without `WHERE` then deletes row by row, so the update hook sees it).
+///   (``KeyPragmaGuard``), `ATTACH` and `DETACH` where asked (``refusesAttach``), and, while
+///   commits are tracked for observers, turns off SQLite's truncate optimization (`DELETE FROM
+///   t` without `WHERE` then deletes row by row, so the update hook sees it).
 /// - Tracing: ``Connection/trace(_:)``.
 /// - Commit tracking, for change observation: the update hook collects the tables a
 ///   transaction changes (the authorizer notes schema changes, which it does not report), the
@@ -41,6 +41,9 @@ final class ConnectionHooks {
     /// Set when a statement that may change the main schema is prepared; cleared by whoever
     /// keeps the schema copy (see ``SchemaCopyKeeper``).
     var schemaMayHaveChanged = false
+
+    /// The tables observed statements read, learned once per schema (see ``ObservedRegion``).
+    let observedRegions = ObservedRegion.Cache()
 
     /// While not `nil`, collects the SQL of the statements the connection runs.
     var recordedSQL: Set<String>?
@@ -76,10 +79,13 @@ final class ConnectionHooks {
                 return SQLITE_DENY
             case SQLITE_DELETE:
                 // SQLITE_IGNORE on a DELETE statement only turns off the truncate optimization,
-                // which would empty a table without telling the update hook. A DROP asks for
-                // DELETE on what it drops right after its own action: there, SQLITE_IGNORE
-                // would silently skip the drop. SQLite's own tables are left alone.
-                guard let name, sqlite3_strnicmp(name, "sqlite_", 7) != 0, !ConnectionHooks.dropActions.contains(previous) else {
+                // which would empty a table without telling the update hook: needed while
+                // commits are tracked for observers, and only then (statements prepared before
+                // are dropped from the cache when tracking starts). A DROP asks for DELETE on
+                // what it drops right after its own action: there, SQLITE_IGNORE would silently
+                // skip the drop. SQLite's own tables are left alone.
+                guard hooks.commitHandler != nil, let name, sqlite3_strnicmp(name, "sqlite_", 7) != 0,
+                      !ConnectionHooks.dropActions.contains(previous) else {
                     return SQLITE_OK
                 }
                 return SQLITE_IGNORE
@@ -180,7 +186,11 @@ extension Connection {
     /// Starts (or, with `nil`, stops) calling `handler` after each committed write
     /// transaction and each rollback of this connection.
     func setCommitHandler(_ handler: (@Sendable (TransactionEnd) -> Void)?) throws {
+        let tracking = handle.hooks.commitHandler != nil
         handle.hooks.setCommitHandler(handler, db: try handle.pointer)
+        // Cached DELETE statements prepared with SQLite's truncate optimization would empty a
+        // table unseen: prepared again from now on, they delete row by row (see the authorizer).
+        if handler != nil && !tracking { statementCache.removeAll() }
     }
 
     /// Runs `body` and returns its result with the SQL of every statement it ran.

@@ -10,13 +10,41 @@
 /// table, on `temp` or an attached database, on a `WITHOUT ROWID` table (SQLite's update hook
 /// does not report their changes, so only "any commit" catches them), on `sqlite_master`
 /// (schema changes), or one that `EXPLAIN` does not take.
+///
+/// Each statement is explained once per connection and schema: the answers, and the schema's
+/// root pages, are kept until `schema_version` changes (a fetch that runs again costs one
+/// `PRAGMA schema_version`, not an `EXPLAIN` per statement and a read of `sqlite_master`).
 enum ObservedRegion {
+    /// What a connection learned, valid for one `schema_version`.
+    final class Cache {
+        fileprivate var schemaVersion: Int?
+        fileprivate var schema: SchemaRoots?
+        /// The tables each statement reads; `nil` for "every table".
+        fileprivate var tablesBySQL: [String: Set<String>?] = [:]
+        /// More statements than an app observes: past it, the cache starts over.
+        fileprivate static let capacity = 512
+    }
+
     /// The lowercased names of the tables the statements read, or `nil` for "every table".
     static func tablesRead(by statements: Set<String>, in db: Connection) -> Set<String>? {
-        guard let schema = try? SchemaRoots(db) else { return nil }
+        let cache = db.handle.hooks.observedRegions
+        guard let version = try? db.fetchScalar(Int.self, sql: "PRAGMA main.schema_version") else { return nil }
+        if cache.schemaVersion != version || cache.tablesBySQL.count > Cache.capacity {
+            cache.schemaVersion = version
+            cache.schema = try? SchemaRoots(db)
+            cache.tablesBySQL.removeAll()
+        }
+        guard let schema = cache.schema else { return nil }
         var tables: Set<String> = []
         for sql in statements {
-            guard let read = try? tablesRead(by: sql, schema: schema, db: db) else { return nil }
+            let read: Set<String>?
+            if let known = cache.tablesBySQL[sql] {
+                read = known
+            } else {
+                read = (try? tablesRead(by: sql, schema: schema, db: db)) ?? nil
+                cache.tablesBySQL[sql] = .some(read)
+            }
+            guard let read else { return nil }
             tables.formUnion(read)
         }
         // Reading no table (`PRAGMA user_version`, `SELECT 1`): no table name tells when the
@@ -46,7 +74,7 @@ enum ObservedRegion {
 }
 
 /// Root pages of the main database's tables and indexes, and the table each belongs to.
-private struct SchemaRoots {
+fileprivate struct SchemaRoots {
     private var tableByRootPage: [Int64: String] = [:]
 
     init(_ db: Connection) throws {
