@@ -49,10 +49,6 @@ enum SharedKeyDerivation {
             var generator = SystemRandomNumberGenerator()
             return (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         }
-        guard let file = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? file.close() }
-        let header = [UInt8](try file.read(upToCount: 16) ?? Data())
-        guard header.count == 16, header != Array("SQLite format 3\0".utf8) else { return nil }
-        return header
+        return DatabaseFileInfo.salt(of: path)
     }
 }

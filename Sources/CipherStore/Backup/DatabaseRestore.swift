@@ -45,7 +45,7 @@ struct DatabaseRestore {
         }
         if exists { try FileSystem.copyOwnerAndMode(from: target, to: temporaryPath) }
         if options.cancellation?.isCancelled == true { throw ConversionError.cancelled }
-        let restoredSalt = SlotState.databaseSalt(of: temporaryPath)
+        let restoredSalt = DatabaseFileInfo.salt(of: temporaryPath)
         let result = FileSystem.identity(temporaryPath)
         do {
             if exists {

@@ -34,7 +34,7 @@ struct OnlineBackup {
         try checkCancelled()
         report(.replacing, fraction: 0.95)
 
-        let slotFile = try copySlotFile(to: outputPath, copySalt: SlotState.databaseSalt(of: temporaryPath))
+        let slotFile = try copySlotFile(to: outputPath, copySalt: DatabaseFileInfo.salt(of: temporaryPath))
         do {
             try OutputDestination.publish(temporaryPath, as: outputPath, overwrite: overwrite,
                                           nowOnDisk: "'\(outputPath)' holds the verified backup",

@@ -68,6 +68,22 @@ public struct DatabaseFileInfo: Sendable, Hashable {
     /// The 16-byte header of every plaintext SQLite 3 database.
     static let sqliteHeader = Array("SQLite format 3\0".utf8)
 
+    /// The salt of an encrypted database: its first 16 bytes. `nil` for a file that is not a
+    /// regular file, is shorter, or starts with SQLite's plaintext header. The one place that
+    /// reads a file's salt (slot files, repair, shared key derivation, the schema copy).
+    static func salt(of path: String) -> [UInt8]? {
+        var status = stat()
+        // Not a FIFO or device: opening one could wait forever.
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var salt = [UInt8](repeating: 0, count: 16)
+        let count = salt.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        guard count == 16, salt != sqliteHeader else { return nil }
+        return salt
+    }
+
     /// Inspects a file by reading its first bytes. Never writes.
     public static func inspect(path: String) -> DatabaseFileInfo {
         var status = stat()

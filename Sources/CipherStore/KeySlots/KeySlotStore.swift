@@ -111,7 +111,7 @@ enum KeySlotStore {
     ///   for that salt any more (a rotation ran meanwhile), the errors of ``write(_:to:overwrite:)``.
     static func copySlotFile(of database: String, to output: String, salt: [UInt8], overwrite: Bool) throws -> String? {
         let source = KeySlots.slotFileTarget(forDatabase: database)
-        guard FileSystem.exists(source), SlotState.databaseSalt(of: database) == salt else { return nil }
+        guard FileSystem.exists(source), DatabaseFileInfo.salt(of: database) == salt else { return nil }
         let file = try read(source, database: database)
         guard !file.slots(forDatabaseSalt: salt).isEmpty else { throw BackupError.slotFileChanged(slotFile: source) }
         let target = KeySlots.slotFilePath(forDatabase: output)

@@ -76,7 +76,7 @@ extension KeySlots {
                 // Read from the disk which database has the name. The rewrite, whose durability
                 // is not confirmed: the slot file keeps both sets, so that whichever database a
                 // power cut leaves opens with the passphrases kept.
-                if SlotState.databaseSalt(of: path) == newSalt {
+                if DatabaseFileInfo.salt(of: path) == newSalt {
                     throw NotDurableError(
                         path: path, failure: (error as? NotDurableError)?.failure ?? "\(error)",
                         nowOnDisk: "the database, rewritten under the new data key; its slot file '\(state.slotPath)' holds the new slots of the passphrases kept, and still the old slots",

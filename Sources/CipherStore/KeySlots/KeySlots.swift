@@ -204,7 +204,7 @@ public enum KeySlots {
             // Read from the disk, not from the step that failed: once the database has the salt
             // the slot file is bound to, it is encrypted under the data key that exists only in
             // the slot file, which must stay.
-            if SlotState.databaseSalt(of: path) == salt {
+            if DatabaseFileInfo.salt(of: path) == salt {
                 throw NotDurableError(
                     path: path, failure: (error as? NotDurableError)?.failure ?? "\(error)",
                     nowOnDisk: "'\(path)' is a slot database under a new data key, which exists only in its slot file '\(slotPath)': the passphrase opens it through that file. Keep both",

@@ -16,14 +16,6 @@ struct SlotState {
         let dataKey: SecureBytes
     }
 
-    /// The first 16 bytes of a database file: the salt of an encrypted one.
-    static func databaseSalt(of path: String) -> [UInt8]? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        guard let data = try? handle.read(upToCount: 16), data.count == 16 else { return nil }
-        return Array(data)
-    }
-
     /// Reads the database's salt and its slot file, and checks that they belong together.
     static func load(database path: String) throws -> SlotState {
         let info = DatabaseFileInfo.inspect(path: path)
@@ -35,7 +27,7 @@ struct SlotState {
         }
         let slotPath = KeySlots.slotFileTarget(forDatabase: path)
         let file = try KeySlotStore.read(slotPath, database: path)
-        guard let salt = databaseSalt(of: path), !file.slots(forDatabaseSalt: salt).isEmpty else {
+        guard let salt = DatabaseFileInfo.salt(of: path), !file.slots(forDatabaseSalt: salt).isEmpty else {
             throw KeySlotError.belongsToAnotherDatabase(slotFile: slotPath, database: path)
         }
         return SlotState(databasePath: path, slotPath: slotPath, databaseSalt: salt, file: file, lock: nil)

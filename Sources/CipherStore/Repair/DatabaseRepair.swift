@@ -57,7 +57,7 @@ public enum DatabaseRepair {
         if DatabaseFileInfo.inspect(path: path).kind == .plaintext { throw CipherStoreError.notEncrypted(path: path) }
         let settings = cipher.filling(from: SQLCipherLibrary.sqlcipherMajorVersion >= 4 ? .sqlcipher4 : .sqlcipher3)
         try settings.validate()
-        let (pageKey, salt) = try pageKey(fileSalt: SlotState.databaseSalt(of: path), key: key, settings: settings)
+        let (pageKey, salt) = try pageKey(fileSalt: DatabaseFileInfo.salt(of: path), key: key, settings: settings)
         let reader = try EncryptedPageReader(path: path, cipher: pageCipher(pageKey: pageKey, salt: salt, settings: settings))
         let schemaCopy = pageKey.withUnsafeBytes { SchemaCopy.read(forDatabase: path, key: SchemaCopyKey(pageKey: $0, salt: salt)) }
         guard reader.pageCount > 0 else {
@@ -81,7 +81,7 @@ public enum DatabaseRepair {
         try FileSystem.sync(temporaryPath)
         // A slot database repaired with its data key keeps its salt: its slot file opens the
         // new database too.
-        let slotFile = try SlotState.databaseSalt(of: temporaryPath).flatMap {
+        let slotFile = try DatabaseFileInfo.salt(of: temporaryPath).flatMap {
             try KeySlotStore.copySlotFile(of: path, to: output, salt: $0, overwrite: overwrite)
         }
         do {

@@ -40,7 +40,6 @@ struct SchemaCopyKey: Sendable {
     /// The salt SQLCipher reads: the file's first 16 bytes, or the settings' with a plaintext header.
     private static func fileSalt(_ path: String, cipher: CipherSettings) -> [UInt8]? {
         if (cipher.plaintextHeaderSize ?? 0) > 0 { return cipher.salt }
-        guard let salt = SlotState.databaseSalt(of: path), salt != Array("SQLite format 3\0".utf8) else { return nil }
-        return salt
+        return DatabaseFileInfo.salt(of: path)
     }
 }

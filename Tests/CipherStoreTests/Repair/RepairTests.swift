@@ -70,7 +70,7 @@ import Testing
         let root = try #require(try db.fetchScalar(Int.self, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'item'"))
         try db.close()
         let settings = CipherSettings.libraryDefaults.filling(from: LinkedSQLCipher.isVersion4 ? .sqlcipher4 : .sqlcipher3)
-        let reader = try EncryptedPageReader(path: path, cipher: DatabaseRepair.pageCipher(fileSalt: SlotState.databaseSalt(of: path), key: key, settings: settings))
+        let reader = try EncryptedPageReader(path: path, cipher: DatabaseRepair.pageCipher(fileSalt: DatabaseFileInfo.salt(of: path), key: key, settings: settings))
         var pagesOfRow: [Int64: Set<Int>] = [:]
         var stack = [UInt32(root)]
         while let number = stack.popLast() {
