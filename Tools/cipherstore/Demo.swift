@@ -1,5 +1,5 @@
 import ArgumentParser
-import CipherStore
+@_spi(Tools) import CipherStore
 import Foundation
 import StatusFeed
 
@@ -165,9 +165,13 @@ extension CipherStoreCommand {
         /// 24 random letters and digits.
         private func randomPassphrase() throws -> Passphrase {
             let alphabet = Array("abcdefghijkmnpqrstuvwxyz23456789".utf8)
-            var generator = SystemRandomNumberGenerator()
-            var bytes = (0..<24).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] }
-            defer { secureWipe(&bytes) }
+            // 256 is a multiple of the alphabet's 32 letters: every one is as likely.
+            var random = SecureRandom.bytes(24)
+            var bytes = random.map { alphabet[Int($0) % alphabet.count] }
+            defer {
+                SecureMemory.wipe(&bytes)
+                SecureMemory.wipe(&random)
+            }
             return try Passphrase(bytes: bytes)
         }
 

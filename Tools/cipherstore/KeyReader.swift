@@ -1,4 +1,4 @@
-import CipherStore
+@_spi(Tools) import CipherStore
 import Foundation
 #if canImport(Darwin)
 import Darwin
@@ -138,7 +138,7 @@ enum KeyReader {
         let bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self), count: count))
         // Wipe the value where the kernel keeps the initial environment (it shows in
         // /proc/PID/environ), then drop the variable so child processes do not inherit it.
-        SecretInput.wipe(value, count: count)
+        SecureMemory.wipe(UnsafeMutableRawBufferPointer(start: value, count: count))
         unsetenv(name)
         return bytes
     }

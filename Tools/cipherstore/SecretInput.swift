@@ -1,3 +1,4 @@
+@_spi(Tools) import CipherStore
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -46,17 +47,7 @@ enum SecretInput {
     }
 
     static func wipe(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBytes { wipe($0.baseAddress, count: $0.count) }
-    }
-
-    /// Zeroes memory in a way the compiler may not remove.
-    static func wipe(_ pointer: UnsafeMutableRawPointer?, count: Int) {
-        guard let pointer, count > 0 else { return }
-        #if canImport(Darwin)
-        _ = memset_s(pointer, count, 0, count)
-        #else
-        explicit_bzero(pointer, count)
-        #endif
+        SecureMemory.wipe(&bytes)
     }
 
     private static func read(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {

@@ -45,10 +45,7 @@ enum SharedKeyDerivation {
 
     /// The file's salt, or a new random one when the file is empty or missing.
     private static func salt(path: String) throws -> [UInt8]? {
-        guard FileSystem.size(path) > 0 else {
-            var generator = SystemRandomNumberGenerator()
-            return (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        }
+        guard FileSystem.size(path) > 0 else { return SecureRandom.bytes(16) }
         return DatabaseFileInfo.salt(of: path)
     }
 }

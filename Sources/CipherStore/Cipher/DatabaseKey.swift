@@ -47,7 +47,7 @@ public final class DatabaseKey: Sendable, CustomStringConvertible, CustomDebugSt
     ///   would read it as a raw key, not as a passphrase).
     public static func passphrase(_ passphrase: String) throws -> DatabaseKey {
         var utf8 = Array(passphrase.utf8)
-        defer { utf8.withUnsafeMutableBytes { SecureBytes.wipe($0) } }
+        defer { utf8.withUnsafeMutableBytes { SecureMemory.wipe($0) } }
         return try Self.passphrase(bytes: utf8)
     }
 
@@ -101,7 +101,7 @@ public final class DatabaseKey: Sendable, CustomStringConvertible, CustomDebugSt
             throw CipherStoreError.invalidKey(reason: "a raw key must be 64 hexadecimal digits (or 96 with its salt), got \(hex.count) characters.")
         }
         var bytes = [UInt8](repeating: 0, count: hex.count / 2)
-        defer { bytes.withUnsafeMutableBytes { SecureBytes.wipe($0) } }
+        defer { bytes.withUnsafeMutableBytes { SecureMemory.wipe($0) } }
         var high: UInt8? = nil
         var index = 0
         for character in hex {
@@ -125,7 +125,7 @@ public final class DatabaseKey: Sendable, CustomStringConvertible, CustomDebugSt
     /// A raw key written as hexadecimal text. See ``rawKey(hex:)-(Collection<UInt8>)``.
     public static func rawKey(hex: String) throws -> DatabaseKey {
         var utf8 = Array(hex.utf8)
-        defer { utf8.withUnsafeMutableBytes { SecureBytes.wipe($0) } }
+        defer { utf8.withUnsafeMutableBytes { SecureMemory.wipe($0) } }
         return try rawKey(hex: utf8)
     }
 

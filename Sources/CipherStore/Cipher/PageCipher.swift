@@ -98,7 +98,7 @@ struct PageCipher {
         let end = base + pageSize - reserve
         let iv = try AES._CBC.IV(ivBytes: bytes[end..<(end + 16)])
         var block = Array(try AES._CBC.decrypt(bytes[(base + headerSize)..<(base + headerSize + 16)], using: key, iv: iv, noPadding: true))
-        defer { block.withUnsafeMutableBytes { SecureBytes.wipe($0) } }
+        defer { block.withUnsafeMutableBytes { SecureMemory.wipe($0) } }
         let offset = 16 - headerSize
         return Self.headerFieldsMatch(block[offset..<(offset + 8)], pageSize: pageSize)
     }

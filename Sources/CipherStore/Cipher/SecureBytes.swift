@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// One heap buffer for secret bytes, wiped before it is freed.
 ///
 /// Key material lives here and nowhere else inside CipherStore: it is never turned into a
@@ -19,7 +13,7 @@ final class SecureBytes: @unchecked Sendable {
         do {
             try fill(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]))
         } catch {
-            Self.wipe(buffer)
+            SecureMemory.wipe(buffer)
             buffer.deallocate()
             throw error
         }
@@ -33,17 +27,7 @@ final class SecureBytes: @unchecked Sendable {
     }
 
     deinit {
-        Self.wipe(buffer)
+        SecureMemory.wipe(buffer)
         buffer.deallocate()
-    }
-
-    /// Zeroes memory in a way the optimizer may not remove.
-    static func wipe(_ buffer: UnsafeMutableRawBufferPointer) {
-        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
-        #if canImport(Glibc)
-        explicit_bzero(base, buffer.count)
-        #else
-        _ = memset_s(base, buffer.count, 0, buffer.count)
-        #endif
     }
 }

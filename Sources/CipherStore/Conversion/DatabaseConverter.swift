@@ -135,9 +135,7 @@ struct DatabaseConverter: Sendable {
             // verifying connection can open the result and the report can name it. An encrypted
             // source's salt is kept (read from the file, or the one it was opened with), so an
             // app that stores it needs nothing new; otherwise a random one.
-            var generator = SystemRandomNumberGenerator()
-            settled.salt = try CipherSettings.salt(in: sourceConnection)
-                ?? (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+            settled.salt = try CipherSettings.salt(in: sourceConnection) ?? SecureRandom.bytes(16)
         }
         return settled
     }

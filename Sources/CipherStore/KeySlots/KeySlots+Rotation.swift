@@ -43,7 +43,7 @@ extension KeySlots {
             let newKey = SecureBytes(count: 32) { buffer in
                 SymmetricKey(size: .bits256).withUnsafeBytes { buffer.copyMemory(from: $0) }
             }
-            let newSalt = randomBytes(16)
+            let newSalt = SecureRandom.bytes(16)
 
             // 1. The new slots beside the old ones; slots of any other salt (an earlier,
             //    interrupted rotation) go.

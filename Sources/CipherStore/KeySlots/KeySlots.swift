@@ -188,8 +188,8 @@ public enum KeySlots {
         let dataKey = SecureBytes(count: 32) { buffer in
             SymmetricKey(size: .bits256).withUnsafeBytes { buffer.copyMemory(from: $0) }
         }
-        let salt = randomBytes(16)
-        var file = KeySlotFile(fileID: randomBytes(16), slots: [])
+        let salt = SecureRandom.bytes(16)
+        var file = KeySlotFile(fileID: SecureRandom.bytes(16), slots: [])
         let key = try passphrase.bytes.withUnsafeBytes { try SlotSealer.newKey(secret: $0, derivation: derivation) }
         let slot = try SlotSealer.seal(dataKey, into: file, id: 1, kind: .passphrase, key: key, databaseSalt: salt, label: label)
         file.slots = [slot]
@@ -243,10 +243,6 @@ public enum KeySlots {
         }
     }
 
-    static func randomBytes(_ count: Int) -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
-    }
 }
 
 extension DatabaseKey {

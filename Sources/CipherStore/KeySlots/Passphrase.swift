@@ -16,7 +16,7 @@ public final class Passphrase: Sendable, CustomStringConvertible, CustomDebugStr
     /// - Throws: ``CipherStoreError/invalidKey(reason:)`` when it is empty.
     public convenience init(_ passphrase: String) throws {
         var utf8 = Array(passphrase.utf8)
-        defer { utf8.withUnsafeMutableBytes { SecureBytes.wipe($0) } }
+        defer { utf8.withUnsafeMutableBytes { SecureMemory.wipe($0) } }
         try self.init(bytes: utf8)
     }
 

@@ -18,12 +18,9 @@ enum RecoveryKey {
 
     /// A new random secret and its text.
     static func generate() -> (secret: SecureBytes, text: String) {
-        var generator = SystemRandomNumberGenerator()
-        let secret = SecureBytes(count: secretByteCount) { buffer in
-            for index in buffer.indices { buffer[index] = UInt8.random(in: 0...255, using: &generator) }
-        }
+        let secret = SecureBytes(count: secretByteCount) { SecureRandom.fill($0) }
         var bytes = secret.withUnsafeBytes { Array($0) } + checksum(secret)
-        defer { bytes.withUnsafeMutableBytes { SecureBytes.wipe($0) } }
+        defer { bytes.withUnsafeMutableBytes { SecureMemory.wipe($0) } }
         var characters: [UInt8] = []
         var buffer = 0, bits = 0
         for byte in bytes {
@@ -47,7 +44,7 @@ enum RecoveryKey {
     /// too many or too few is `.mistyped`.
     static func read(_ typed: UnsafeRawBufferPointer) -> Reading {
         var values: [UInt8] = []
-        defer { values.withUnsafeMutableBytes { SecureBytes.wipe($0) } }
+        defer { values.withUnsafeMutableBytes { SecureMemory.wipe($0) } }
         var separators = 0
         for byte in typed {
             if byte == UInt8(ascii: "-") || byte == UInt8(ascii: " ") {
@@ -63,7 +60,7 @@ enum RecoveryKey {
             return separators >= 7 && (36...44).contains(values.count) ? .mistyped : .notARecoveryKey
         }
         var bytes: [UInt8] = []
-        defer { bytes.withUnsafeMutableBytes { SecureBytes.wipe($0) } }
+        defer { bytes.withUnsafeMutableBytes { SecureMemory.wipe($0) } }
         var buffer = 0, bits = 0
         for value in values {
             buffer = (buffer << 5 | Int(value)) & 0xFFFF

@@ -15,7 +15,7 @@ enum SlotSealer {
     /// Derives a new slot's wrapping key from `secret`, with a fresh random KDF salt.
     /// - Throws: ``KeySlotError/invalidKDF(reason:)``.
     static func newKey(secret: UnsafeRawBufferPointer, derivation: KeyDerivation) throws -> NewSlotKey {
-        let kdfSalt = KeySlots.randomBytes(32)
+        let kdfSalt = SecureRandom.bytes(32)
         return NewSlotKey(derivation: derivation, kdfSalt: kdfSalt, wrappingKey: try derivation.deriveKey(from: secret, salt: kdfSalt))
     }
 
@@ -41,7 +41,7 @@ enum SlotSealer {
               var plain = try? AES.GCM.open(box, using: wrappingKey, authenticating: file.associatedData(for: slot)),
               plain.count == 32
         else { return nil }
-        defer { plain.withUnsafeMutableBytes { SecureBytes.wipe($0) } }
+        defer { plain.withUnsafeMutableBytes { SecureMemory.wipe($0) } }
         return SecureBytes(count: 32) { $0.copyBytes(from: plain) }
     }
 
