@@ -95,6 +95,10 @@ import Testing
         let object = try json(damaged)
         #expect(object["pagesLost"] as? [Int] == [])
         #expect(object["rows"] as? Int == 1)
+        // The new database has the slot's salt, and the slot file beside it: the passphrase opens it.
+        #expect(object["slotFile"] as? String == salvaged + ".keys")
+        let reopened = try CLI.run(["verify", salvaged, "--key-file", passphrase])
+        #expect(reopened.status == 0, "\(reopened.errorOutput)")
     }
 
     @Test func aFileMadeByEncryptAndWrittenByTheShellIsRepairedIntoItsTablesWhenPageOneIsLost() throws {

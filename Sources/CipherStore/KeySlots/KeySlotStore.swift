@@ -106,14 +106,20 @@ enum KeySlotStore {
     /// same salt (and so the same data key): the slot file then opens the pair. Nothing is
     /// copied when `database` has no slot file or its salt differs.
     ///
+    /// - Parameter databaseSaltDamaged: `database`'s own first bytes may be damaged (a repair):
+    ///   the slot file is copied when it holds slots for `salt`, whatever `database` starts with.
     /// - Returns: the slot file written, or `nil`.
     /// - Throws: ``BackupError/slotFileChanged(slotFile:)`` when the slot file holds no slot
     ///   for that salt any more (a rotation ran meanwhile), the errors of ``write(_:to:overwrite:)``.
-    static func copySlotFile(of database: String, to output: String, salt: [UInt8], overwrite: Bool) throws -> String? {
+    static func copySlotFile(of database: String, to output: String, salt: [UInt8], overwrite: Bool,
+                             databaseSaltDamaged: Bool = false) throws -> String? {
         let source = KeySlots.slotFileTarget(forDatabase: database)
-        guard FileSystem.exists(source), DatabaseFileInfo.salt(of: database) == salt else { return nil }
+        guard FileSystem.exists(source), databaseSaltDamaged || DatabaseFileInfo.salt(of: database) == salt else { return nil }
         let file = try read(source, database: database)
-        guard !file.slots(forDatabaseSalt: salt).isEmpty else { throw BackupError.slotFileChanged(slotFile: source) }
+        guard !file.slots(forDatabaseSalt: salt).isEmpty else {
+            if databaseSaltDamaged { return nil }
+            throw BackupError.slotFileChanged(slotFile: source)
+        }
         let target = KeySlots.slotFilePath(forDatabase: output)
         try OutputDestination.checkNewFile(target, source: source, overwrite: overwrite)
         do {

@@ -82,7 +82,7 @@ public enum DatabaseRepair {
         // A slot database repaired with its data key keeps its salt: its slot file opens the
         // new database too.
         let slotFile = try DatabaseFileInfo.salt(of: temporaryPath).flatMap {
-            try KeySlotStore.copySlotFile(of: path, to: output, salt: $0, overwrite: overwrite)
+            try KeySlotStore.copySlotFile(of: path, to: output, salt: $0, overwrite: overwrite, databaseSaltDamaged: true)
         }
         do {
             try OutputDestination.publish(temporaryPath, as: output, overwrite: overwrite,
@@ -164,7 +164,13 @@ public enum DatabaseRepair {
         try output.beginTransaction(.immediate)
         let result = try salvage.run()
         try output.commit()
-        guard !reader.readPages.isEmpty else { throw RepairError.nothingReadable(path: reader.path, pageCount: reader.pageCount) }
+        guard !reader.readPages.isEmpty else {
+            // The key is right when the schema copy opened with it: the pages are what is lost.
+            if schemaCopy.copy != nil {
+                throw ConversionError.damaged(path: reader.path, detail: "none of its \(reader.pageCount) pages could be read, though the key is right (the schema copy beside it opens with it)")
+            }
+            throw RepairError.nothingReadable(path: reader.path, pageCount: reader.pageCount)
+        }
         options.progress?(ConversionProgress(phase: .verifying, bytesWritten: FileSystem.size(temporaryPath), bytesTotal: total, fractionCompleted: 0.9))
         try DatabaseMaintenance.checkIntegrity(output)
         for table in result.tables {

@@ -31,7 +31,37 @@ final class DatabaseSalvage {
         let name: String
         let rootPage: UInt32
         let sql: String?
+
+        init(type: String, name: String, rootPage: UInt32, sql: String?) {
+            self.type = type
+            self.name = name
+            self.rootPage = rootPage
+            self.sql = sql
+        }
+
+        /// A record of `sqlite_master` (type, name, tbl_name, rootpage, sql), or `nil` for a
+        /// record of any other shape.
+        init?(_ values: [DatabaseValue]) {
+            guard values.count == 5, case .text(let type) = values[0], ["table", "index", "view", "trigger"].contains(type),
+                  case .text(let name) = values[1], case .text = values[2] else { return nil }
+            let root: UInt32
+            switch values[3] {
+            case .integer(let number) where number > 0 && number <= UInt32.max: root = UInt32(number)
+            case .integer, .null: root = 0
+            default: return nil
+            }
+            let sql: String?
+            switch values[4] {
+            case .text(let text): sql = text
+            case .null: sql = nil
+            default: return nil
+            }
+            self.init(type: type, name: name, rootPage: root, sql: sql)
+        }
     }
+
+    /// Names of the schema's objects, lowercased: a `recovered_N` table takes none of them.
+    private var takenNames = Set<String>()
 
     private struct TableTarget {
         let name: String
@@ -40,6 +70,9 @@ final class DatabaseSalvage {
         var columnCount: Int { columns.count }
         /// The INTEGER PRIMARY KEY column, which the record stores as NULL and the rowid holds.
         let rowIDColumn: Int?
+        /// How an insert names the rowid: `rowid`, `_rowid_` or `oid`, the first that is not a
+        /// column's name; `nil` when all three are (the rowid is then SQLite's choice).
+        var rowIDName: String? = "rowid"
         var inserted = 0
     }
 
@@ -101,15 +134,17 @@ final class DatabaseSalvage {
         var schemaWhole = false
         if firstPage != nil {
             schemaWhole = try walkTable(root: 1) { _, values in
-                guard values.count == 5, case .text(let type) = values[0], case .text(let name) = values[1] else { return }
-                let root: UInt32
-                if case .integer(let number) = values[3], number > 0, number <= UInt32.max { root = UInt32(number) } else { root = 0 }
-                var sql: String?
-                if case .text(let text) = values[4] { sql = text }
-                schema.append(SchemaObject(type: type, name: name, rootPage: root, sql: sql))
+                if let object = SchemaObject(values) { schema.append(object) }
             }
         }
-        let schemaRecovered = schemaWhole && !schema.isEmpty
+        if !schemaWhole {
+            // Leaves of sqlite_master cut off from page 1 still tell the current schema; they
+            // are never a table's rows.
+            for object in try schemaRowsOnUnreachedLeaves() where !schema.contains(where: { $0.name == object.name }) {
+                schema.append(object)
+            }
+        }
+        let schemaRecovered = schemaWhole
         // A schema read whole is the truth: what the copy has beyond it was dropped since.
         var fromCopy = Set<String>()
         if !schemaWhole, let schemaCopy {
@@ -118,10 +153,14 @@ final class DatabaseSalvage {
                 schema.append(SchemaObject(type: object.type, name: object.name, rootPage: UInt32(clamping: max(object.rootPage, 0)), sql: object.sql))
                 fromCopy.insert(object.name)
             }
-            if !fromCopy.isEmpty { problems.append(copyCaveat(schemaCopy, tables: fromCopy, firstPage: firstPage)) }
         } else if !schemaWhole, let schemaCopyProblem {
             problems.append("the schema could not be read whole, and its schema copy could not be used: \(schemaCopyProblem)")
         }
+        takenNames = Set(schema.map { $0.name.lowercased() })
+        // Root pages of the tables the file itself names: a copy's table rooted there is gone.
+        let fileRoots = Dictionary(schema.filter { $0.type == "table" && !fromCopy.contains($0.name) }.map { ($0.rootPage, $0.name) },
+                                   uniquingKeysWith: { first, _ in first })
+        var createdFromCopy: [String] = []
         var targets: [TableTarget] = []
         var sequence: [(String, Int64)] = []
         for object in schema where object.type == "table" {
@@ -132,16 +171,16 @@ final class DatabaseSalvage {
                 continue
             }
             guard !object.name.hasPrefix("sqlite_"), let sql = object.sql, object.rootPage > 0 else { continue }
-            if fromCopy.contains(object.name), let problem = try rootProblem(object) {
+            if fromCopy.contains(object.name), let problem = try rootProblem(object, fileRoots: fileRoots) {
                 problems.append(problem)
                 continue
             }
-            let upper = sql.uppercased()
-            if upper.hasPrefix("CREATE VIRTUAL") {
+            let compact = Self.compactSQL(sql)
+            if compact.hasPrefix("CREATEVIRTUAL") {
                 problems.append("virtual table \(object.name) was not recovered (its module keeps its own data)")
                 continue
             }
-            if upper.replacingOccurrences(of: " ", with: "").hasSuffix("WITHOUTROWID") {
+            if compact.hasSuffix("WITHOUTROWID") {
                 try? output.execute(sql: sql)
                 problems.append("table \(object.name) is a WITHOUT ROWID table: it was created empty, its rows were not recovered")
                 continue
@@ -162,10 +201,14 @@ final class DatabaseSalvage {
                 problems.append("table \(object.name) of the schema copy was not created: its root page \(object.rootPage) holds rows of another table now (it was dropped since the copy was taken)")
                 continue
             }
+            if fromCopy.contains(object.name) { createdFromCopy.append(object.name) }
             targets.append(target)
             try progress(Double(visited.count) / Double(max(pages.pageCount, 1)))
         }
         try collectOrphanLeaves(into: &targets)
+        if let schemaCopy, !createdFromCopy.isEmpty {
+            problems.insert(copyCaveat(schemaCopy, tables: createdFromCopy, firstPage: firstPage), at: 0)
+        }
         for (name, seq) in sequence {
             try output.execute(sql: "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?", arguments: [seq, name])
             if output.changesCount == 0 { try output.execute(sql: "INSERT INTO sqlite_sequence(name, seq) VALUES (?, ?)", arguments: [name, seq]) }
@@ -198,29 +241,81 @@ final class DatabaseSalvage {
         if refused > 0 { problems.append("\(refused) rows could not be inserted anywhere") }
         let tables = (targets + recovered.keys.sorted().compactMap { recovered[$0] })
             .map { RepairReport.Table(name: $0.name, recoveredRows: $0.inserted, expectedRows: schemaCopy?.rowCounts?[$0.name]) }
-        return Result(tables: tables, schemaRecovered: schemaRecovered, usedSchemaCopy: !fromCopy.isEmpty, problems: problems)
+        return Result(tables: tables, schemaRecovered: schemaRecovered, usedSchemaCopy: !createdFromCopy.isEmpty, problems: problems)
     }
 
     /// What the report says of tables taken from the schema copy: when it was taken, and
     /// whether page 1's schema cookie says the schema changed since.
-    private func copyCaveat(_ copy: SchemaCopy, tables: Set<String>, firstPage: [UInt8]?) -> String {
+    private func copyCaveat(_ copy: SchemaCopy, tables: [String], firstPage: [UInt8]?) -> String {
         let taken = ISO8601DateFormatter().string(from: copy.taken)
-        var caveat = "the schema of \(tables.sorted().joined(separator: ", ")) was taken from the schema copy of \(taken) (schema version \(copy.schemaVersion))"
+        var caveat = "tables \(tables.joined(separator: ", ")) were rebuilt from the schema copy of \(taken) (schema version \(copy.schemaVersion))"
         if let firstPage, Int(BTreePage.uint32(firstPage, at: 40)) != copy.schemaVersion {
-            caveat += ", but the database's schema is at version \(BTreePage.uint32(firstPage, at: 40)): it changed since, so check these tables"
+            caveat += ", but the database's schema is at version \(BTreePage.uint32(firstPage, at: 40)): it changed since"
         } else {
-            caveat += ": a schema changed since by a client that keeps no copy would not be known"
+            caveat += "; if another SQLite client changed the schema since (it keeps no copy)"
         }
+        caveat += ", rows of a table created or replaced after the copy can be in one of these tables with as many columns: check them"
         return caveat
+    }
+
+    /// SQL without comments, spaces or case, to recognise `CREATE VIRTUAL TABLE` and a
+    /// `WITHOUT ROWID` ending however they are spelled.
+    static func compactSQL(_ sql: String) -> String {
+        var result = ""
+        var rest = Substring(sql)
+        while let first = rest.first {
+            if rest.hasPrefix("--") {
+                rest = rest.drop { $0 != "\n" }
+            } else if rest.hasPrefix("/*") {
+                rest = rest.dropFirst(2)
+                if let end = rest.range(of: "*/") { rest = rest[end.upperBound...] } else { rest = "" }
+            } else {
+                if !first.isWhitespace { result.append(first) }
+                rest = rest.dropFirst()
+            }
+        }
+        return result.uppercased()
     }
 
     /// Why a table of the schema copy is left out: its root page reads, but not as a table's
     /// (it was dropped since the copy, or moved); `nil` when its root page is a table page or
     /// lost (its leaves may still be found).
-    private func rootProblem(_ object: SchemaObject) throws -> String? {
-        guard object.rootPage <= pages.pageCount, let data = try pages.page(object.rootPage) else { return nil }
+    private func rootProblem(_ object: SchemaObject, fileRoots: [UInt32: String]) throws -> String? {
+        if let owner = fileRoots[object.rootPage] {
+            return "table \(object.name) of the schema copy was not created: its root page \(object.rootPage) belongs to table \(owner) now (renamed, or dropped and replaced, since the copy was taken)"
+        }
+        guard object.rootPage <= pages.pageCount else {
+            return "table \(object.name) of the schema copy was not created: its root page \(object.rootPage) is past the end of the file (the file was cut short, or the table dropped and the file vacuumed)"
+        }
+        guard let data = try pages.page(object.rootPage) else { return nil }
         if let node = BTreePage(data, number: object.rootPage), node.kind == .tableLeaf || node.kind == .tableInterior { return nil }
         return "table \(object.name) of the schema copy was not created: its root page \(object.rootPage) is not a table page now (the table was dropped or moved since the copy was taken)"
+    }
+
+    /// Objects of `sqlite_master` on table leaves that no walk reached (page 1 lost, or a page
+    /// of the schema's b-tree): a leaf whose every row has the schema's shape is the schema's.
+    /// Those pages are marked visited, so no table takes their rows.
+    private func schemaRowsOnUnreachedLeaves() throws -> [SchemaObject] {
+        guard pages.pageCount >= 2 else { return [] }
+        var objects: [SchemaObject] = []
+        for number in UInt32(2)...UInt32(pages.pageCount) where !visited.contains(number) {
+            guard let data = try pages.page(number), let leaf = BTreePage(data, number: number), leaf.kind == .tableLeaf,
+                  !leaf.cells.isEmpty else { continue }
+            var found: [SchemaObject] = []
+            var allSchema = true
+            for cell in leaf.cells {
+                guard let payload = try pages.payload(of: cell, visit: { _ in }),
+                      let values = RecordFormat.values(payload, encoding: encoding), let object = SchemaObject(values) else {
+                    allSchema = false
+                    break
+                }
+                found.append(object)
+            }
+            guard allSchema else { continue }
+            visited.insert(number)
+            objects += found
+        }
+        return objects
     }
 
     /// The free pages, from the freelist's trunk pages (each lists leaf pages).
@@ -314,18 +409,32 @@ final class DatabaseSalvage {
     }
 
     private func tableTarget(_ name: String) throws -> TableTarget {
-        let columns = try output.fetchAll(sql: "PRAGMA table_info(\(Connection.quoteIdentifier(name)))")
+        let quoted = Connection.quoteIdentifier(name)
+        let columns = try output.fetchAll(sql: "PRAGMA table_info(\(quoted))")
+        let names = try columns.map { try $0.value(String.self, at: 1) }
         let keys = try columns.filter { try $0.value(Int.self, at: 5) > 0 }
         var rowIDColumn: Int?
         if keys.count == 1, try keys[0].value(String.self, at: 2).uppercased() == "INTEGER" {
-            rowIDColumn = try keys[0].value(Int.self, at: 0)
+            // Whether it is the rowid itself, as SQLite decides (`INTEGER PRIMARY KEY DESC` is
+            // not): a read of it compiles to the Rowid instruction, not Column.
+            let key = try keys[0].value(String.self, at: 1)
+            let program = try output.fetchAll(sql: "EXPLAIN SELECT \(Connection.quoteIdentifier(key)) FROM \(quoted)")
+            if try program.contains(where: { try $0.value(String.self, at: 1) == "Rowid" }) {
+                rowIDColumn = try keys[0].value(Int.self, at: 0)
+            }
         }
-        return TableTarget(name: name, columns: try columns.map { Connection.quoteIdentifier(try $0.value(String.self, at: 1)) },
-                           rowIDColumn: rowIDColumn)
+        var target = TableTarget(name: name, columns: names.map(Connection.quoteIdentifier), rowIDColumn: rowIDColumn)
+        let lowercased = Set(names.map { $0.lowercased() })
+        target.rowIDName = ["rowid", "_rowid_", "oid"].first { !lowercased.contains($0) }
+        return target
     }
 
     private func recoveredTable(width: Int, number: Int) throws -> TableTarget {
+        // A name no table of the schema has (a database repaired before has recovered_N tables).
+        var number = number
+        while takenNames.contains("recovered_\(number)") { number += 1 }
         let name = "recovered_\(number)"
+        takenNames.insert(name)
         let columns = (1...max(width, 1)).map { "c\($0)" }.joined(separator: ", ")
         try output.execute(sql: "CREATE TABLE \(name)(original_rowid INTEGER, \(columns))")
         return TableTarget(name: name, columns: ["original_rowid"] + (1...max(width, 1)).map { "c\($0)" }, rowIDColumn: nil)
@@ -344,8 +453,15 @@ final class DatabaseSalvage {
         if let column = target.rowIDColumn, column < values.count { values[column] = .integer(rowID) }
         let quoted = Connection.quoteIdentifier(target.name)
         let columns = target.columns.prefix(values.count)
-        let sql = "INSERT OR IGNORE INTO \(quoted)(rowid, \(columns.joined(separator: ", "))) VALUES (?\(String(repeating: ", ?", count: values.count)))"
-        if try run(sql, [.integer(rowID)] + values) {
+        let placeholders = Array(repeating: "?", count: values.count).joined(separator: ", ")
+        let inserted: Bool
+        if let rowIDName = target.rowIDName {
+            inserted = try run("INSERT OR IGNORE INTO \(quoted)(\(rowIDName), \(columns.joined(separator: ", "))) VALUES (?, \(placeholders))",
+                               [.integer(rowID)] + values)
+        } else {
+            inserted = try run("INSERT OR IGNORE INTO \(quoted)(\(columns.joined(separator: ", "))) VALUES (\(placeholders))", values)
+        }
+        if inserted {
             target.inserted += 1
         } else {
             refusedButKept += 1

@@ -234,7 +234,7 @@ import Testing
         // `tag`'s old root page is not a table page now: it is left out and named.
         #expect(!report.tables.contains { $0.name == "tag" })
         #expect(report.problems.contains { $0.contains("table tag of the schema copy was not created") })
-        #expect(report.problems.contains { $0.contains("was taken from the schema copy of") })
+        #expect(report.problems.contains { $0.contains("item were rebuilt from the schema copy of") })
         // Every item row is back in item; every audit row, which does not fit item (its first
         // column holds text where item's INTEGER PRIMARY KEY is stored as NULL), is kept in a
         // recovered table, none in item.

@@ -1,0 +1,113 @@
+@testable import CipherStore
+import Foundation
+import Testing
+
+/// Schemas that trip a naive repair: names it would take for itself, columns named like the
+/// rowid, tables that are not what their SQL text looks like, a schema spread over pages.
+@Suite struct RepairEdgeCaseTests {
+    let directory: TemporaryDirectory
+    let path: String
+    let output: String
+    let key: DatabaseKey
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        path = directory.path("edge.db")
+        output = directory.path("salvaged.db")
+        key = try DatabaseKey.rawKey(hex: String(repeating: "2e", count: 32))
+    }
+
+    func make(_ script: String) throws {
+        let db = try Connection(path: path, key: key)
+        try db.executeScript(script)
+        try db.close()
+    }
+
+    /// Flips bytes of `page` in the part its HMAC covers (past the salt on page 1).
+    func damage(page: Int) throws {
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        let offset = UInt64((page - 1) * SQLCipherLibrary.defaultPageSize + 100)
+        try handle.seek(toOffset: offset)
+        let before = try #require(try handle.read(upToCount: 16))
+        try handle.seek(toOffset: offset)
+        try handle.write(contentsOf: Data(before.map { $0 ^ 0xA5 }))
+    }
+
+    func rows(_ sql: String) throws -> [[DatabaseValue]] {
+        let db = try Connection(path: output, key: key)
+        defer { try? db.close() }
+        return try db.fetchAll(sql: sql).map { row in (0..<row.count).map { row[$0] } }
+    }
+
+    @Test func aTableNamedRecoveredOneKeepsItsNameAndRowsThatFitNothingGetAnother() throws {
+        // Two tables of one width: with page 1 lost and no copy, their leaves go to a
+        // recovered table, which must not be the database's own recovered_1.
+        try make("""
+            CREATE TABLE recovered_1(q);
+            INSERT INTO recovered_1 VALUES ('mine');
+            CREATE TABLE a(x, y); CREATE TABLE b(x, y);
+            INSERT INTO a VALUES (1, 2); INSERT INTO b VALUES (3, 4);
+            """)
+        try damage(page: 1)
+        let report = try DatabaseRepair.salvage(path: path, key: key, to: output)
+        #expect(report.recoveredRows == 3)
+        #expect(Set(report.tables.map(\.name)).count == report.tables.count)
+    }
+
+    @Test func aColumnNamedRowidKeepsItsValues() throws {
+        try make("CREATE TABLE r(rowid TEXT, x); INSERT INTO r VALUES ('r1', 'a'), ('r2', 'b');")
+        let report = try DatabaseRepair.salvage(path: path, key: key, to: output)
+        #expect(report.isComplete)
+        let expected: [[DatabaseValue]] = [[.text("r1"), .text("a")], [.text("r2"), .text("b")]]
+        #expect(try rows("SELECT rowid, x FROM r ORDER BY x") == expected)
+    }
+
+    @Test(arguments: ["CREATE TABLE w(k TEXT PRIMARY KEY, v)\tWITHOUT\tROWID",
+                      "CREATE TABLE w(k TEXT PRIMARY KEY, v) WITHOUT\nROWID",
+                      "CREATE TABLE w(k TEXT PRIMARY KEY, v) without /* c */ rowid"])
+    func aWithoutRowidTableIsNamedHoweverItIsSpelled(_ sql: String) throws {
+        try make(sql + "; INSERT INTO w VALUES ('k', 1);")
+        let report = try DatabaseRepair.salvage(path: path, key: key, to: output)
+        #expect(!report.isComplete)
+        #expect(report.problems.contains { $0.contains("WITHOUT ROWID") })
+    }
+
+    @Test func anIntegerPrimaryKeyDescendingIsAColumnNotTheRowid() throws {
+        try make("CREATE TABLE d(id INTEGER PRIMARY KEY DESC, x); INSERT INTO d VALUES (10, 'a'), (20, 'b');")
+        let report = try DatabaseRepair.salvage(path: path, key: key, to: output)
+        #expect(report.isComplete, "\(report.problems)")
+        let expected: [[DatabaseValue]] = [[.integer(10), .text("a")], [.integer(20), .text("b")]]
+        #expect(try rows("SELECT id, x FROM d ORDER BY id") == expected)
+    }
+
+    @Test func aSchemaOverSeveralPagesIsReadFromItsLeavesWhenPageOneIsLost() throws {
+        // Forty tables: sqlite_master no longer fits page 1, which becomes its root.
+        var script = "CREATE TABLE five(a, b, c, d, e); INSERT INTO five VALUES (1, 2, 3, 4, 5);"
+        for index in 0..<40 {
+            script += "CREATE TABLE t\(index)(id INTEGER PRIMARY KEY, body TEXT, padding TEXT DEFAULT '\(String(repeating: "p", count: 40))');"
+            script += "INSERT INTO t\(index)(body) VALUES ('row of t\(index)');"
+        }
+        try make(script)
+        try damage(page: 1)
+        let report = try DatabaseRepair.salvage(path: path, key: key, to: output)
+        #expect(report.tables.first { $0.name == "five" }?.recoveredRows == 1, "schema rows were taken for a table's")
+        #expect(report.tables.filter { $0.name.hasPrefix("t") }.count == 40)
+        #expect(report.recoveredRows == 41)
+        #expect(try rows("SELECT body FROM t7") == [[.text("row of t7")]])
+    }
+
+    @Test func anEmptyDatabaseIsRepairedWholeAndAllPagesLostIsDamageNotAWrongKey() throws {
+        let queue = try DatabaseQueue(path: path, key: key)
+        try queue.write { db in try db.execute(sql: "PRAGMA user_version = 1") }
+        try queue.close()
+        let report = try DatabaseRepair.salvage(path: path, key: key, to: output)
+        #expect(report.isComplete && report.schemaRecovered)
+
+        // A one-page file whose page is lost, beside a schema copy that opens with the key.
+        let copy = try #require(try SchemaCopyKey.forDatabase(at: path, key: key, cipher: .libraryDefaults))
+        try SchemaCopy(objects: [], rowCounts: [:], schemaVersion: 0, taken: Date()).write(forDatabase: path, key: copy)
+        try damage(page: 1)
+        #expect(throws: ConversionError.self) { try DatabaseRepair.salvage(path: path, key: key, to: directory.path("none.db")) }
+    }
+}
