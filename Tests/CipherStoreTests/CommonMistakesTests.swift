@@ -50,6 +50,16 @@ import Testing
             try db.execute(sql: "INSERT INTO note(body) VALUES ('kept')")
             return .commit
         }
+        // However the completion is spelled or typed, it decides.
+        let decided: TransactionCompletion = .rollback
+        _ = try queue.write { db in
+            try db.execute(sql: "INSERT INTO note(body) VALUES ('typed')")
+            return decided
+        }
+        _ = try queue.write { (db: Connection) -> TransactionCompletion in
+            try db.execute(sql: "INSERT INTO note(body) VALUES ('explicit')")
+            return TransactionCompletion.rollback
+        }
         #expect(try queue.read { try String.fetchAll($0, sql: "SELECT body FROM note") } == ["kept"])
         // A block that returns a value is committed and gives the value back, as before.
         #expect(try queue.write { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM note") } == 1)
@@ -71,7 +81,10 @@ import Testing
     @Test func appliedMigrationsTakesTheQueue() throws {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in try db.execute(sql: "CREATE TABLE extra(x)") }
+        #expect(try migrator.appliedMigrations(queue) == [])
         try migrator.migrate(queue)
         #expect(try migrator.appliedMigrations(queue) == ["v1"])
+        // It only reads: inside `read` too.
+        #expect(try queue.read { try migrator.appliedMigrations($0) } == ["v1"])
     }
 }

@@ -36,8 +36,10 @@ extension Connection {
     func inImmediateTransaction<T>(_ block: (Connection) throws -> T) throws -> T {
         var result: T?
         try inTransaction(.immediate) {
-            result = try block(self)
-            return .commit
+            let value = try block(self)
+            result = value
+            // A block that returns a completion decides, however its result was typed.
+            return value as? TransactionCompletion ?? .commit
         }
         return result!
     }

@@ -1,8 +1,9 @@
 extension DatabaseWriter {
     /// Runs `block` in an immediate transaction that it decides: committed when it returns
     /// `.commit`, rolled back when it returns `.rollback` or throws. The same as
-    /// `inTransaction(.immediate)`, for a `write` block that returns a ``TransactionCompletion``
-    /// (without this form, `return .rollback` would be the block's result, and committed).
+    /// `inTransaction(.immediate)`, for a `write` block that returns a ``TransactionCompletion``.
+    /// (The generic `write` also rolls back a block whose result is `.rollback`, however it is
+    /// typed; this form lets Swift infer `return .rollback` at all.)
     ///
     /// ```swift
     /// try queue.write { db in

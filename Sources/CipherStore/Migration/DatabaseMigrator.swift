@@ -124,7 +124,7 @@ public struct DatabaseMigrator: Sendable {
     /// The error does not carry the failing migration's name. To know it, either read the
     /// connection's logger (``Configuration/logger``: one `error` message "migration failed"
     /// with the migration's name in the `migration` metadata), or apply the rule that the
-    /// failing migration is the first of ``migrationNames`` that ``appliedMigrations(_:)`` does
+    /// failing migration is the first of ``migrationNames`` that `appliedMigrations(_:)` does
     /// not list: migrations run in order and each one that succeeds is recorded before the next
     /// one starts.
     ///
@@ -135,6 +135,7 @@ public struct DatabaseMigrator: Sendable {
     ///   failed. In every case but the last, the database keeps the schema and data it had
     ///   after the last migration that succeeded.
     public func migrate(_ db: Connection) throws {
+        try Self.createLog(db)
         let applied = try appliedMigrations(db)
         let unknown = applied.filter { name in !migrations.contains { $0.name == name } }
         guard unknown.isEmpty else { throw MigrationError.databaseIsNewer(unknownMigrations: unknown) }
@@ -168,7 +169,7 @@ public struct DatabaseMigrator: Sendable {
     /// - Throws: ``MigrationError/unregisteredMigration(name:)`` for a name no migration has
     ///   (nothing is marked then), or ``DatabaseError``.
     public func markApplied(_ names: [String], in db: Connection) throws {
-        _ = try appliedMigrations(db)
+        try Self.createLog(db)
         try db.inTransaction(.immediate) {
             for name in names {
                 guard migrations.contains(where: { $0.name == name }) else {
@@ -180,14 +181,21 @@ public struct DatabaseMigrator: Sendable {
         }
     }
 
-    /// The names of the migrations applied to the database of a queue or pool, in order.
-    public func appliedMigrations(_ writer: any DatabaseWriter) throws -> [String] {
-        try writer.writeWithoutTransaction { try appliedMigrations($0) }
+    /// The migrator's own table, which lists the migrations applied.
+    private static func createLog(_ db: Connection) throws {
+        try db.execute(sql: "CREATE TABLE IF NOT EXISTS cipherstore_migrations(name TEXT PRIMARY KEY NOT NULL)")
     }
 
-    /// The names of the migrations applied to the database, in order.
+    /// The names of the migrations applied to the database of a queue or pool, in order. Reads
+    /// only: a read-only queue, or a pool's reader, answers it.
+    public func appliedMigrations(_ reader: any DatabaseReader) throws -> [String] {
+        try reader.read { try appliedMigrations($0) }
+    }
+
+    /// The names of the migrations applied to the database, in order; none when the migrator
+    /// never ran on it. Reads only, so it runs inside `read` too.
     public func appliedMigrations(_ db: Connection) throws -> [String] {
-        try db.execute(sql: "CREATE TABLE IF NOT EXISTS cipherstore_migrations(name TEXT PRIMARY KEY NOT NULL)")
+        guard try db.tableExists("cipherstore_migrations") else { return [] }
         return try db.fetchAll(sql: "SELECT name FROM cipherstore_migrations ORDER BY rowid").map { try $0.value(String.self, at: 0) }
     }
 }
