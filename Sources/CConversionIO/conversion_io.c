@@ -30,6 +30,7 @@ typedef struct ConversionFile {
     int batches;                 // main database files only; other files pass through
     int failure;                 // the first failed write's result code, or SQLITE_OK
     sqlite3_int64 bytesRead;     // by xRead and xFetch; atomic: a progress timer reads it
+    int interrupted;             // set from another thread: reads fail from then on
     unsigned char *pending;      // bytes not yet written, contiguous from pendingStart
     sqlite3_int64 pendingStart;
     int pendingBytes;
@@ -64,6 +65,7 @@ static int conversionRead(sqlite3_file *base, void *out, int amount, sqlite3_int
         && offset + amount > file->pendingStart;
     int rc = overlapsPending ? flushPending(file) : SQLITE_OK;
     if (rc != SQLITE_OK) return rc;
+    if (__atomic_load_n(&file->interrupted, __ATOMIC_RELAXED)) return SQLITE_INTERRUPT;
     __atomic_fetch_add(&file->bytesRead, amount, __ATOMIC_RELAXED);
     return file->real->pMethods->xRead(file->real, out, amount, offset);
 }
@@ -173,6 +175,7 @@ static int conversionFetch(sqlite3_file *base, sqlite3_int64 offset, int amount,
     *page = NULL;
     int rc = flushPending(file);
     if (rc != SQLITE_OK) return rc;
+    if (__atomic_load_n(&file->interrupted, __ATOMIC_RELAXED)) return SQLITE_INTERRUPT;
     __atomic_fetch_add(&file->bytesRead, amount, __ATOMIC_RELAXED);
     return file->real->pMethods->xFetch(file->real, offset, amount, page);
 }
@@ -261,15 +264,19 @@ long long cipherstore_conversion_io_bytes_read(sqlite3 *db, const char *schema) 
     return __atomic_load_n(&asConversionFile(base)->bytesRead, __ATOMIC_RELAXED);
 }
 
-const long long *cipherstore_conversion_io_read_counter(sqlite3 *db, const char *schema) {
+void *cipherstore_conversion_io_file(sqlite3 *db, const char *schema) {
     sqlite3_file *base = NULL;
     if (sqlite3_file_control(db, schema, SQLITE_FCNTL_FILE_POINTER, &base) != SQLITE_OK || base == NULL
         || base->pMethods != &conversionMethods) {
         return NULL;
     }
-    return (const long long *)&asConversionFile(base)->bytesRead;
+    return base;
 }
 
-long long cipherstore_conversion_io_load(const long long *counter) {
-    return __atomic_load_n(counter, __ATOMIC_RELAXED);
+long long cipherstore_conversion_io_file_bytes_read(const void *file) {
+    return __atomic_load_n(&((const ConversionFile *)file)->bytesRead, __ATOMIC_RELAXED);
+}
+
+void cipherstore_conversion_io_file_interrupt(void *file) {
+    __atomic_store_n(&((ConversionFile *)file)->interrupted, 1, __ATOMIC_RELAXED);
 }

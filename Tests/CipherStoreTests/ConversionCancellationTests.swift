@@ -36,25 +36,34 @@ import Testing
     /// handler reaches).
     @Test func aFullReadBackReportsItsProgressAndStopsWhenCancelled() throws {
         let source = directory.path("large.db")
-        try SampleDatabases.makeLarge(at: source, rows: 60_000)
-        let seen = Mutex<[Double]>([])
+        try SampleDatabases.makeLarge(at: source, rows: 120_000)
+        let seen = Mutex<[(Double, ContinuousClock.Instant)]>([])
         var options = ConversionOptions(progress: { progress in
-            if progress.phase == .verifying { seen.withLock { $0.append(progress.fractionCompleted) } }
+            if progress.phase == .verifying { seen.withLock { $0.append((progress.fractionCompleted, .now)) } }
         })
         options.fullReadBack = true
         try DatabaseMaintenance.encrypt(path: source, key: key, to: .file(directory.path("whole.db")), options: options)
         let verifying = seen.withLock { $0 }
-        #expect(verifying.contains { $0 > 0.8 && $0 < 0.95 }, "\(verifying)")
-        #expect(verifying == verifying.sorted(), "progress went back: \(verifying)")
+        #expect(verifying.contains { $0.0 > 0.8 && $0.0 < 0.95 }, "\(verifying.map(\.0))")
+        #expect(verifying.map(\.0) == verifying.map(\.0).sorted(), "progress went back")
+        let wholeVerification = try #require(verifying.last?.1) - (try #require(verifying.first?.1))
 
+        // Cancelled as verification starts: it stops within a fraction of its whole length,
+        // whatever SQLite's interrupt reaches (SQLite 3.15's integrity check it does not).
         let cancellation = ConversionCancellation()
+        let cancelledAt = Mutex<ContinuousClock.Instant?>(nil)
         options = ConversionOptions(progress: { progress in
-            if progress.phase == .verifying && progress.fractionCompleted > 0.8 { cancellation.cancel() }
+            if progress.phase == .verifying && progress.fractionCompleted > 0.8 {
+                cancelledAt.withLock { $0 = $0 ?? .now }
+                cancellation.cancel()
+            }
         }, cancellation: cancellation)
         options.fullReadBack = true
         #expect(throws: ConversionError.cancelled) {
             try DatabaseMaintenance.encrypt(path: source, key: key, to: .file(directory.path("cancelled.db")), options: options)
         }
+        let stopped = ContinuousClock.now - (try #require(cancelledAt.withLock { $0 }))
+        #expect(stopped < wholeVerification / 2 + .milliseconds(250), "stopped after \(stopped), the whole verification takes \(wholeVerification)")
         #expect(!FileManager.default.fileExists(atPath: directory.path("cancelled.db")))
     }
 }

@@ -16,12 +16,16 @@ int cipherstore_conversion_io_register(void);
 /// not opened through the conversion VFS.
 long long cipherstore_conversion_io_bytes_read(struct sqlite3 *db, const char *schema);
 
-/// The counter of bytes read from the main database file of `schema` on `db`, for another
-/// thread to read with cipherstore_conversion_io_load() while the connection works; NULL when
-/// that file was not opened through the conversion VFS. Valid until the file is closed.
-const long long *cipherstore_conversion_io_read_counter(struct sqlite3 *db, const char *schema);
+/// The main database file of `schema` on `db`, for another thread to watch and interrupt while
+/// the connection works; NULL when that file was not opened through the conversion VFS. Valid
+/// until the file is closed.
+void *cipherstore_conversion_io_file(struct sqlite3 *db, const char *schema);
 
-/// Reads a counter from cipherstore_conversion_io_read_counter(), from any thread.
-long long cipherstore_conversion_io_load(const long long *counter);
+/// Bytes read so far from a file of cipherstore_conversion_io_file(), from any thread.
+long long cipherstore_conversion_io_file_bytes_read(const void *file);
+
+/// Makes every later read of the file fail with SQLITE_INTERRUPT, from any thread: stops work
+/// that SQLite's own interrupt does not reach (SQLite 3.15's integrity check and count(*)).
+void cipherstore_conversion_io_file_interrupt(void *file);
 
 #endif

@@ -76,6 +76,7 @@ struct DatabaseConverter: Sendable {
             // The result replaces the original for whoever used it: same owner, group and mode.
             if isInPlace { try FileSystem.copyOwnerAndMode(from: sourcePath, to: temporaryPath) }
             let (verification, schemaCopy) = try converter.copyAndVerify(into: temporaryPath, journalMode: lock.wasWAL ? "wal" : nil)
+            try checkCancelled()
             report(.replacing, written: FileSystem.size(temporaryPath))
             // The last moment to stop: after the rename the result is in place.
             try checkCancelled()

@@ -29,20 +29,24 @@ final class ReadProgressPoller {
           phase: ConversionProgress.Phase, span: ClosedRange<Double>) {
         guard options.progress != nil || options.cancellation != nil,
               let pointer = try? db.handle.pointer,
-              let counter = cipherstore_conversion_io_read_counter(pointer, "main") else { return nil }
-        // The counter lives as long as the file is open: `stop()` runs before the connection closes.
-        nonisolated(unsafe) let sharedCounter = counter
+              let file = cipherstore_conversion_io_file(pointer, "main") else { return nil }
+        // The file lives as long as the connection is open: `stop()` runs before it closes.
+        nonisolated(unsafe) let sharedFile = file
         nonisolated(unsafe) let sharedPointer = pointer
-        let start = cipherstore_conversion_io_load(counter)
+        let start = cipherstore_conversion_io_file_bytes_read(file)
         let expected = Double(max(expectedBytes, 1))
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
         timer.schedule(deadline: .now() + 0.1, repeating: 0.1)
         timer.setEventHandler { [interruption] in
             if options.cancellation?.isCancelled == true {
-                if !interruption.happened.exchange(true, ordering: .acquiringAndReleasing) { sqlite3_interrupt(sharedPointer) }
+                if !interruption.happened.exchange(true, ordering: .acquiringAndReleasing) {
+                    // SQLite's interrupt, and failing reads for the steps it does not reach.
+                    sqlite3_interrupt(sharedPointer)
+                    cipherstore_conversion_io_file_interrupt(sharedFile)
+                }
                 return
             }
-            let read = Double(cipherstore_conversion_io_load(sharedCounter) - start)
+            let read = Double(cipherstore_conversion_io_file_bytes_read(sharedFile) - start)
             let fraction = span.lowerBound + min(read / expected, 1) * (span.upperBound - span.lowerBound)
             options.progress?(ConversionProgress(phase: phase, bytesWritten: totalBytes, bytesTotal: totalBytes, fractionCompleted: fraction))
         }
@@ -68,7 +72,11 @@ final class ReadProgressPoller {
         do {
             let result = try body()
             poller.stop()
+            // Work that finished before the interrupt reached it was still cancelled.
+            if poller.wasCancelled { throw ConversionError.cancelled }
             return result
+        } catch let error as ConversionError where error == .cancelled {
+            throw error
         } catch {
             poller.stop()
             if poller.wasCancelled { throw ConversionError.cancelled }
