@@ -344,5 +344,11 @@ import Testing
         #expect(wrong.status == 65 && !wrong.errorOutput.contains("The passphrase is right"), "\(wrong.errorOutput)")
         // And with the settings named, it opens.
         #expect(try CLI.run(["verify", database, "--key-file", firstFile, "--page-size", other]).status == 0)
+        // rekey and keys rotate name the database's settings --old-…
+        let rekey = try CLI.run(["rekey", database, "-o", workspace.path("rekeyed.db"), "--old-key-file", firstFile, "--new-key-file", secondFile])
+        #expect(rekey.status == 65 && rekey.errorOutput.contains("--old-page-size \(other)"), "\(rekey.errorOutput)")
+        let rotate = try CLI.run(["keys", "rotate", database, "--key-file", firstFile])
+        #expect(rotate.status == 65 && rotate.errorOutput.contains("--old-page-size \(other)"), "\(rotate.errorOutput)")
+        #expect(try CLI.run(["keys", "rotate", database, "--key-file", firstFile, "--old-page-size", other]).status == 0)
     }
 }

@@ -48,10 +48,13 @@ extension CipherStoreCommand {
         @Flag(help: "Allow a statement that changes the database; it runs in a transaction.")
         var write = false
 
-        @Flag(help: "Print one JSON object on standard output, on failure too: {\"ok\": true, \"columns\": […], \"rows\": [{…}], \"rowCount\": n, \"changes\": n} (the rows are collected first; --format json streams them instead).")
+        @Flag(help: "Print one JSON object on standard output, on failure too: {\"ok\": true, \"columns\": [names], \"rows\": [[values in column order]], \"rowCount\": n, \"changes\": n} (the rows are collected first; --format json streams them instead).")
         var json = false
 
         func validate() throws {
+            if json && format != .table {
+                throw ValidationError("--json prints one object of its own: leave out --format (or use --format \(format.rawValue) without --json).")
+            }
             if sql == nil && key.standardInput {
                 throw ValidationError("The SQL and the key cannot both come from standard input: give the SQL as an argument, or the key with --key-file or --key-env.")
             }

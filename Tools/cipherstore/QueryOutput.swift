@@ -23,8 +23,9 @@ final class QueryOutput {
     private var rowCount = 0
     private var headerWritten = false
     private var buffer = ""
-    /// The rows kept for `--json`, each as JSON values by column name; `nil` when streaming.
-    private(set) var collected: [[String: Any]]?
+    /// The rows kept for `--json`, each as its JSON values in column order (two columns may
+    /// share a name); `nil` when streaming.
+    private(set) var collected: [[Any]]?
 
     init(format: Format, collecting: Bool = false) {
         self.format = format
@@ -47,9 +48,7 @@ final class QueryOutput {
     func add(_ values: [DatabaseValue]) {
         rowCount += 1
         if collected != nil {
-            var row: [String: Any] = [:]
-            for (name, value) in zip(columns, values) { row[name] = Self.jsonObject(value) }
-            collected?.append(row)
+            collected?.append(values.map(Self.jsonObject))
             return
         }
         switch format {

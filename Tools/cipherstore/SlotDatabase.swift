@@ -44,6 +44,13 @@ enum SlotDatabase {
     struct UnlockedSlot: Sendable {
         let database: String
         let dataKey: DatabaseKey
+        /// The command names the database's settings `--old-…` (rekey, keys rotate).
+        let oldOptions: Bool
+    }
+
+    /// Records that a passphrase opened a slot of `database` (see ``settingsMessage(for:)``).
+    static func recordUnlocked(_ database: String, dataKey: DatabaseKey, oldOptions: Bool) {
+        unlocked.withLock { $0 = UnlockedSlot(database: database, dataKey: dataKey, oldOptions: oldOptions) }
     }
 
     static let unlocked = Mutex<UnlockedSlot?>(nil)
@@ -57,7 +64,9 @@ enum SlotDatabase {
         guard let found else {
             return "The passphrase opened a slot of '\(slotFile)', but its data key does not open '\(path)' with any cipher settings SQLCipher has: its first page is damaged, or the slot file belongs to an older copy of the database. The file was not changed. Restore the database from a backup, or salvage it with `cipherstore repair`."
         }
+        // rekey and keys rotate name the database's own settings --old-page-size, …
         let options = CipherStoreCommand.Settings.options(for: found.settings)
+            .map { options in slot.oldOptions ? options.map { $0.hasPrefix("--") ? "--old-" + $0.dropFirst(2) : $0 } : options }
         let how = options.map { $0.isEmpty ? "the linked SQLCipher's defaults" : $0.joined(separator: " ") }
             ?? "settings no option expresses (see `cipherstore settings '\(path)'`)"
         return "The passphrase is right (it opened a slot of '\(slotFile)'), but '\(path)' was made with other cipher settings than the ones given: it opens with \(how). The file was not changed. Retry with those options."
@@ -79,7 +88,7 @@ enum SlotDatabase {
             guard !source.raw, hasSlotFile(database) else { return try KeyReader.key(from: bytes, source) }
             do {
                 let dataKey = try KeySlots.unlock(path: database, passphrase: KeyReader.passphrase(from: bytes, source))
-                unlocked.withLock { $0 = UnlockedSlot(database: database, dataKey: dataKey) }
+                recordUnlocked(database, dataKey: dataKey, oldOptions: source.optionPrefix.hasPrefix("--old"))
                 return dataKey
             } catch let error as KeySlotError {
                 // A stale slot file (left by an interrupted `keys init`, or copied with another

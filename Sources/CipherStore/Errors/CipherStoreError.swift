@@ -93,6 +93,6 @@ public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatabl
     static func wrongKeyHint(path: String) -> String {
         let slotFile = KeySlots.slotFilePath(forDatabase: path)
         return sqlcipher3FileHint
-            + " If it is a key-slot database (its slot file is '\(slotFile)'): a passphrase or recovery key that opens none of its slots is wrong; one that opened a slot gave the right data key, so the cipher settings differ (CipherSettingsFinder.find(path:key:) with that key, `cipherstore settings`, finds them); without its slot file, put it back from a backup, or open the database with its raw data key (from `cipherstore keys export-raw-key`)."
+            + " If it is a key-slot database (its slot file is '\(slotFile)'): a passphrase or recovery key that opens none of its slots is wrong; one that opened a slot gave the right data key, so the cipher settings differ (found as said above, with that key); without its slot file, put it back from a backup, or open the database with its raw data key (from `cipherstore keys export-raw-key`)."
     }
 }

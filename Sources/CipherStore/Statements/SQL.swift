@@ -14,10 +14,15 @@
 /// - a value (`String`, `Int`, `Date`, `UUID`, `Data`, any ``DatabaseValueConvertible``, or
 ///   an optional one, `nil` as NULL): `?`, with the value bound;
 /// - an array of values: `(?, ?, ?)`, for `IN` (an empty array is `()`, which matches nothing);
+///   a `[UInt8]` is such a list too: give a blob as `Data`;
 /// - a ``Column``, or `identifier:` a name: the name, quoted (`"name"`);
 /// - an ``SQLExpression`` or another `SQL`: its text, with its arguments;
 /// - `sql:` a string: that text as it is. Only for SQL the program writes itself, never for
 ///   values: they belong in a plain interpolation.
+///
+/// A name is not a value: `ORDER BY \(name)` binds a string and orders by nothing; write
+/// `ORDER BY \(identifier: name)` or `\(Column(name))`. SQLite 3.15 reads a quoted name that
+/// no column has as a string, so a misspelt ``Column`` matches nothing rather than failing.
 public struct SQL: Sendable, ExpressibleByStringInterpolation {
     /// The SQL text, with `?` for each argument.
     public let sql: String

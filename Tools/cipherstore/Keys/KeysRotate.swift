@@ -53,7 +53,16 @@ extension CipherStoreCommand.Keys {
                 let (options, _) = CommandRunner.conversionOptions(quiet: json != nil, fullCheck: fullCheck, verb: "rotating")
                 let clock = ContinuousClock()
                 let start = clock.now
-                let slots = try KeySlots.rotateDataKey(path: database, keeping: keep, cipher: cipher.settings(), options: options)
+                let slots: [KeySlotInfo]
+                do {
+                    slots = try KeySlots.rotateDataKey(path: database, keeping: keep, cipher: cipher.settings(), options: options)
+                } catch CipherStoreError.wrongKey {
+                    // A passphrase that opens a slot is right: the settings given are what is wrong.
+                    if let dataKey = try? KeySlots.unlock(path: database, passphrase: keep[0]) {
+                        SlotDatabase.recordUnlocked(database, dataKey: dataKey, oldOptions: true)
+                    }
+                    throw CipherStoreError.wrongKey(path: database)
+                }
                 let elapsed = clock.now - start
                 let warning = "back up \(database) and \(KeySlots.slotFilePath(forDatabase: database)) again, together (and \(DatabaseMaintenance.schemaCopyPath(forDatabase: database)), its schema copy for `repair`): older backups hold the old data key."
                 output.finish(json, ["slots": slots.map(Summary.fields), "milliseconds": Summary.millisecondsValue(elapsed), "warnings": [warning]],
