@@ -93,7 +93,7 @@ public enum DatabaseMaintenance {
     }
 
     /// Upgrades a SQLCipher 3 database to SQLCipher 4's format by rewriting it: the same
-    /// verified, atomic conversion as ``changeKey(path:oldKey:oldCipher:newKey:newCipher:to:options:)``,
+    /// verified, atomic conversion as ``changeKey(path:oldKey:oldCipher:newKey:newCipher:to:options:)-fbi2``,
     /// read with SQLCipher 3's settings and written with SQLCipher 4's.
     ///
     /// SQLCipher's own `PRAGMA cipher_migrate` is not used: it rewrites the file in place and
@@ -224,7 +224,7 @@ public enum DatabaseMaintenance {
     }
 
     /// Opens a database for reading only, so that it leaves no file behind (as
-    /// ``verify(path:key:cipher:)`` and `cipherstore query` do). Statements that would write
+    /// ``verify(path:key:cipher:)-46o6v`` and `cipherstore query` do). Statements that would write
     /// fail with `SQLITE_READONLY`.
     ///
     /// A read-only connection to a WAL database creates `-wal` and `-shm` files and, being

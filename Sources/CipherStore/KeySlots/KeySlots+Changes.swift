@@ -90,7 +90,7 @@ extension KeySlots {
     ///
     /// Given a recovery key as `old` (a forgotten passphrase), the recovery key is kept and the
     /// new passphrase gets a slot of its own, labelled "passphrase"; nothing is removed (remove
-    /// the forgotten passphrase's slot with ``removeSlot(path:id:remaining:)``).
+    /// the forgotten passphrase's slot with ``removeSlot(path:id:remaining:)-7cjlg``).
     ///
     /// - Parameters:
     ///   - path: the database.

@@ -32,7 +32,7 @@ public enum KeySlots {
 
     /// Encrypts a plaintext database in place under a new random data key, with a first
     /// passphrase slot. The slot file is written first; the database is then rewritten with the
-    /// verified, atomic conversion of ``DatabaseMaintenance/encrypt(path:key:cipher:to:options:)``.
+    /// verified, atomic conversion of ``DatabaseMaintenance/encrypt(path:key:cipher:to:options:)-42ayp``.
     ///
     /// - Parameters:
     ///   - path: the plaintext database.
@@ -60,7 +60,7 @@ public enum KeySlots {
 
     /// Turns a database encrypted with a passphrase (or raw key) into a slot database, in
     /// place, through the verified, atomic rewrite of
-    /// ``DatabaseMaintenance/changeKey(path:oldKey:oldCipher:newKey:newCipher:to:options:)``.
+    /// ``DatabaseMaintenance/changeKey(path:oldKey:oldCipher:newKey:newCipher:to:options:)-fbi2``.
     ///
     /// - Parameters:
     ///   - path: the encrypted database.
@@ -72,7 +72,7 @@ public enum KeySlots {
     ///   - cipher: settings of the result; each left `nil` is the source's.
     ///   - options: progress, cancellation, busy timeout.
     /// - Returns: the new slot.
-    /// - Throws: as ``encrypt(path:passphrase:label:kdf:cipher:options:)``, and
+    /// - Throws: as ``encrypt(path:passphrase:label:kdf:cipher:options:)-labh``, and
     ///   ``CipherStoreError/wrongKey(path:)`` for a wrong current key.
     @discardableResult
     public static func convert(path: String, currentKey: DatabaseKey, currentCipher: CipherSettings = .libraryDefaults,
@@ -130,7 +130,7 @@ public enum KeySlots {
     /// The raw data key and the database's salt as 96 hexadecimal digits, for recovery without
     /// the slot file (`PRAGMA key = "x'…'"` in the `sqlcipher` shell). Keep it offline; anyone
     /// who has it can read the database.
-    /// - Throws: as ``unlock(path:passphrase:)``.
+    /// - Throws: as ``unlock(path:passphrase:)-9bmii``.
     public static func exportRawKey(path: String, passphrase: Passphrase) throws -> String {
         let state = try SlotState.load(database: path)
         let opened = try state.unlock(passphrase)
@@ -257,7 +257,7 @@ extension DatabaseKey {
     /// - Parameters:
     ///   - passphrase: a slot's passphrase, or a recovery key as text.
     ///   - path: the database; its slot file is ``KeySlots/slotFilePath(forDatabase:)``.
-    /// - Throws: as ``KeySlots/unlock(path:passphrase:)``.
+    /// - Throws: as ``KeySlots/unlock(path:passphrase:)-9bmii``.
     public static func slots(passphrase: Passphrase, path: String) throws -> DatabaseKey {
         try KeySlots.unlock(path: path, passphrase: passphrase)
     }

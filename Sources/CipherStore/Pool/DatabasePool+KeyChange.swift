@@ -1,7 +1,7 @@
 extension DatabasePool {
     /// Changes the database's key through the pool: waits for the running reads and writes,
     /// closes every connection, rewrites the file with
-    /// ``DatabaseMaintenance/changeKey(path:oldKey:oldCipher:newKey:newCipher:to:options:)``
+    /// ``DatabaseMaintenance/changeKey(path:oldKey:oldCipher:newKey:newCipher:to:options:)-fbi2``
     /// (verified, atomic, in place), and opens the writer again with the new key. Readers open
     /// again as reads need them, with the new key (one key derivation for the pool, as at open).
     ///
