@@ -1,4 +1,5 @@
 import CipherStore
+import Dispatch
 import Foundation
 import Synchronization
 import Testing
@@ -33,9 +34,16 @@ import Testing
         let source = directory.path("plain.db")
         try SampleDatabases.makeLarge(at: source, rows: 20_000)
         let before = try Data(contentsOf: URL(fileURLWithPath: source))
+        // The conversion waits, mid-copy, until the task has been cancelled.
         let started = AsyncStream<Void>.makeStream()
+        let cancelled = DispatchSemaphore(value: 0)
+        let waited = Atomic<Bool>(false)
         let options = ConversionOptions(progress: { progress in
-            if progress.fractionCompleted > 0.1 { started.continuation.yield() }
+            guard progress.phase == .copying, progress.fractionCompleted > 0.1,
+                  !waited.exchange(true, ordering: .relaxed) else { return }
+            started.continuation.yield()
+            started.continuation.finish()
+            _ = cancelled.wait(timeout: .now() + 30)
         })
         let key = self.key
         let task = Task {
@@ -44,6 +52,7 @@ import Testing
         var iterator = started.stream.makeAsyncIterator()
         _ = await iterator.next()
         task.cancel()
+        cancelled.signal()
         await #expect(throws: ConversionError.cancelled) { try await task.value }
         #expect(try Data(contentsOf: URL(fileURLWithPath: source)) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["plain.db"])

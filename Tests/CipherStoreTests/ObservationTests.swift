@@ -271,13 +271,14 @@ import Testing
             guard try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM other") ?? 0 > 0 else { return -1 }
             if run == 2 {
                 insideSecondFetch.store(true, ordering: .releasing)
-                while !mayFinish.load(ordering: .acquiring) { usleep(1_000) }
+                // At most ten seconds: a test that went wrong fails, it does not hang.
+                for _ in 0..<10_000 where !mayFinish.load(ordering: .acquiring) { usleep(1_000) }
             }
             return try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM note") ?? -1
         }.removingDuplicates().makeAsyncIterator()
         #expect(try await values.next() == -1)
         try await database.write { try $0.execute(sql: "INSERT INTO other DEFAULT VALUES") }
-        while !insideSecondFetch.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(5)) }
+        try await waitUntil { insideSecondFetch.load(ordering: .acquiring) }
         // The second fetch's snapshot started before this commit, to a table the first fetch
         // did not read.
         try await database.write { try $0.execute(sql: "INSERT INTO note(body) VALUES ('during')") }

@@ -28,12 +28,14 @@ import Testing
         let pool = try makePool()
         let readStarted = DispatchSemaphore(value: 0)
         let changeDone = Atomic<Bool>(false)
+        let changeFinished = DispatchSemaphore(value: 0)
         let changeError = Mutex<(any Error)?>(nil)
         let seenDuringRead = try pool.read { db -> (Int, Bool) in
             DispatchQueue.global().async {
                 readStarted.wait()
                 do { try pool.changeKey(to: .passphrase("new passphrase")) } catch { changeError.withLock { $0 = error } }
                 changeDone.store(true, ordering: .releasing)
+                changeFinished.signal()
             }
             readStarted.signal()
             Thread.sleep(forTimeInterval: 0.3)
@@ -44,7 +46,7 @@ import Testing
         #expect(seenDuringRead.1 == false, "the key change did not wait for the running read")
         // A read arriving now waits for the change, then runs with the new key.
         #expect(try pool.read { try $0.fetchScalar(Int.self, sql: "SELECT count(*) FROM t") } == 1)
-        while !changeDone.load(ordering: .acquiring) { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(changeFinished.wait(timeout: .now() + 60) == .success, "the key change did not finish within a minute")
         #expect(changeError.withLock { $0 } == nil)
         try pool.write { try $0.execute(sql: "INSERT INTO t VALUES (2)") }
         #expect(try pool.read { try $0.fetchScalar(Int.self, sql: "SELECT count(*) FROM t") } == 2)

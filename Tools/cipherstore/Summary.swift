@@ -143,7 +143,7 @@ enum Summary {
         if report.pageSize != SQLCipherLibrary.defaultPageSize {
             settings.append(("--page-size \(report.pageSize)", "PRAGMA cipher_page_size = \(report.pageSize)"))
         }
-        let defaultIterations = (SQLCipherLibrary.sqlcipherMajorVersion >= 4 ? CipherSettings.sqlcipher4 : .sqlcipher3).kdfIterations
+        let defaultIterations = CipherSettings.linkedDefaults.kdfIterations
         if let iterations = report.kdfIterations, iterations != defaultIterations {
             settings.append(("--kdf-iterations \(iterations)", "PRAGMA kdf_iter = \(iterations)"))
         }

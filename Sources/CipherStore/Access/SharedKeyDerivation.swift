@@ -28,10 +28,10 @@ enum SharedKeyDerivation {
     /// salt; `nil` for a key that is not a passphrase or settings with a plaintext header.
     static func rawKeyWithSalt(for passphrase: DatabaseKey, salt: [UInt8], cipher: CipherSettings) throws -> DatabaseKey? {
         guard passphrase.kind == .passphrase, (cipher.plaintextHeaderSize ?? 0) == 0, salt.count == 16 else { return nil }
-        let newerDefaults = SQLCipherLibrary.sqlcipherMajorVersion >= 4
-        let iterations = cipher.kdfIterations ?? (newerDefaults ? 256_000 : 64_000)
+        let settings = cipher.filling(from: .linkedDefaults)
+        let iterations = settings.kdfIterations ?? CipherSettings.linkedDefaults.kdfIterations ?? 0
         let hash: KDF.Insecure.PBKDF2.HashFunction
-        switch cipher.kdfAlgorithm ?? (newerDefaults ? .sha512 : .sha1) {
+        switch settings.kdfAlgorithm ?? .sha1 {
         case .sha1: hash = .insecureSHA1
         case .sha256: hash = .sha256
         case .sha512: hash = .sha512

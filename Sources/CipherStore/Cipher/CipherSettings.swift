@@ -76,6 +76,12 @@ public struct CipherSettings: Sendable, Hashable {
         pageSize: 4096, kdfIterations: 256_000, useHMAC: true,
         kdfAlgorithm: .sha512, hmacAlgorithm: .sha512, plaintextHeaderSize: 0)
 
+    /// The linked SQLCipher's own defaults, every setting given: ``sqlcipher4`` or ``sqlcipher3``.
+    /// The one place that says which presets the linked library uses.
+    public static var linkedDefaults: CipherSettings {
+        SQLCipherLibrary.sqlcipherMajorVersion >= 4 ? .sqlcipher4 : .sqlcipher3
+    }
+
     /// Checks values that no SQLCipher accepts, before anything touches a file.
     func validate() throws {
         if let pageSize, !(512...65536).contains(pageSize) || pageSize & (pageSize - 1) != 0 {

@@ -55,7 +55,7 @@ public enum DatabaseRepair {
         let started = Date()
         try DatabaseMaintenance.checkExistingDatabaseFile(path)
         if DatabaseFileInfo.inspect(path: path).kind == .plaintext { throw CipherStoreError.notEncrypted(path: path) }
-        let settings = cipher.filling(from: SQLCipherLibrary.sqlcipherMajorVersion >= 4 ? .sqlcipher4 : .sqlcipher3)
+        let settings = cipher.filling(from: .linkedDefaults)
         try settings.validate()
         let (pageKey, salt) = try pageKey(fileSalt: DatabaseFileInfo.salt(of: path), key: key, settings: settings)
         let reader = try EncryptedPageReader(path: path, cipher: pageCipher(pageKey: pageKey, salt: salt, settings: settings))
@@ -190,7 +190,7 @@ public enum DatabaseRepair {
     /// - Returns: the rows decoded.
     @_spi(Fuzzing)
     public static func decodeRows(inImage image: [UInt8], key: DatabaseKey?) throws -> Int {
-        let settings = CipherSettings.libraryDefaults.filling(from: SQLCipherLibrary.sqlcipherMajorVersion >= 4 ? .sqlcipher4 : .sqlcipher3)
+        let settings = CipherSettings.libraryDefaults.filling(from: .linkedDefaults)
         let pageSize = settings.pageSize ?? SQLCipherLibrary.defaultPageSize
         let cipher = try key.map { try pageCipher(fileSalt: image.count >= 16 ? Array(image.prefix(16)) : nil, key: $0, settings: settings) }
         let reader = EncryptedPageReader(image: image, pageSize: pageSize, cipher: cipher)
