@@ -23,10 +23,10 @@ import Testing
         let options = ConversionOptions(progress: { _ in
             _ = inTask.withLock { $0.insert(withUnsafeCurrentTask { $0 != nil }) }
         })
-        let report = try await DatabaseMaintenance.encrypt(path: source, key: key, to: .file(directory.path("encrypted.db")), options: options)
+        let report = try await DatabaseFile.encrypt(path: source, key: key, to: .file(directory.path("encrypted.db")), options: options)
         #expect(report.verification.isEncrypted)
         #expect(inTask.withLock { $0 } == [false], "the conversion ran on a thread of the cooperative pool")
-        let verified = try await DatabaseMaintenance.verify(path: directory.path("encrypted.db"), key: key)
+        let verified = try await DatabaseFile.verify(path: directory.path("encrypted.db"), key: key)
         #expect(verified.tables.first?.rowCount == 2_000)
     }
 
@@ -47,7 +47,7 @@ import Testing
         })
         let key = self.key
         let task = Task {
-            try await DatabaseMaintenance.encrypt(path: source, key: key, to: .inPlace(), options: options)
+            try await DatabaseFile.encrypt(path: source, key: key, to: .inPlace(), options: options)
         }
         var iterator = started.stream.makeAsyncIterator()
         _ = await iterator.next()
@@ -65,7 +65,7 @@ import Testing
         let output = directory.path("never.db")
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return try await DatabaseMaintenance.encrypt(path: source, key: key, to: .file(output))
+            return try await DatabaseFile.encrypt(path: source, key: key, to: .file(output))
         }
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(!FileManager.default.fileExists(atPath: directory.path("never.db")))

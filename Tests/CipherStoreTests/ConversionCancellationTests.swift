@@ -25,7 +25,7 @@ import Testing
             if progress.fractionCompleted >= fraction { cancellation.cancel() }
         }, cancellation: cancellation)
         #expect(throws: ConversionError.cancelled) {
-            try DatabaseMaintenance.encrypt(path: source, key: key, to: .inPlace(), options: options)
+            try DatabaseFile.encrypt(path: source, key: key, to: .inPlace(), options: options)
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: source)) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["large.db"])
@@ -42,7 +42,7 @@ import Testing
             if progress.phase == .verifying { seen.withLock { $0.append((progress.fractionCompleted, .now)) } }
         })
         options.fullReadBack = true
-        try DatabaseMaintenance.encrypt(path: source, key: key, to: .file(directory.path("whole.db")), options: options)
+        try DatabaseFile.encrypt(path: source, key: key, to: .file(directory.path("whole.db")), options: options)
         let verifying = seen.withLock { $0 }
         #expect(verifying.contains { $0.0 > 0.8 && $0.0 < 0.95 }, "\(verifying.map(\.0))")
         #expect(verifying.map(\.0) == verifying.map(\.0).sorted(), "progress went back")
@@ -60,7 +60,7 @@ import Testing
         }, cancellation: cancellation)
         options.fullReadBack = true
         #expect(throws: ConversionError.cancelled) {
-            try DatabaseMaintenance.encrypt(path: source, key: key, to: .file(directory.path("cancelled.db")), options: options)
+            try DatabaseFile.encrypt(path: source, key: key, to: .file(directory.path("cancelled.db")), options: options)
         }
         let stopped = ContinuousClock.now - (try #require(cancelledAt.withLock { $0 }))
         #expect(stopped < wholeVerification / 2 + .milliseconds(250), "stopped after \(stopped), the whole verification takes \(wholeVerification)")

@@ -25,14 +25,14 @@ import Testing
         let encrypted = directory.path("encrypted.sqlite")
         let decrypted = directory.path("decrypted.sqlite")
         let before = fileBytes(plainPath)
-        let report = try DatabaseMaintenance.encrypt(path: plainPath, key: key, to: .file(encrypted))
+        let report = try DatabaseFile.encrypt(path: plainPath, key: key, to: .file(encrypted))
         #expect(fileBytes(plainPath) == before)
         #expect(report.verification.isEncrypted)
         #expect(report.verification.userVersion == 7)
         #expect(DatabaseFileInfo.inspect(path: encrypted).kind == .encrypted)
         #expect(!fileBytes(encrypted).contains("冰儿"))
 
-        try DatabaseMaintenance.decrypt(path: encrypted, key: key, to: .file(decrypted))
+        try DatabaseFile.decrypt(path: encrypted, key: key, to: .file(decrypted))
         #expect(DatabaseFileInfo.inspect(path: decrypted).kind == .plaintext)
         let expected = try dump(plainPath)
         #expect(expected.contains("CREATE VIRTUAL TABLE note_search"))
@@ -54,17 +54,17 @@ import Testing
     @Test func encryptedResultOpensInTheShellWithTheSameKey() throws {
         let encrypted = directory.path("encrypted.sqlite")
         let passphrase = try DatabaseKey.passphrase("shell can read this")
-        try DatabaseMaintenance.encrypt(path: plainPath, key: passphrase, to: .file(encrypted))
+        try DatabaseFile.encrypt(path: plainPath, key: passphrase, to: .file(encrypted))
         let result = try SQLCipherShell.run(database: encrypted, script: "PRAGMA key = 'shell can read this';\nSELECT name FROM author ORDER BY id;\n")
         #expect(result.output.contains("冰儿"))
     }
 
     @Test func changeKeyWithNewSettingsOpensOnlyWithTheNewKey() throws {
         let path = directory.path("rotating.sqlite")
-        try DatabaseMaintenance.encrypt(path: plainPath, key: key, to: .file(path))
+        try DatabaseFile.encrypt(path: plainPath, key: key, to: .file(path))
         let newKey = try DatabaseKey.passphrase("the new key")
         let settings = CipherSettings(pageSize: 4096, kdfIterations: 20_000)
-        let report = try DatabaseMaintenance.changeKey(path: path, oldKey: key, newKey: newKey, newCipher: settings)
+        let report = try DatabaseFile.changeKey(path: path, oldKey: key, newKey: newKey, newCipher: settings)
         #expect(report.outputPath == path)
         #expect(report.verification.tables.first { $0.name == "book" }?.rowCount == 2)
         #expect(throws: CipherStoreError.self) { try Connection(path: path, key: key) }
@@ -79,11 +79,11 @@ import Testing
     @Test func inPlaceEncryptionWithBackupKeepsThePlaintextOriginal() throws {
         let backup = directory.path("legacy.plaintext-backup")
         let before = fileBytes(plainPath)
-        let report = try DatabaseMaintenance.encrypt(path: plainPath, key: key, to: .inPlace(backup: backup))
+        let report = try DatabaseFile.encrypt(path: plainPath, key: key, to: .inPlace(backup: backup))
         #expect(report.backupPath == backup)
         #expect(fileBytes(backup) == before)
         #expect(DatabaseFileInfo.inspect(path: plainPath).kind == .encrypted)
-        _ = try DatabaseMaintenance.verify(path: plainPath, key: key)
+        _ = try DatabaseFile.verify(path: plainPath, key: key)
     }
 
     @Test func walSourceWithUncheckpointedFramesIsCopiedWhole() throws {
@@ -96,7 +96,7 @@ import Testing
         for index in 0..<100 { try writer.execute(sql: "INSERT INTO t VALUES (?)", arguments: [index]) }
         #expect(FileSystem_size(walPath + "-wal") > 0)
         let encrypted = directory.path("wal-encrypted.sqlite")
-        try DatabaseMaintenance.encrypt(path: walPath, key: key, to: .file(encrypted))
+        try DatabaseFile.encrypt(path: walPath, key: key, to: .file(encrypted))
         let db = try Connection(path: encrypted, key: key)
         #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM t") == 100)
         #expect(try db.fetchScalar(String.self, sql: "PRAGMA journal_mode") == "wal")
@@ -113,7 +113,7 @@ import Testing
             try writer.execute(sql: "INSERT INTO t VALUES ('kept')")
             try writer.close()
         }
-        try DatabaseMaintenance.encrypt(path: walPath, key: key, to: .inPlace())
+        try DatabaseFile.encrypt(path: walPath, key: key, to: .inPlace())
         #expect(!FileManager.default.fileExists(atPath: walPath + "-wal") || FileSystem_size(walPath + "-wal") == 0)
         let db = try Connection(path: walPath, key: key)
         #expect(try db.fetchScalar(String.self, sql: "SELECT x FROM t") == "kept")
@@ -124,7 +124,7 @@ import Testing
         try SampleDatabases.makeLarge(at: large, rows: 5_000)
         let before = fileBytes(large)
         let phases = PhaseRecorder()
-        _ = try DatabaseMaintenance.encrypt(path: large, key: key, to: .file(directory.path("a.sqlite")),
+        _ = try DatabaseFile.encrypt(path: large, key: key, to: .file(directory.path("a.sqlite")),
                                             options: ConversionOptions(progress: { phases.record($0) }))
         #expect(phases.phases.first == .copying)
         #expect(phases.phases.last == .done)
@@ -135,7 +135,7 @@ import Testing
         let cancellation = ConversionCancellation()
         let output = directory.path("b.sqlite")
         #expect(throws: ConversionError.cancelled) {
-            try DatabaseMaintenance.encrypt(path: large, key: key, to: .file(output),
+            try DatabaseFile.encrypt(path: large, key: key, to: .file(output),
                                             options: ConversionOptions(progress: { _ in cancellation.cancel() }, cancellation: cancellation))
         }
         #expect(fileBytes(large) == before)
@@ -152,9 +152,9 @@ import Testing
         let encrypted = directory.path("encrypted.sqlite")
         let decrypted = directory.path("decrypted.sqlite")
         let options = ConversionOptions(pageCacheBytes: 16 * 1024)
-        let report = try DatabaseMaintenance.encrypt(path: large, key: key, to: .file(encrypted), options: options)
+        let report = try DatabaseFile.encrypt(path: large, key: key, to: .file(encrypted), options: options)
         #expect(report.verification.tables.map(\.rowCount) == [3_000])
-        try DatabaseMaintenance.decrypt(path: encrypted, key: key, to: .file(decrypted), options: options)
+        try DatabaseFile.decrypt(path: encrypted, key: key, to: .file(decrypted), options: options)
         #expect(try dump(decrypted) == dump(large))
     }
 
@@ -177,7 +177,7 @@ import Testing
         let before = fileBytes(damaged)
         let output = directory.path("out.sqlite")
         #expect {
-            try DatabaseMaintenance.encrypt(path: damaged, key: key, to: .file(output))
+            try DatabaseFile.encrypt(path: damaged, key: key, to: .file(output))
         } throws: { error in
             guard case ConversionError.verificationFailed(let detail) = error else { return false }
             return detail.contains("missing from index")
@@ -207,7 +207,7 @@ import Testing
         }
         let output = directory.path("out.sqlite")
         #expect {
-            try DatabaseMaintenance.encrypt(path: large, key: key, to: .file(output),
+            try DatabaseFile.encrypt(path: large, key: key, to: .file(output),
                                             options: ConversionOptions(progress: damage, fullReadBack: true))
         } throws: { error in
             guard case ConversionError.verificationFailed = error else { return false }
@@ -223,20 +223,20 @@ import Testing
         // is above Linux's default pid_max: no such process.
         let leftover = directory.path(".out.sqlite.28559e77.cipherstore-4194305-abc.tmp")
         try Data("partial".utf8).write(to: URL(fileURLWithPath: leftover))
-        let report = try DatabaseMaintenance.encrypt(path: plainPath, key: key, to: .file(output))
+        let report = try DatabaseFile.encrypt(path: plainPath, key: key, to: .file(output))
         #expect(report.removedLeftovers == [leftover])
         #expect(!FileManager.default.fileExists(atPath: leftover))
     }
 
     @Test func verifyReportsTablesAndRowCounts() throws {
         let encrypted = directory.path("encrypted.sqlite")
-        try DatabaseMaintenance.encrypt(path: plainPath, key: key, to: .file(encrypted))
-        let report = try DatabaseMaintenance.verify(path: encrypted, key: key)
+        try DatabaseFile.encrypt(path: plainPath, key: key, to: .file(encrypted))
+        let report = try DatabaseFile.verify(path: encrypted, key: key)
         #expect(report.isEncrypted)
         #expect(report.applicationID == 1234567)
         #expect(report.tables.first { $0.name == "author" }?.rowCount == 2)
         #expect(report.tables.first { $0.name == "setting" }?.rowCount == 2)
-        #expect(throws: CipherStoreError.self) { try DatabaseMaintenance.verify(path: encrypted, key: .passphrase("wrong")) }
+        #expect(throws: CipherStoreError.self) { try DatabaseFile.verify(path: encrypted, key: .passphrase("wrong")) }
     }
 }
 
@@ -273,7 +273,7 @@ final class PhaseRecorder: @unchecked Sendable {
         try SampleDatabases.makeRichPlaintext(at: source)
         let output = directory.path("out.sqlite")
         #expect(throws: CipherStoreError.self) {
-            try DatabaseMaintenance.encrypt(path: source, key: .passphrase("k"), cipher: CipherSettings(pageSize: 1000), to: .file(output))
+            try DatabaseFile.encrypt(path: source, key: .passphrase("k"), cipher: CipherSettings(pageSize: 1000), to: .file(output))
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["plain.sqlite"])
     }
@@ -289,14 +289,14 @@ final class PhaseRecorder: @unchecked Sendable {
         try db.execute(sql: "CREATE TABLE t(x)")
         try db.close()
 
-        let report = try DatabaseMaintenance.changeKey(path: path, oldKey: oldKey, oldCipher: strong, newKey: newKey)
+        let report = try DatabaseFile.changeKey(path: path, oldKey: oldKey, oldCipher: strong, newKey: newKey)
         #expect(report.verification.pageSize == 8192)
         #expect(report.verification.kdfIterations == 100_000)
         // It opens with those settings only, not with the defaults.
         #expect(throws: CipherStoreError.self) { try Connection(path: path, key: newKey) }
         try Connection(path: path, key: newKey, configuration: Configuration(cipher: strong)).close()
 
-        let changed = try DatabaseMaintenance.changeKey(path: path, oldKey: newKey, oldCipher: strong, newKey: oldKey,
+        let changed = try DatabaseFile.changeKey(path: path, oldKey: newKey, oldCipher: strong, newKey: oldKey,
                                                         newCipher: CipherSettings(kdfIterations: 300_000))
         #expect(changed.verification.pageSize == 8192)
         #expect(changed.verification.kdfIterations == 300_000)
@@ -315,7 +315,7 @@ final class PhaseRecorder: @unchecked Sendable {
         try db.close()
         let key = try DatabaseKey.rawKey(hex: String(repeating: "4d", count: 32))
 
-        let encrypted = try DatabaseMaintenance.encrypt(path: plain, key: key, to: .file(directory.path("e.sqlite")))
+        let encrypted = try DatabaseFile.encrypt(path: plain, key: key, to: .file(directory.path("e.sqlite")))
         #expect(encrypted.verification.pageSize == SQLCipherLibrary.defaultPageSize)
         let reopened = try Connection(path: encrypted.outputPath, key: key)
         #expect(try reopened.fetchScalar(Int.self, sql: "SELECT count(*) FROM t") == 1)
@@ -325,11 +325,11 @@ final class PhaseRecorder: @unchecked Sendable {
                                            script: "PRAGMA key = \"x'\(String(repeating: "4d", count: 32))'\";\nSELECT count(*) FROM t;\n")
         #expect(SQLCipherShell.queryOutput(of: shell) == "1\n", "\(shell.output) \(shell.errorOutput)")
 
-        let sourcePageSize = try #require(DatabaseMaintenance.inspect(path: plain).plaintextPageSize)
-        let kept = try DatabaseMaintenance.encrypt(path: plain, key: key, cipher: CipherSettings(pageSize: sourcePageSize),
+        let sourcePageSize = try #require(DatabaseFile.inspect(path: plain).plaintextPageSize)
+        let kept = try DatabaseFile.encrypt(path: plain, key: key, cipher: CipherSettings(pageSize: sourcePageSize),
                                                    to: .file(directory.path("k.sqlite")))
         #expect(kept.verification.pageSize == 4096)
-        let decrypted = try DatabaseMaintenance.decrypt(path: kept.outputPath, key: key, cipher: CipherSettings(pageSize: 4096),
+        let decrypted = try DatabaseFile.decrypt(path: kept.outputPath, key: key, cipher: CipherSettings(pageSize: 4096),
                                                         to: .file(directory.path("d.sqlite")))
         #expect(decrypted.verification.pageSize == 4096)
         #expect(DatabaseFileInfo.inspect(path: decrypted.outputPath).plaintextPageSize == 4096)

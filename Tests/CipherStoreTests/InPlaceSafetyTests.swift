@@ -36,7 +36,7 @@ import Testing
         let path = directory.path("wal.db")
         let queue = try makeEncrypted(path, journalMode: .wal)
         #expect {
-            try DatabaseMaintenance.changeKey(path: path, oldKey: oldKey, newKey: newKey, to: .inPlace())
+            try DatabaseFile.changeKey(path: path, oldKey: oldKey, newKey: newKey, to: .inPlace())
         } throws: { error in
             guard case ConversionError.databaseInUse(_, let detail)? = error as? ConversionError else { return false }
             return detail.contains("WAL mode")
@@ -53,7 +53,7 @@ import Testing
     func aRollbackJournalWriterLeftOpenCannotCommitIntoTheReplacedFile(journalMode: JournalMode) throws {
         let path = directory.path("\(journalMode).db")
         let queue = try makeEncrypted(path, journalMode: journalMode)
-        try DatabaseMaintenance.changeKey(path: path, oldKey: oldKey, newKey: newKey, to: .inPlace())
+        try DatabaseFile.changeKey(path: path, oldKey: oldKey, newKey: newKey, to: .inPlace())
         // The queue still has the old file open: its write must fail, not vanish.
         #expect(throws: DatabaseError.self) {
             try queue.inDatabase { try $0.execute(sql: "INSERT INTO t VALUES ('late')") }
@@ -76,7 +76,7 @@ import Testing
         let done = DispatchSemaphore(value: 0)
         let (oldKey, newKey) = (self.oldKey, self.newKey)
         conversion.async {
-            _ = try? DatabaseMaintenance.changeKey(path: path, oldKey: oldKey, newKey: newKey, to: .inPlace())
+            _ = try? DatabaseFile.changeKey(path: path, oldKey: oldKey, newKey: newKey, to: .inPlace())
             done.signal()
         }
         Thread.sleep(forTimeInterval: 0.2)
@@ -114,12 +114,12 @@ import Testing
         })
         let backup = keepingBackup ? path + ".bak" : nil
         DispatchQueue(label: "first").async {
-            first.set(Result { try DatabaseMaintenance.changeKey(path: path, oldKey: oldKey, newKey: firstKey,
+            first.set(Result { try DatabaseFile.changeKey(path: path, oldKey: oldKey, newKey: firstKey,
                                                                   to: .inPlace(backup: backup), options: holdingOptions) })
         }
         holding.wait()
         DispatchQueue(label: "second").async {
-            second.set(Result { try DatabaseMaintenance.changeKey(path: path, oldKey: oldKey, newKey: secondKey, to: .inPlace(),
+            second.set(Result { try DatabaseFile.changeKey(path: path, oldKey: oldKey, newKey: secondKey, to: .inPlace(),
                                                                    options: ConversionOptions(busyTimeout: 10)) })
         }
         Thread.sleep(forTimeInterval: 0.5)
@@ -153,7 +153,7 @@ import Testing
         let cancellation = ConversionCancellation()
         let options = ConversionOptions(progress: { _ in cancellation.cancel() }, cancellation: cancellation)
         #expect(throws: ConversionError.cancelled) {
-            try DatabaseMaintenance.changeKey(path: path, oldKey: oldKey, newKey: newKey, to: .inPlace(), options: options)
+            try DatabaseFile.changeKey(path: path, oldKey: oldKey, newKey: newKey, to: .inPlace(), options: options)
         }
         let db = try Connection(path: path, key: oldKey)
         #expect(try db.fetchScalar(String.self, sql: "PRAGMA journal_mode") == "wal")
@@ -167,7 +167,7 @@ import Testing
         try makeEncrypted(real).close()
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
 
-        let report = try DatabaseMaintenance.changeKey(path: link, oldKey: oldKey, newKey: newKey, to: .inPlace())
+        let report = try DatabaseFile.changeKey(path: link, oldKey: oldKey, newKey: newKey, to: .inPlace())
         #expect(report.outputPath.hasSuffix("real/app.db"))
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == real)
         #expect(throws: CipherStoreError.wrongKey(path: real)) { try rows(real, key: oldKey) }
@@ -181,11 +181,11 @@ import Testing
         try FileManager.default.linkItem(atPath: path, toPath: other)
 
         #expect(throws: ConversionError.sourceHasOtherNames(path: path, nameCount: 2, namesFound: [other])) {
-            try DatabaseMaintenance.changeKey(path: path, oldKey: oldKey, newKey: newKey, to: .inPlace())
+            try DatabaseFile.changeKey(path: path, oldKey: oldKey, newKey: newKey, to: .inPlace())
         }
         #expect(try rows(path, key: oldKey) == ["first"])
 
-        try DatabaseMaintenance.changeKey(path: path, oldKey: oldKey, newKey: newKey,
+        try DatabaseFile.changeKey(path: path, oldKey: oldKey, newKey: newKey,
                                           to: .inPlace(replacingOtherLinks: true))
         #expect(try rows(path, key: newKey) == ["first"])
         #expect(try rows(other, key: oldKey) == ["first"])
@@ -204,7 +204,7 @@ import Testing
         try db.close()
         try #require(FileManager.default.fileExists(atPath: path + "-journal"))
 
-        try DatabaseMaintenance.encrypt(path: path, key: newKey, to: .inPlace())
+        try DatabaseFile.encrypt(path: path, key: newKey, to: .inPlace())
 
         for name in try FileManager.default.contentsOfDirectory(atPath: directory.url.path) {
             let contents = try Data(contentsOf: URL(fileURLWithPath: directory.path(name)))
@@ -237,7 +237,7 @@ import Testing
         let before = try Data(contentsOf: URL(fileURLWithPath: source))
 
         let output = directory.path("copy.db")
-        try DatabaseMaintenance.changeKey(path: source, oldKey: oldKey, newKey: newKey, to: .file(output))
+        try DatabaseFile.changeKey(path: source, oldKey: oldKey, newKey: newKey, to: .file(output))
         #expect(try rows(output, key: newKey) == ["first"])
         #expect(try Data(contentsOf: URL(fileURLWithPath: source)) == before)
     }
@@ -254,17 +254,17 @@ import Testing
             if case ConversionError.damaged(_, let detail)? = error as? ConversionError { return detail.contains("100 bytes") }
             return false
         }
-        #expect { try DatabaseMaintenance.verify(path: path, key: oldKey) } throws: { isDamage($0) }
+        #expect { try DatabaseFile.verify(path: path, key: oldKey) } throws: { isDamage($0) }
         #expect {
-            try DatabaseMaintenance.changeKey(path: path, oldKey: oldKey, newKey: newKey, to: .file(directory.path("o1.db")))
+            try DatabaseFile.changeKey(path: path, oldKey: oldKey, newKey: newKey, to: .file(directory.path("o1.db")))
         } throws: { isDamage($0) }
         #expect {
-            try DatabaseMaintenance.decrypt(path: path, key: oldKey, to: .file(directory.path("o2.db")))
+            try DatabaseFile.decrypt(path: path, key: oldKey, to: .file(directory.path("o2.db")))
         } throws: { isDamage($0) }
         // A wrong key is told apart first, the same way for every operation.
-        #expect(throws: CipherStoreError.wrongKey(path: path)) { try DatabaseMaintenance.verify(path: path, key: newKey) }
+        #expect(throws: CipherStoreError.wrongKey(path: path)) { try DatabaseFile.verify(path: path, key: newKey) }
         #expect(throws: CipherStoreError.wrongKey(path: path)) {
-            try DatabaseMaintenance.decrypt(path: path, key: newKey, to: .file(directory.path("o3.db")))
+            try DatabaseFile.decrypt(path: path, key: newKey, to: .file(directory.path("o3.db")))
         }
         #expect(!FileManager.default.fileExists(atPath: directory.path("o1.db")))
     }
@@ -275,7 +275,7 @@ import Testing
         try #require(!FileManager.default.fileExists(atPath: path + "-wal"))
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
 
-        let report = try DatabaseMaintenance.verify(path: path, key: oldKey)
+        let report = try DatabaseFile.verify(path: path, key: oldKey)
         #expect(report.journalMode == "wal")
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
         #expect(!FileManager.default.fileExists(atPath: path + "-shm"))
@@ -287,9 +287,9 @@ import Testing
         try makeEncrypted(path).close()
         let longName = String(repeating: "n", count: 240) + ".db"
         let output = directory.path(longName)
-        try DatabaseMaintenance.changeKey(path: path, oldKey: oldKey, newKey: newKey, to: .file(output))
+        try DatabaseFile.changeKey(path: path, oldKey: oldKey, newKey: newKey, to: .file(output))
         #expect(try rows(output, key: newKey) == ["first"])
-        try DatabaseMaintenance.changeKey(path: output, oldKey: newKey, newKey: oldKey, to: .inPlace())
+        try DatabaseFile.changeKey(path: output, oldKey: newKey, newKey: oldKey, to: .inPlace())
         #expect(try rows(output, key: oldKey) == ["first"])
     }
 }

@@ -38,7 +38,7 @@ import Testing
         let db = try Connection(path: path, key: key, configuration: Configuration(cipher: withSalt))
         #expect(try db.fetchScalar(String.self, sql: "SELECT x FROM t") == "shared container")
         try db.close()
-        #expect(try DatabaseMaintenance.verify(path: path, key: key, cipher: withSalt).plaintextHeaderSalt == salt)
+        #expect(try DatabaseFile.verify(path: path, key: key, cipher: withSalt).plaintextHeaderSalt == salt)
     }
 
     @Test(.enabled(if: LinkedSQLCipher.isVersion4, "SQLCipher 4 only; counterpart: aPlaintextHeaderAndASaltAreRefusedOnSQLCipher3"))
@@ -51,7 +51,7 @@ import Testing
             try db.execute(sql: "INSERT INTO t VALUES (1), (2)")
         }
         let saltInFile = Array(fileBytes(path).prefix(16))
-        let report = try DatabaseMaintenance.changeKey(path: path, oldKey: key, newKey: key, newCipher: Self.header32)
+        let report = try DatabaseFile.changeKey(path: path, oldKey: key, newKey: key, newCipher: Self.header32)
         #expect(report.verification.plaintextHeaderSalt == saltInFile)
         var settings = Self.header32
         settings.salt = saltInFile

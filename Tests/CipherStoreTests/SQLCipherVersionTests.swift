@@ -36,7 +36,7 @@ import Testing
             let db = try Connection(path: path, key: .passphrase("k"))
             try db.execute(sql: "CREATE TABLE t(x)")
         }
-        let report = try DatabaseMaintenance.verify(path: path, key: .passphrase("k"))
+        let report = try DatabaseFile.verify(path: path, key: .passphrase("k"))
         let expected = LinkedSQLCipher.isVersion4 ? CipherSettings.sqlcipher4 : CipherSettings.sqlcipher3
         #expect(report.pageSize == expected.pageSize)
         #expect(report.kdfIterations == expected.kdfIterations)
@@ -65,7 +65,7 @@ import Testing
         #expect(fileBytes(path) == before)
         let db = try Connection(path: path, key: .passphrase("k"), configuration: Configuration(cipher: .sqlcipher3))
         #expect(try db.fetchScalar(String.self, sql: "SELECT x FROM t") == "three")
-        let report = try DatabaseMaintenance.verify(path: path, key: .passphrase("k"), cipher: .sqlcipher3)
+        let report = try DatabaseFile.verify(path: path, key: .passphrase("k"), cipher: .sqlcipher3)
         #expect(report.pageSize == 1024 && report.kdfIterations == 64_000)
     }
 
@@ -95,7 +95,7 @@ import Testing
             let db = try Connection(path: path, key: .passphrase("k"), configuration: Configuration(cipher: .sqlcipher4))
             try db.execute(sql: "CREATE TABLE t(x)")
         }
-        let report = try DatabaseMaintenance.verify(path: path, key: .passphrase("k"), cipher: .sqlcipher4)
+        let report = try DatabaseFile.verify(path: path, key: .passphrase("k"), cipher: .sqlcipher4)
         #expect(report.pageSize == 4096 && report.kdfIterations == 256_000)
 
         var settings = CipherSettings.sqlcipher4

@@ -36,10 +36,10 @@ import Testing
             } catch { texts.append(String(describing: error)) }
             // Export and rotation, and their failures.
             let encrypted = directory.path("export-\(key.kind.rawValue).sqlite")
-            try DatabaseMaintenance.encrypt(path: plain, key: key, to: .file(encrypted))
-            try DatabaseMaintenance.changeKey(path: encrypted, oldKey: key, newKey: .passphrase("rotated"))
+            try DatabaseFile.encrypt(path: plain, key: key, to: .file(encrypted))
+            try DatabaseFile.changeKey(path: encrypted, oldKey: key, newKey: .passphrase("rotated"))
             do {
-                try DatabaseMaintenance.changeKey(path: encrypted, oldKey: key, newKey: key)
+                try DatabaseFile.changeKey(path: encrypted, oldKey: key, newKey: key)
             } catch { texts.append(String(describing: error)) }
         }
         texts += capture.lines

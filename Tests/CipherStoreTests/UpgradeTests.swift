@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `DatabaseMaintenance.upgrade`: SQLCipher 3 files, made by the real SQLCipher 3.4.1 shell,
+/// `DatabaseFile.upgrade`: SQLCipher 3 files, made by the real SQLCipher 3.4.1 shell,
 /// rewritten in SQLCipher 4's format on SQLCipher 4; refused on SQLCipher 3.
 @Suite struct UpgradeTests {
     let directory: TemporaryDirectory
@@ -29,7 +29,7 @@ import Testing
     func aFileMadeBySQLCipher3UpgradesInPlaceAndKeepsEverything() throws {
         let path = try makeWithSQLCipher3Shell("v3.sqlite")
         let key = try DatabaseKey.passphrase("upgrade me")
-        let report = try DatabaseMaintenance.upgrade(path: path, key: key)
+        let report = try DatabaseFile.upgrade(path: path, key: key)
         #expect(report.outputPath == path)
         #expect(report.verification.pageSize == 4096 && report.verification.kdfIterations == 256_000)
         #expect(report.verification.userVersion == 7 && report.verification.applicationID == 1_234_567)
@@ -64,14 +64,14 @@ import Testing
         let key = try DatabaseKey.passphrase("upgrade me")
         let before = fileBytes(path)
         #expect(throws: CipherStoreError.wrongKey(path: path)) {
-            try DatabaseMaintenance.upgrade(path: path, key: key)
+            try DatabaseFile.upgrade(path: path, key: key)
         }
         #expect(fileBytes(path) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["custom.sqlite"])
 
         let output = directory.path("upgraded.sqlite")
         let raw = try DatabaseKey.rawKey(hex: String(repeating: "4e", count: 32))
-        let report = try DatabaseMaintenance.upgrade(path: path, key: key, oldCipher: CipherSettings(pageSize: 4096, kdfIterations: 12_000),
+        let report = try DatabaseFile.upgrade(path: path, key: key, oldCipher: CipherSettings(pageSize: 4096, kdfIterations: 12_000),
                                                      newKey: raw, to: .file(output))
         #expect(report.verification.tables.first { $0.name == "book" }?.rowCount == 2)
         #expect(fileBytes(path) == before)
@@ -89,7 +89,7 @@ import Testing
         }
         let before = fileBytes(path)
         #expect {
-            try DatabaseMaintenance.upgrade(path: path, key: key)
+            try DatabaseFile.upgrade(path: path, key: key)
         } throws: { error in
             guard case CipherStoreError.sqlcipher4Required(_, let version) = error else { return false }
             return version == SQLCipherLibrary.sqlcipherVersion && "\(error)".contains("needs SQLCipher 4")

@@ -56,7 +56,7 @@ import Testing
         name: "upgrade --in-place", arguments: { ["upgrade", database($0), "--in-place", "--raw-key", "--key-file", $0 + "/raw1"] },
         setUp: {
             try plaintext($0)
-            try DatabaseMaintenance.encrypt(path: database($0), key: .rawKey(hex: Array(rawKey.utf8)), cipher: .sqlcipher3, to: .inPlace())
+            try DatabaseFile.encrypt(path: database($0), key: .rawKey(hex: Array(rawKey.utf8)), cipher: .sqlcipher3, to: .inPlace())
         },
         before: [.rawKeySQLCipher3(rawKey)], after: [.rawKey(rawKey)])
 
@@ -81,7 +81,7 @@ import Testing
                  arguments: { ["rekey", database($0), "--in-place", "--old-raw-key", "--old-key-file", $0 + "/raw1", "--new-raw-key", "--new-key-file", $0 + "/raw2"] },
                  setUp: {
                      try plaintext($0)
-                     try DatabaseMaintenance.encrypt(path: database($0), key: .rawKey(hex: Array(rawKey.utf8)), to: .inPlace())
+                     try DatabaseFile.encrypt(path: database($0), key: .rawKey(hex: Array(rawKey.utf8)), to: .inPlace())
                  },
                  before: [.rawKey(rawKey)], after: [.rawKey(newRawKey)]),
         Scenario(name: "restore",
@@ -90,14 +90,14 @@ import Testing
                  setUp: {
                      try plaintext($0)
                      let key = try DatabaseKey.rawKey(hex: Array(rawKey.utf8))
-                     try DatabaseMaintenance.encrypt(path: database($0), key: key, to: .inPlace())
+                     try DatabaseFile.encrypt(path: database($0), key: key, to: .inPlace())
                      try DatabaseBackup.backup(path: database($0), key: key, to: $0 + "/backup.db", newKey: .rawKey(hex: Array(newRawKey.utf8)))
                  },
                  before: [.rawKey(rawKey)], after: [.rawKey(newRawKey)]),
         Scenario(name: "decrypt --in-place", arguments: { ["decrypt", database($0), "--in-place", "--raw-key", "--key-file", $0 + "/raw1"] },
                  setUp: {
                      try plaintext($0)
-                     try DatabaseMaintenance.encrypt(path: database($0), key: .rawKey(hex: Array(rawKey.utf8)), to: .inPlace())
+                     try DatabaseFile.encrypt(path: database($0), key: .rawKey(hex: Array(rawKey.utf8)), to: .inPlace())
                  },
                  before: [.rawKey(rawKey)], after: [.plaintext]),
     ]

@@ -22,7 +22,7 @@ import Testing
     /// a salt the database never got. The right passphrase still opens the database, and the
     /// command says the slot file is stale.
     @Test func aStaleSlotFileBesideAPassphraseDatabaseDoesNotStopTheRightPassphrase() throws {
-        try DatabaseMaintenance.encrypt(path: database, key: .passphrase("plain passphrase"), to: .inPlace())
+        try DatabaseFile.encrypt(path: database, key: .passphrase("plain passphrase"), to: .inPlace())
         let other = workspace.path("other.db")
         let otherDB = try Connection(path: other, key: nil)
         try otherDB.executeScript("CREATE TABLE u(y);")

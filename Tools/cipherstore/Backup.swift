@@ -78,7 +78,7 @@ extension CipherStoreCommand {
                 if slotDatabase && force {
                     throw CLIError(exitCode: 64, message: "--slot-database writes a new database and slot file and replaces neither: leave out --force, and move the old backup away first. Nothing was written.")
                 }
-                try DatabaseMaintenance.checkExistingDatabaseFile(database)
+                try DatabaseFile.checkExistingDatabaseFile(database)
                 let isPlaintext = DatabaseFileInfo.inspect(path: database).kind == .plaintext && !key.isGiven
                 if isPlaintext && newKey.source.isGiven {
                     throw CLIError(exitCode: ExitCodes.wrongFileKind, message: "'\(database)' is not encrypted, and a backup keeps the database's encryption: it cannot take a new key. Nothing was written. For an encrypted copy, run `cipherstore encrypt \(database) --output COPY` with the key options.")
@@ -105,7 +105,7 @@ extension CipherStoreCommand {
                 } else {
                     let current = try SlotDatabase.openingKey(for: database, from: key.source(confirm: false))
                     if plaintext {
-                        report = try DatabaseMaintenance.decrypt(path: database, key: current, cipher: cipher.settings,
+                        report = try DatabaseFile.decrypt(path: database, key: current, cipher: cipher.settings,
                                                                  to: .file(output, overwrite: force), options: options)
                         warnings.append("'\(report.outputPath)' is PLAINTEXT: anyone who can read the file can read the data.")
                     } else {

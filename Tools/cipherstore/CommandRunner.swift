@@ -109,7 +109,7 @@ enum CommandRunner {
     /// Removes what conversions to the same output left when they were killed (SIGKILL, a
     /// crash) and says so: for a decryption, such a leftover is plaintext.
     static func removeLeftovers(source: String, destination: OutputDestination) {
-        let removed = DatabaseMaintenance.removeLeftoverTemporaryFiles(source: source, destination: destination)
+        let removed = DatabaseFile.removeLeftoverTemporaryFiles(source: source, destination: destination)
         guard !removed.isEmpty else { return }
         warn("removed \(Summary.counted(removed.count, "leftover temporary file")) of an earlier interrupted run: \(removed.joined(separator: ", ")).")
     }

@@ -35,10 +35,10 @@ extension CipherStoreCommand {
                 try output.check()
                 CommandRunner.removeLeftovers(source: source, destination: output.destination(backup: nil))
                 // What the file is, before a key is asked for.
-                try DatabaseMaintenance.checkExistingDatabaseFile(source)
+                try DatabaseFile.checkExistingDatabaseFile(source)
                 let databaseKey = try SlotDatabase.openingKey(for: source, from: key.source(confirm: false))
                 let (options, _) = CommandRunner.conversionOptions(output, verb: "decrypting")
-                let report = try DatabaseMaintenance.decrypt(
+                let report = try DatabaseFile.decrypt(
                     path: source, key: databaseKey, cipher: cipher.settings,
                     to: output.destination(backup: nil), options: options)
                 var warnings = ["\(report.outputPath) is PLAINTEXT. Keep it only as long as you need it."]

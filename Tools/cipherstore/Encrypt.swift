@@ -76,7 +76,7 @@ extension CipherStoreCommand {
                 let original = try? FileManager.default.attributesOfItem(atPath: URL(fileURLWithPath: source).resolvingSymlinksInPath().path)
                 let otherNames = output.inPlace ? ((original?[.referenceCount] as? Int) ?? 1) - 1 : 0
                 let (options, _) = CommandRunner.conversionOptions(output, verb: "encrypting")
-                let report = try DatabaseMaintenance.encrypt(
+                let report = try DatabaseFile.encrypt(
                     path: source, key: databaseKey, cipher: cipher.settings(encrypting: source),
                     to: output.destination(backup: backup), options: options)
                 var warnings: [String] = []

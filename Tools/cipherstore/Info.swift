@@ -115,7 +115,7 @@ extension CipherStoreCommand {
         private func settingsInUse() throws -> CipherSettings? {
             guard key.isGiven else { return nil }
             let databaseKey = try SlotDatabase.openingKey(for: file, from: key.source(confirm: false))
-            let db = try DatabaseMaintenance.openForReading(path: file, key: databaseKey, cipher: cipher.settings)
+            let db = try DatabaseFile.openForReading(path: file, key: databaseKey, cipher: cipher.settings)
             defer { try? db.close() }
             return try CipherSettings.inUse(by: db)
         }

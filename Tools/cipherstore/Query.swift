@@ -72,12 +72,12 @@ extension CipherStoreCommand {
                 let plaintext = !key.isGiven && [.plaintext, .missing, .directory, .empty, .notARegularFile].contains(kind)
                 let databaseKey = plaintext ? nil : try SlotDatabase.openingKey(for: database, from: key.source(confirm: false))
                 let settings = plaintext ? CipherSettings.libraryDefaults : cipher.settings
-                let db = try DatabaseMaintenance.openExisting(path: database, key: databaseKey, cipher: settings, writable: write)
+                let db = try DatabaseFile.openExisting(path: database, key: databaseKey, cipher: settings, writable: write)
                 defer { try? db.close() }
                 let output = QueryOutput(format: format, collecting: json != nil)
                 let changes = try Self.execute(text, on: db, writing: write, output: output, quiet: json != nil)
                 // A write keeps the schema copy current, as every writing command does.
-                if write { DatabaseMaintenance.writeSchemaCopy(of: db, key: databaseKey, cipher: settings) }
+                if write { DatabaseFile.writeSchemaCopy(of: db, key: databaseKey, cipher: settings) }
                 json?.succeed(["columns": output.columnNames, "rows": output.collected ?? [], "rowCount": output.collected?.count ?? 0,
                                "changes": changes])
             }

@@ -43,7 +43,7 @@ extension CipherStoreCommand {
                 try output.check()
                 CommandRunner.removeLeftovers(source: database, destination: output.destination(backup: nil))
                 // What the file is, before a key is asked for.
-                try DatabaseMaintenance.checkExistingDatabaseFile(database)
+                try DatabaseFile.checkExistingDatabaseFile(database)
                 // Only an encrypted file: a slot file beside a plaintext one (left by a
                 // decryption) is no reason to refuse, and rekey then says it is not encrypted.
                 if output.inPlace && SlotDatabase.usesSlotFile(database) && DatabaseFileInfo.inspect(path: database).kind == .encrypted {
@@ -52,7 +52,7 @@ extension CipherStoreCommand {
                 let (old, new) = try KeyReader.readPair(current: oldKey.source, as: SlotDatabase.keyMaker(for: database),
                                                         new: newKey.source, as: KeyReader.key(from:_:))
                 let (options, _) = CommandRunner.conversionOptions(output, verb: "rekeying")
-                let report = try DatabaseMaintenance.changeKey(
+                let report = try DatabaseFile.changeKey(
                     path: database, oldKey: old,
                     oldCipher: oldCipher.settings(),
                     newKey: new, newCipher: cipher.settings,

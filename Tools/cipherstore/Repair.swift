@@ -61,7 +61,7 @@ extension CipherStoreCommand {
         func run() throws {
             let json = self.json ? JSONOutput(command: "repair", path: database) : nil
             try CommandRunner.run(json: json) {
-                try DatabaseMaintenance.checkExistingDatabaseFile(database)
+                try DatabaseFile.checkExistingDatabaseFile(database)
                 if DatabaseFileInfo.inspect(path: database).kind == .plaintext { throw CipherStoreError.notEncrypted(path: database) }
                 let current: DatabaseKey
                 var new: DatabaseKey?

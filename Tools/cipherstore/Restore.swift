@@ -61,7 +61,7 @@ extension CipherStoreCommand {
         func run() throws {
             let json = self.json ? JSONOutput(command: "restore", path: to) : nil
             try CommandRunner.run(json: json) {
-                try DatabaseMaintenance.checkExistingDatabaseFile(backup)
+                try DatabaseFile.checkExistingDatabaseFile(backup)
                 let isPlaintext = DatabaseFileInfo.inspect(path: backup).kind == .plaintext && !key.isGiven
                 var backupKey: DatabaseKey?
                 var current: DatabaseKey?

@@ -53,7 +53,7 @@ extension CipherStoreCommand {
         func run() throws {
             let output = json ? JSONOutput(command: "settings", path: database) : nil
             try CommandRunner.run(json: output) {
-                try DatabaseMaintenance.checkExistingDatabaseFile(database)
+                try DatabaseFile.checkExistingDatabaseFile(database)
                 if DatabaseFileInfo.inspect(path: database).kind == .plaintext { throw CipherStoreError.notEncrypted(path: database) }
                 let databaseKey = try SlotDatabase.openingKey(for: database, from: key.source(confirm: false))
                 let clock = ContinuousClock()

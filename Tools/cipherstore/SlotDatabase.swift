@@ -96,7 +96,7 @@ enum SlotDatabase {
                 // key opens it as one, say so; otherwise the slot file is the problem to report.
                 guard case .belongsToAnotherDatabase(let slotFile, _) = error else { throw error }
                 let key = try KeyReader.key(from: bytes, source)
-                guard let db = try? DatabaseMaintenance.openForReading(path: database, key: key) else {
+                guard let db = try? DatabaseFile.openForReading(path: database, key: key) else {
                     guard damagedSalt, let slotKey = try? KeySlots.unlockIgnoringDatabaseSalt(path: database, passphrase: KeyReader.passphrase(from: bytes, source)) else {
                         throw error
                     }

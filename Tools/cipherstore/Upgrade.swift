@@ -48,7 +48,7 @@ extension CipherStoreCommand {
                 }
                 let databaseKey = try SlotDatabase.openingKey(for: database, from: key.source(confirm: false))
                 let (options, _) = CommandRunner.conversionOptions(output, verb: "upgrading")
-                let report = try DatabaseMaintenance.upgrade(
+                let report = try DatabaseFile.upgrade(
                     path: database, key: databaseKey, oldCipher: oldCipher.settings(base: .sqlcipher3),
                     to: output.destination(backup: nil), options: options)
                 Summary.conversionFinished(report, verb: "Upgraded to SQLCipher 4's format", output: output, json: json, warnings: [])

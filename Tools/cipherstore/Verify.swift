@@ -40,7 +40,7 @@ extension CipherStoreCommand {
                 let kind = DatabaseFileInfo.inspect(path: database).kind
                 let plaintext = !key.isGiven && [.plaintext, .missing, .directory, .empty, .notARegularFile].contains(kind)
                 let databaseKey = plaintext ? nil : try SlotDatabase.openingKey(for: database, from: key.source(confirm: false))
-                let report = try DatabaseMaintenance.verify(path: database, key: databaseKey, cipher: plaintext ? .libraryDefaults : cipher.settings)
+                let report = try DatabaseFile.verify(path: database, key: databaseKey, cipher: plaintext ? .libraryDefaults : cipher.settings)
                 if let output { output.succeed(Summary.fields(report)) } else { print(Summary.text(report)) }
             }
         }

@@ -21,7 +21,7 @@
 ///   keeps its salt, and its slot file is copied beside the backup: the pair opens together,
 ///   with the passphrases the database had when it was backed up.
 /// - Never a plaintext byte on disk: the backup of an encrypted database without a key is
-///   refused (``BackupError/plaintextRefused``); decrypt with ``DatabaseMaintenance`` when a
+///   refused (``BackupError/plaintextRefused``); decrypt with ``DatabaseFile`` when a
 ///   plaintext copy is really wanted.
 public enum DatabaseBackup {
     /// Backs up the database at `path` into a new file.
@@ -40,7 +40,7 @@ public enum DatabaseBackup {
     public static func backup(path: String, key: DatabaseKey?, cipher: CipherSettings = .libraryDefaults, to output: String,
                               newKey: DatabaseKey? = nil, overwrite: Bool = false,
                               options: ConversionOptions = ConversionOptions()) throws -> ConversionReport {
-        let db = try DatabaseMaintenance.openExisting(path: path, key: key, cipher: cipher)
+        let db = try DatabaseFile.openExisting(path: path, key: key, cipher: cipher)
         defer { try? db.close() }
         return try db.inReadOnlyTransaction { db in
             try OnlineBackup(source: db, sourcePath: path, outputPath: output, overwrite: overwrite,

@@ -15,13 +15,13 @@ struct DatabaseRestore {
         let started = Date()
         // The file that holds the data: a symbolic link keeps leading to the restored database.
         let target = FileSystem.isSymbolicLink(databasePath) ? FileSystem.resolvingLinks(databasePath) ?? databasePath : databasePath
-        let backup = try DatabaseMaintenance.openExisting(path: backupPath, key: key, cipher: cipher)
+        let backup = try DatabaseFile.openExisting(path: backupPath, key: key, cipher: cipher)
         defer { try? backup.close() }
-        try DatabaseMaintenance.reportingDamage(path: backupPath) { try DatabaseMaintenance.checkIntegrity(backup) }
+        try DatabaseFile.reportingDamage(path: backupPath) { try DatabaseFile.checkIntegrity(backup) }
 
         let exists = FileSystem.exists(target)
         if exists {
-            try DatabaseMaintenance.checkExistingDatabaseFile(target)
+            try DatabaseFile.checkExistingDatabaseFile(target)
             if FileSystem.isSameFile(target, backupPath) { throw ConversionError.outputIsSource(path: databasePath) }
             let links = FileSystem.linkCount(target)
             if links > 1 && !replacingOtherLinks {
@@ -86,7 +86,7 @@ struct DatabaseRestore {
     /// only while a WAL file exists), so a refusal leaves its WAL and journal as they were.
     private func lockTarget(_ target: String) throws -> SourceLock? {
         do {
-            try DatabaseMaintenance.openForReading(path: target, key: currentKey, cipher: cipher).close()
+            try DatabaseFile.openForReading(path: target, key: currentKey, cipher: cipher).close()
         } catch let error where Self.isUnreadable(error) {
             guard replacingUnreadable else { throw BackupError.targetUnreadable(path: databasePath, detail: Self.unreadableDetail(error)) }
             return nil

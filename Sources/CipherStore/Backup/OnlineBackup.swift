@@ -66,7 +66,7 @@ struct OnlineBackup {
         if (cipher.plaintextHeaderSize ?? 0) > 0 { cipher.salt = try CipherSettings.salt(in: source) }
         let sourceName = sourcePath ?? source.location.displayName
         // Read inside the same transaction as the pages: what the copy must match.
-        let snapshot = try DatabaseMaintenance.reportingDamage(path: sourceName) { try DatabaseSnapshot.capture(source) }
+        let snapshot = try DatabaseFile.reportingDamage(path: sourceName) { try DatabaseSnapshot.capture(source) }
         try FileSystem.createOwnerOnlyFile(temporaryPath)
         try copyPages(into: temporaryPath, cipher: cipher, sourceName: sourceName)
         try checkCancelled()
@@ -112,7 +112,7 @@ struct OnlineBackup {
             throw BackupError.copyFailed(path: temporaryPath, reason: error.message ?? error.description)
         }
         // The pages the copy still holds in its cache are checked without reading them again.
-        try DatabaseMaintenance.checkIntegrity(destination)
+        try DatabaseFile.checkIntegrity(destination)
     }
 
     /// Opens the copy on a fresh connection with its key and compares it with the snapshot.
@@ -125,11 +125,11 @@ struct OnlineBackup {
             if let difference = snapshot.difference(from: copied) {
                 throw ConversionError.verificationFailed(detail: difference)
             }
-            if options.fullReadBack { try DatabaseMaintenance.checkIntegrity(check) }
+            if options.fullReadBack { try DatabaseFile.checkIntegrity(check) }
             let schemaCopy = try key.map {
                 SchemaCopy.Pending(copy: try SchemaCopy.capture(check, counting: false, rowCounts: copied.rowCounts), key: $0, cipher: cipher)
             }
-            return (try DatabaseMaintenance.verificationReport(check, path: temporaryPath, snapshot: copied), schemaCopy)
+            return (try DatabaseFile.verificationReport(check, path: temporaryPath, snapshot: copied), schemaCopy)
         } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode.primaryResultCode) {
             throw ConversionError.verificationFailed(detail: "reading the backup back: \(error.message ?? error.description)")
         }

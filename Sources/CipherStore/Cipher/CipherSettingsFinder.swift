@@ -66,7 +66,7 @@ public enum CipherSettingsFinder {
     ///   is not there or not regular, ``CipherStoreError/notEncrypted(path:)`` for a plaintext
     ///   SQLite file.
     public static func find(path: String, key: DatabaseKey, kdfIterations: [Int] = [], salt: [UInt8]? = nil) throws -> Found? {
-        try DatabaseMaintenance.checkExistingDatabaseFile(path)
+        try DatabaseFile.checkExistingDatabaseFile(path)
         let info = DatabaseFileInfo.inspect(path: path)
         if info.kind == .plaintext { throw CipherStoreError.notEncrypted(path: path) }
         let firstPage = try readFirstBytes(path, count: pageSizes.max() ?? 65536)

@@ -2,7 +2,7 @@ import CSQLCipher
 import Foundation
 
 /// One encrypt, decrypt or key change: copy with `sqlcipher_export` into a temporary file,
-/// verify, sync, and move into place. See ``DatabaseMaintenance`` for the guarantees.
+/// verify, sync, and move into place. See ``DatabaseFile`` for the guarantees.
 struct DatabaseConverter: Sendable {
     /// A key and the cipher settings that go with it; no key means plaintext.
     struct Side: Sendable {
@@ -67,7 +67,7 @@ struct DatabaseConverter: Sendable {
         }
         var replaced = false
         defer { lock.release(restoring: !replaced) }
-        try DatabaseMaintenance.checkWholePages(lock.connection, path: sourcePath)
+        try DatabaseFile.checkWholePages(lock.connection, path: sourcePath)
         converter.target = Side(key: target.key, cipher: try converter.settledTargetCipher(lock.connection))
 
         let temporaryPath = TemporaryFiles.path(for: outputPath)
@@ -149,12 +149,12 @@ struct DatabaseConverter: Sendable {
     // MARK: Steps
 
     private func checkSource() throws {
-        try DatabaseMaintenance.checkExistingDatabaseFile(sourcePath)
+        try DatabaseFile.checkExistingDatabaseFile(sourcePath)
         let info = DatabaseFileInfo.inspect(path: sourcePath)
         switch info.kind {
         case .missing, .directory, .notARegularFile, .empty:
             // Refused above; a file that changed kind since is refused as what it is now.
-            try DatabaseMaintenance.checkExistingDatabaseFile(sourcePath)
+            try DatabaseFile.checkExistingDatabaseFile(sourcePath)
         case .unreadable: throw FileSystem.ioError("read", sourcePath)
         case .notADatabase:
             throw CipherStoreError.notADatabase(path: sourcePath, detail: info.kindDescription + ", \(info.size) bytes")
@@ -296,7 +296,7 @@ struct DatabaseConverter: Sendable {
         try exporter.execute(sql: "PRAGMA \(schema).user_version = \(sourceSnapshot.userVersion)")
         try exporter.execute(sql: "PRAGMA \(schema).application_id = \(sourceSnapshot.applicationID)")
         // Before the journal mode changes: entering WAL mode could drop the cached pages.
-        try DatabaseMaintenance.checkIntegrity(exporter, schema: schema)
+        try DatabaseFile.checkIntegrity(exporter, schema: schema)
         if let journalMode { try exporter.execute(sql: "PRAGMA \(schema).journal_mode = \(journalMode)") }
         try exporter.execute(sql: "DETACH DATABASE \(schema)")
     }
@@ -338,11 +338,11 @@ struct DatabaseConverter: Sendable {
                 if let difference = sourceSnapshot.difference(from: snapshot) {
                     throw ConversionError.verificationFailed(detail: difference)
                 }
-                if options.fullReadBack { try DatabaseMaintenance.checkIntegrity(check) }
+                if options.fullReadBack { try DatabaseFile.checkIntegrity(check) }
                 resultSnapshot = snapshot
             }
             guard let resultSnapshot else { throw ConversionError.cancelled }
-            verification = try DatabaseMaintenance.verificationReport(check, path: temporaryPath, snapshot: resultSnapshot)
+            verification = try DatabaseFile.verificationReport(check, path: temporaryPath, snapshot: resultSnapshot)
             if let checkKey {
                 schema = SchemaCopy.Pending(copy: try SchemaCopy.capture(check, counting: false, rowCounts: resultSnapshot.rowCounts),
                                             key: checkKey, cipher: target.cipher)

@@ -1,4 +1,4 @@
-/// What ``DatabaseMaintenance/verify(path:key:cipher:)-46o6v`` found: the database opens with the
+/// What ``DatabaseFile/verify(path:key:cipher:)-barc`` found: the database opens with the
 /// key and passes `PRAGMA integrity_check`, with these tables and row counts.
 public struct VerificationReport: Sendable, Hashable {
     /// One table and its row count.

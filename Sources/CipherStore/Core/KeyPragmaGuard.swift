@@ -7,14 +7,14 @@ import CSQLCipher
 /// SQLCipher 3.4.1 can leave opening with neither key. SQLCipher runs these pragmas while the
 /// statement is prepared, so no read-only mode stops them; the authorizer
 /// (the one in ``ConnectionHooks``) runs first and denies them. Keys go through ``DatabaseKey`` (`sqlite3_key_v2`) and key changes through
-/// ``DatabaseMaintenance/changeKey(path:oldKey:oldCipher:newKey:newCipher:to:options:)``.
+/// ``DatabaseFile/changeKey(path:oldKey:oldCipher:newKey:newCipher:to:options:)``.
 enum KeyPragmaGuard {
     /// The pragmas refused, lowercased.
     static let refusedPragmas: Set<String> = ["key", "rekey", "hexkey", "hexrekey", "textkey", "textrekey", "cipher_migrate"]
 
     /// The message of the `SQLITE_AUTH` error a refused pragma gets (the authorizer of
     /// ``ConnectionHooks`` denies nothing else).
-    static let refusal = "PRAGMA key, rekey and cipher_migrate are refused in SQL text, where a key could be logged or traced and a file changed in place without verification. Open with a DatabaseKey, and change keys with DatabaseMaintenance.changeKey (cipherstore rekey)"
+    static let refusal = "PRAGMA key, rekey and cipher_migrate are refused in SQL text, where a key could be logged or traced and a file changed in place without verification. Open with a DatabaseKey, and change keys with DatabaseFile.changeKey (cipherstore rekey)"
 
     /// Whether the pragma named by the C string is refused (names are case-insensitive).
     static func refuses(pragma name: UnsafePointer<CChar>) -> Bool {

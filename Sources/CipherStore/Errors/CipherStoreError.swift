@@ -84,7 +84,7 @@ public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatabl
     /// derivation, and a silent fallback would hide which settings a file really has).
     static var sqlcipher3FileHint: String {
         guard SQLCipherLibrary.sqlcipherMajorVersion >= 4 else { return "" }
-        return " The linked SQLCipher is \(SQLCipherLibrary.sqlcipherVersion ?? "4"): if the file was made with SQLCipher 3 (1024-byte pages, PBKDF2-HMAC-SHA1, 64,000 iterations), it may be a SQLCipher 3 file, which opens only with SQLCipher 3's settings: CipherSettings.sqlcipher3 (cipherstore: --sqlcipher3), and moves to SQLCipher 4's format with DatabaseMaintenance.upgrade (cipherstore upgrade)."
+        return " The linked SQLCipher is \(SQLCipherLibrary.sqlcipherVersion ?? "4"): if the file was made with SQLCipher 3 (1024-byte pages, PBKDF2-HMAC-SHA1, 64,000 iterations), it may be a SQLCipher 3 file, which opens only with SQLCipher 3's settings: CipherSettings.sqlcipher3 (cipherstore: --sqlcipher3), and moves to SQLCipher 4's format with DatabaseFile.upgrade (cipherstore upgrade)."
     }
 
     /// What else a wrong key may mean for this file, the same whatever the disk holds when the

@@ -3,7 +3,7 @@ import Crypto
 extension KeySlots {
     /// Replaces the data key, after a passphrase or the data key itself may have leaked: the
     /// database is rewritten under a new data key (and salt) with the verified, atomic rewrite of
-    /// ``DatabaseMaintenance/changeKey(path:oldKey:oldCipher:newKey:newCipher:to:options:)-fbi2``, and
+    /// ``DatabaseFile/changeKey(path:oldKey:oldCipher:newKey:newCipher:to:options:)-dr4l``, and
     /// the slots opened by `passphrases` are wrapped anew. Every other slot is dropped: old
     /// copies of the slot file, and the passphrases not given, open nothing afterwards.
     ///
@@ -70,7 +70,7 @@ extension KeySlots {
             do {
                 let old = try oldKey.withUnsafeBytes { try DatabaseKey.rawKey($0, salt: state.databaseSalt) }
                 let new = try newKey.withUnsafeBytes { try DatabaseKey.rawKey($0, salt: newSalt) }
-                try DatabaseMaintenance.changeKey(path: path, oldKey: old, oldCipher: cipher, newKey: new, newCipher: cipher,
+                try DatabaseFile.changeKey(path: path, oldKey: old, oldCipher: cipher, newKey: new, newCipher: cipher,
                                                   to: .inPlace(), options: options)
             } catch {
                 // Read from the disk which database has the name. The rewrite, whose durability

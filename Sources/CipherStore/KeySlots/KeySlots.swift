@@ -32,7 +32,7 @@ public enum KeySlots {
 
     /// Encrypts a plaintext database in place under a new random data key, with a first
     /// passphrase slot. The slot file is written first; the database is then rewritten with the
-    /// verified, atomic conversion of ``DatabaseMaintenance/encrypt(path:key:cipher:to:options:)-42ayp``.
+    /// verified, atomic conversion of ``DatabaseFile/encrypt(path:key:cipher:to:options:)-4w8yr``.
     ///
     /// - Parameters:
     ///   - path: the plaintext database.
@@ -54,13 +54,13 @@ public enum KeySlots {
         cipher.pageSize = cipher.pageSize ?? SQLCipherLibrary.defaultPageSize
         try refusePlaintextHeader(cipher.plaintextHeaderSize)
         return try makeSlotDatabase(path: path, passphrase: passphrase, label: label, kdf: kdf) { [cipher] key in
-            try DatabaseMaintenance.encrypt(path: path, key: key, cipher: cipher, to: .inPlace(), options: options)
+            try DatabaseFile.encrypt(path: path, key: key, cipher: cipher, to: .inPlace(), options: options)
         }.slot
     }
 
     /// Turns a database encrypted with a passphrase (or raw key) into a slot database, in
     /// place, through the verified, atomic rewrite of
-    /// ``DatabaseMaintenance/changeKey(path:oldKey:oldCipher:newKey:newCipher:to:options:)-fbi2``.
+    /// ``DatabaseFile/changeKey(path:oldKey:oldCipher:newKey:newCipher:to:options:)-dr4l``.
     ///
     /// - Parameters:
     ///   - path: the encrypted database.
@@ -80,7 +80,7 @@ public enum KeySlots {
                                cipher: CipherSettings = .libraryDefaults, options: ConversionOptions = ConversionOptions()) throws -> KeySlotInfo {
         try refusePlaintextHeader(cipher.plaintextHeaderSize ?? currentCipher.plaintextHeaderSize)
         return try makeSlotDatabase(path: path, passphrase: passphrase, label: label, kdf: kdf) { key in
-            try DatabaseMaintenance.changeKey(path: path, oldKey: currentKey, oldCipher: currentCipher, newKey: key,
+            try DatabaseFile.changeKey(path: path, oldKey: currentKey, oldCipher: currentCipher, newKey: key,
                                               newCipher: cipher, to: .inPlace(), options: options)
         }.slot
     }

@@ -53,7 +53,7 @@ public enum DatabaseRepair {
                                newKey: DatabaseKey? = nil, overwrite: Bool = false,
                                options: ConversionOptions = ConversionOptions()) throws -> RepairReport {
         let started = Date()
-        try DatabaseMaintenance.checkExistingDatabaseFile(path)
+        try DatabaseFile.checkExistingDatabaseFile(path)
         if DatabaseFileInfo.inspect(path: path).kind == .plaintext { throw CipherStoreError.notEncrypted(path: path) }
         let settings = cipher.filling(from: .linkedDefaults)
         try settings.validate()
@@ -172,7 +172,7 @@ public enum DatabaseRepair {
             throw RepairError.nothingReadable(path: reader.path, pageCount: reader.pageCount)
         }
         options.progress?(ConversionProgress(phase: .verifying, bytesWritten: FileSystem.size(temporaryPath), bytesTotal: total, fractionCompleted: 0.9))
-        try DatabaseMaintenance.checkIntegrity(output)
+        try DatabaseFile.checkIntegrity(output)
         for table in result.tables {
             let count = try output.fetchScalar(Int.self, sql: "SELECT count(*) FROM \(Connection.quoteIdentifier(table.name))")
             guard count == table.recoveredRows else {

@@ -147,7 +147,7 @@ import Testing
         #expect(report.score == 1)
         #expect(report.tables.map(\.name) == ["item", "note"])
         #expect(report.tables.map(\.recoveredRows) == [Self.rows, 2])
-        let verification = try DatabaseMaintenance.verify(path: output, key: key)
+        let verification = try DatabaseFile.verify(path: output, key: key)
         #expect(verification.tables.map(\.rowCount) == [Self.rows, 2])
     }
 

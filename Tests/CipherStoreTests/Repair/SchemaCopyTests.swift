@@ -132,17 +132,17 @@ import Testing
         try db.executeScript("CREATE TABLE a(x); INSERT INTO a VALUES (1), (2);")
         try db.close()
         let encrypted = directory.path("encrypted.db")
-        let report = try DatabaseMaintenance.encrypt(path: plain, key: key, to: .file(encrypted))
+        let report = try DatabaseFile.encrypt(path: plain, key: key, to: .file(encrypted))
         #expect(report.schemaCopyPath == SchemaCopy.path(forDatabase: encrypted))
         #expect(try copy(of: encrypted, key: key)?.rowCounts == ["a": 2])
 
         let passphrase = try DatabaseKey.passphrase("rotated")
-        let rekeyed = try DatabaseMaintenance.changeKey(path: encrypted, oldKey: key, newKey: passphrase)
+        let rekeyed = try DatabaseFile.changeKey(path: encrypted, oldKey: key, newKey: passphrase)
         #expect(rekeyed.schemaCopyPath != nil)
         #expect(try copy(of: encrypted, key: key) == nil, "the old key still opens the copy")
         #expect(tables(try copy(of: encrypted, key: passphrase)) == ["a"])
 
-        let decrypted = try DatabaseMaintenance.decrypt(path: encrypted, key: passphrase, to: .inPlace())
+        let decrypted = try DatabaseFile.decrypt(path: encrypted, key: passphrase, to: .inPlace())
         #expect(decrypted.schemaCopyPath == nil)
         #expect(!FileSystem.exists(SchemaCopy.path(forDatabase: encrypted)), "a plaintext database kept an encrypted schema copy")
     }

@@ -68,7 +68,7 @@ extension CipherStoreCommand.Keys {
                     let kind = DatabaseFileInfo.inspect(path: database).kindDescription
                     throw CLIError(exitCode: ExitCodes.wrongFileKind, message: "'\(database)' is \(kind), not a SQLite or SQLCipher database. Nothing was changed.")
                 }
-                let schemaCopy = DatabaseMaintenance.schemaCopyPath(forDatabase: database)
+                let schemaCopy = DatabaseFile.schemaCopyPath(forDatabase: database)
                 let hasSchemaCopy = FileManager.default.fileExists(atPath: schemaCopy)
                 output.finish(json, ["slotFile": slotFile, "slot": Summary.fields(slot), "schemaCopy": hasSchemaCopy ? schemaCopy : NSNull()], text: """
                     \(database) is now a slot database; its slot file is \(slotFile).

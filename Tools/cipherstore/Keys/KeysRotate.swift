@@ -64,7 +64,7 @@ extension CipherStoreCommand.Keys {
                     throw CipherStoreError.wrongKey(path: database)
                 }
                 let elapsed = clock.now - start
-                let warning = "back up \(database) and \(KeySlots.slotFilePath(forDatabase: database)) again, together (and \(DatabaseMaintenance.schemaCopyPath(forDatabase: database)), its schema copy for `repair`): older backups hold the old data key."
+                let warning = "back up \(database) and \(KeySlots.slotFilePath(forDatabase: database)) again, together (and \(DatabaseFile.schemaCopyPath(forDatabase: database)), its schema copy for `repair`): older backups hold the old data key."
                 output.finish(json, ["slots": slots.map(Summary.fields), "milliseconds": Summary.millisecondsValue(elapsed), "warnings": [warning]],
                               text: (["Rotated the data key in \(Summary.milliseconds(elapsed)): the database was rewritten and verified; \(Summary.counted(slots.count, "slot")) kept:"]
                                      + slots.map { "  " + Summary.text($0) }).joined(separator: "\n"))

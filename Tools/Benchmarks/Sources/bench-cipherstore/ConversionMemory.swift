@@ -53,7 +53,7 @@ private func encryptInChildProcess(source: String, output: String, pageCacheByte
 /// The child's side: one encryption, then its peak resident memory (VmHWM) in bytes.
 func encryptOnceAndReportPeakMemory(arguments: [String]) throws {
     let key = try DatabaseKey.rawKey(hex: String(repeating: "6d", count: 32))
-    try DatabaseMaintenance.encrypt(path: arguments[0], key: key,
+    try DatabaseFile.encrypt(path: arguments[0], key: key,
                                     cipher: CipherSettings(pageSize: SQLCipherLibrary.defaultPageSize), to: .file(arguments[1]),
                                     options: ConversionOptions(pageCacheBytes: Int(arguments[2]) ?? 0))
     let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)

@@ -27,25 +27,25 @@ func fileToolWorkloads(_ bench: Benchmark, directory: String, megabytes: Int) th
                                                        setup: removeOutput, baseline: {
         try shell(database: plain, script: "ATTACH DATABASE '\(output)' AS e KEY '\(passphrase)';\nSELECT sqlcipher_export('e');\n")
     }) {
-        try DatabaseMaintenance.encrypt(path: plain, key: key, cipher: cipher, to: .file(output))
+        try DatabaseFile.encrypt(path: plain, key: key, cipher: cipher, to: .file(output))
     }
     // The same with every page of the result read back and decrypted before the rename.
     let (shellEncryptAgain, ourCheckedEncrypt) = try bench.compare("sqlcipher shell: sqlcipher_export of \(Int(size)) MiB", "CipherStore: encrypt \(Int(size)) MiB, full read-back",
                                                                   setup: removeOutput, baseline: {
         try shell(database: plain, script: "ATTACH DATABASE '\(output)' AS e KEY '\(passphrase)';\nSELECT sqlcipher_export('e');\n")
     }) {
-        try DatabaseMaintenance.encrypt(path: plain, key: key, cipher: cipher, to: .file(output), options: ConversionOptions(fullReadBack: true))
+        try DatabaseFile.encrypt(path: plain, key: key, cipher: cipher, to: .file(output), options: ConversionOptions(fullReadBack: true))
     }
     // Rotation alternates between two keys, in place.
     let keys = try ["rotation key A", "rotation key B"].map { ($0, try DatabaseKey.passphrase($0)) }
     var current = 0
     removeOutput()
-    try DatabaseMaintenance.encrypt(path: plain, key: keys[0].1, cipher: cipher, to: .file(output))
+    try DatabaseFile.encrypt(path: plain, key: keys[0].1, cipher: cipher, to: .file(output))
     let (shellRekey, ourRekey) = try bench.compare("sqlcipher shell: PRAGMA rekey of \(Int(size)) MiB", "CipherStore: change key of \(Int(size)) MiB, verified", baseline: {
         try shell(database: output, script: "PRAGMA key = '\(keys[current].0)';\nPRAGMA rekey = '\(keys[1 - current].0)';\n")
         current = 1 - current
     }) {
-        try DatabaseMaintenance.changeKey(path: output, oldKey: keys[current].1, newKey: keys[1 - current].1)
+        try DatabaseFile.changeKey(path: output, oldKey: keys[current].1, newKey: keys[1 - current].1)
         current = 1 - current
     }
     func line(_ name: String, _ shell: Benchmark.Result, _ ours: Benchmark.Result, target: String = "≥ 0.9×") -> String {

@@ -4,7 +4,7 @@ import CSQLCipher
 import Foundation
 
 /// Workloads 12 and 13: key slots. A passphrase change on a slot database (re-wrapping the data
-/// key in the slot file) against `DatabaseMaintenance.changeKey` (today's rekey, a verified
+/// key in the slot file) against `DatabaseFile.changeKey` (today's rekey, a verified
 /// rewrite of the file), on the same data; and opening a slot database against opening with a
 /// passphrase and with a raw key.
 func keySlotWorkloads(_ bench: Benchmark, directory: String, megabytes: Int, largeMegabytes: Int?) throws -> [String] {
@@ -40,7 +40,7 @@ func keySlotWorkloads(_ bench: Benchmark, directory: String, megabytes: Int, lar
     }
     let rawKeyDB = directory + "/slots-raw.db"
     let rawKey = try DatabaseKey.rawKey(hex: String(repeating: "6d", count: 32))
-    try DatabaseMaintenance.encrypt(path: plain, key: rawKey, to: .file(rawKeyDB))
+    try DatabaseFile.encrypt(path: plain, key: rawKey, to: .file(rawKeyDB))
     let (rawOpen, laterSlotOpen) = try bench.compare("open + first query, raw key", "open + first query, key slots (key kept)", baseline: {
         try openAndCount(rawKeyDB, rawKey)
     }) {
@@ -71,7 +71,7 @@ private func passphraseChangeRow(_ bench: Benchmark, directory: String, megabyte
     // A passphrase database and a slot database of the same content. Fixed benchmark-only secrets.
     let passphraseDB = directory + "/slots-passphrase.db"
     let slotDB = directory + "/slots-slots.db"
-    try DatabaseMaintenance.encrypt(path: plain, key: keys[0], to: .file(passphraseDB))
+    try DatabaseFile.encrypt(path: plain, key: keys[0], to: .file(passphraseDB))
     try FileManager.default.copyItem(atPath: plain, toPath: slotDB)
     try KeySlots.encrypt(path: slotDB, passphrase: passphrases[0])
 
@@ -88,13 +88,13 @@ private func passphraseChangeRow(_ bench: Benchmark, directory: String, megabyte
     // number of changes), so the open rows can use the first passphrase.
     var rekeyCurrent = 0, slotCurrent = 0
     let (rekey, change) = try bench.compare("rekey (changeKey) of \(Int(size)) MiB, verified", "KeySlots.changePassphrase, \(Int(size)) MiB", baseline: {
-        try DatabaseMaintenance.changeKey(path: passphraseDB, oldKey: keys[rekeyCurrent], newKey: keys[1 - rekeyCurrent])
+        try DatabaseFile.changeKey(path: passphraseDB, oldKey: keys[rekeyCurrent], newKey: keys[1 - rekeyCurrent])
         rekeyCurrent = 1 - rekeyCurrent
     }) {
         try KeySlots.changePassphrase(path: slotDB, from: passphrases[slotCurrent], to: passphrases[1 - slotCurrent])
         slotCurrent = 1 - slotCurrent
     }
-    if rekeyCurrent == 1 { try DatabaseMaintenance.changeKey(path: passphraseDB, oldKey: keys[1], newKey: keys[0]) }
+    if rekeyCurrent == 1 { try DatabaseFile.changeKey(path: passphraseDB, oldKey: keys[1], newKey: keys[0]) }
     if slotCurrent == 1 { try KeySlots.changePassphrase(path: slotDB, from: passphrases[1], to: passphrases[0]) }
     let row = String(format: "| 12. change the passphrase, %.0f MiB: rekey vs key slots | %.0f ms | %.1f ms (p90 %.1f) | **%.4f× rekey's time; %.1f KDF runs of %.0f ms, none of the size** | ≤ one KDF + 10 ms, flat in size |",
                      size, rekey.median * 1000, change.median * 1000, change.p90 * 1000, change.median / rekey.median, change.median / kdf, kdf * 1000)

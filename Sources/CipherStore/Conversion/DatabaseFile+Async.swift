@@ -2,7 +2,7 @@
 /// cooperative pool's), and cancelling the calling task cancels the conversion, which then
 /// throws ``ConversionError/cancelled`` and leaves everything as it was. A task cancelled
 /// before the call gets `CancellationError`. See ``ConversionThread``.
-extension DatabaseMaintenance {
+extension DatabaseFile {
     /// The `async` form of `encrypt(path:key:cipher:to:options:)`.
     @discardableResult
     public static func encrypt(path: String, key: DatabaseKey, cipher: CipherSettings = .libraryDefaults,

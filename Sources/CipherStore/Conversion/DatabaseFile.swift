@@ -17,18 +17,18 @@
 ///
 /// ```swift
 /// let key = try DatabaseKey.passphrase("new secret")
-/// let report = try DatabaseMaintenance.encrypt(path: "legacy.db", key: key, to: .file("app.db"))
+/// let report = try DatabaseFile.encrypt(path: "legacy.db", key: key, to: .file("app.db"))
 /// print(report.verification.tables)
 /// ```
 ///
 /// Key rotation never uses `sqlite3_rekey` in place: in SQLCipher 3.4.1 it reports success
 /// when it did nothing and can leave a file that opens with neither key. It rewrites the file
 /// instead, with the same guarantees as encryption.
-public enum DatabaseMaintenance {
+public enum DatabaseFile {
     /// Encrypts a plaintext database.
     ///
     /// ```swift
-    /// try DatabaseMaintenance.encrypt(path: "legacy.db", key: key, to: .file("app.db"))
+    /// try DatabaseFile.encrypt(path: "legacy.db", key: key, to: .file("app.db"))
     /// ```
     ///
     /// - Parameters:
@@ -55,7 +55,7 @@ public enum DatabaseMaintenance {
     /// Decrypts an encrypted database into a plaintext one, with the source's page size.
     ///
     /// ```swift
-    /// try DatabaseMaintenance.decrypt(path: "app.db", key: key, to: .file("plain.db"))
+    /// try DatabaseFile.decrypt(path: "app.db", key: key, to: .file("plain.db"))
     /// ```
     ///
     /// - Parameters:
@@ -93,7 +93,7 @@ public enum DatabaseMaintenance {
     }
 
     /// Upgrades a SQLCipher 3 database to SQLCipher 4's format by rewriting it: the same
-    /// verified, atomic conversion as ``changeKey(path:oldKey:oldCipher:newKey:newCipher:to:options:)-fbi2``,
+    /// verified, atomic conversion as ``changeKey(path:oldKey:oldCipher:newKey:newCipher:to:options:)-dr4l``,
     /// read with SQLCipher 3's settings and written with SQLCipher 4's.
     ///
     /// SQLCipher's own `PRAGMA cipher_migrate` is not used: it rewrites the file in place and
@@ -104,7 +104,7 @@ public enum DatabaseMaintenance {
     ///
     /// ```swift
     /// let key = try DatabaseKey.passphrase("secret")
-    /// try DatabaseMaintenance.upgrade(path: "app.db", key: key)  // in place
+    /// try DatabaseFile.upgrade(path: "app.db", key: key)  // in place
     /// let db = try Connection(path: "app.db", key: key)          // SQLCipher 4's defaults
     /// ```
     ///
@@ -224,7 +224,7 @@ public enum DatabaseMaintenance {
     }
 
     /// Opens a database for reading only, so that it leaves no file behind (as
-    /// ``verify(path:key:cipher:)-46o6v`` and `cipherstore query` do). Statements that would write
+    /// ``verify(path:key:cipher:)-barc`` and `cipherstore query` do). Statements that would write
     /// fail with `SQLITE_READONLY`.
     ///
     /// A read-only connection to a WAL database creates `-wal` and `-shm` files and, being

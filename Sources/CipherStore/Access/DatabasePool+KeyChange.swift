@@ -1,7 +1,7 @@
 extension DatabasePool {
     /// Changes the database's key through the pool: waits for the running reads and writes,
     /// closes every connection, rewrites the file with
-    /// ``DatabaseMaintenance/changeKey(path:oldKey:oldCipher:newKey:newCipher:to:options:)-fbi2``
+    /// ``DatabaseFile/changeKey(path:oldKey:oldCipher:newKey:newCipher:to:options:)-dr4l``
     /// (verified, atomic, in place), and opens the writer again with the new key. Readers open
     /// again as reads need them, with the new key (one key derivation for the pool, as at open).
     ///
@@ -26,9 +26,9 @@ extension DatabasePool {
         var report: ConversionReport?
         try withConnectionsClosed { path, currentKey, currentCipher in
             guard let currentKey else {
-                throw CipherStoreError.invalidConfiguration(reason: "this pool's database is plaintext, so it has no key to change. Encrypt it with DatabaseMaintenance.encrypt first.")
+                throw CipherStoreError.invalidConfiguration(reason: "this pool's database is plaintext, so it has no key to change. Encrypt it with DatabaseFile.encrypt first.")
             }
-            report = try DatabaseMaintenance.changeKey(path: path, oldKey: currentKey, oldCipher: currentCipher,
+            report = try DatabaseFile.changeKey(path: path, oldKey: currentKey, oldCipher: currentCipher,
                                                        newKey: newKey, newCipher: newCipher, to: .inPlace(), options: options)
             return (newKey, newCipher.filling(from: currentCipher))
         }

@@ -1,4 +1,4 @@
-extension DatabaseMaintenance {
+extension DatabaseFile {
     /// Where the encrypted schema copy of the database at `path` is kept: `path.schema`.
     public static func schemaCopyPath(forDatabase path: String) -> String {
         SchemaCopy.path(forDatabase: path)
