@@ -30,22 +30,18 @@ extension CipherStoreCommand {
         @OptionGroup(title: "Cipher settings the source was made with") var cipher: CipherOptions
 
         func run() throws {
-            let json = output.jsonOutput(command: "decrypt", path: source)
-            try CommandRunner.run(json: json) {
-                try output.check()
-                CommandRunner.removeLeftovers(source: source, destination: output.destination(backup: nil))
+            try ConversionCommand.run("decrypt", path: source, output: output, progressVerb: "decrypting") { options, _ in
                 // What the file is, before a key is asked for.
                 try DatabaseFile.checkExistingDatabaseFile(source)
                 let databaseKey = try SlotDatabase.openingKey(for: source, from: key.source(confirm: false))
-                let (options, _) = CommandRunner.conversionOptions(output, verb: "decrypting")
                 let report = try DatabaseFile.decrypt(
                     path: source, key: databaseKey, cipher: cipher.settings,
-                    to: output.destination(backup: nil), options: options)
+                    to: output.destination(backup: nil), options: options())
                 var warnings = ["\(report.outputPath) is PLAINTEXT. Keep it only as long as you need it."]
                 if output.inPlace && SlotDatabase.hasSlotFile(source) {
                     warnings.append("the slot file \(KeySlots.slotFilePath(forDatabase: source)) belongs to the encrypted database that was replaced and opens nothing now; delete it.")
                 }
-                Summary.conversionFinished(report, verb: "Decrypted", output: output, json: json, warnings: warnings)
+                return .init(report: report, verb: "Decrypted", warnings: warnings)
             }
         }
     }

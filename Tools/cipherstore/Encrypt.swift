@@ -64,21 +64,20 @@ extension CipherStoreCommand {
         }
 
         func run() throws {
-            let json = output.jsonOutput(command: "encrypt", path: source)
-            try CommandRunner.run(json: json) {
-                try output.check()
-                try checkBackupOption()
-                CommandRunner.removeLeftovers(source: source, destination: output.destination(backup: nil))
-                if keySlots { return try encryptWithKeySlots(json: json) }
+            try ConversionCommand.run("encrypt", path: source, output: output, progressVerb: "encrypting",
+                                      checks: checkBackupOption) { options, json in
+                if keySlots {
+                    try encryptWithKeySlots(json: json, options: options)
+                    return nil
+                }
                 let databaseKey = try KeyReader.read(key.source(confirm: true))
                 let backup = keepBackup ? source + ".plaintext-backup" : nil
                 // Other names of the file (hard links, allowed with --force) keep the plaintext.
                 let original = try? FileManager.default.attributesOfItem(atPath: URL(fileURLWithPath: source).resolvingSymlinksInPath().path)
                 let otherNames = output.inPlace ? ((original?[.referenceCount] as? Int) ?? 1) - 1 : 0
-                let (options, _) = CommandRunner.conversionOptions(output, verb: "encrypting")
                 let report = try DatabaseFile.encrypt(
                     path: source, key: databaseKey, cipher: cipher.settings(encrypting: source),
-                    to: output.destination(backup: backup), options: options)
+                    to: output.destination(backup: backup), options: options())
                 var warnings: [String] = []
                 if let backup = report.backupPath {
                     warnings.append("the backup \(backup) is PLAINTEXT: anyone who can read it reads your data. Delete it once you no longer need it.")
@@ -90,16 +89,15 @@ extension CipherStoreCommand {
                 } else {
                     warnings.append("the plaintext original \(source) is still there (with any \(source)-journal beside it). Delete them once the encrypted copy is in use; on SSDs, snapshots and backups, deletion is best effort.")
                 }
-                Summary.conversionFinished(report, verb: "Encrypted", output: output, json: json, warnings: warnings)
+                return .init(report: report, verb: "Encrypted", warnings: warnings)
             }
         }
 
         /// `--key-slots`: the library makes the slot file, then encrypts in place under the data key.
-        private func encryptWithKeySlots(json: JSONOutput?) throws {
+        private func encryptWithKeySlots(json: JSONOutput?, options: () -> ConversionOptions) throws {
             if SlotDatabase.hasSlotFile(source) { throw KeySlotError.slotFileExists(path: KeySlots.slotFilePath(forDatabase: source)) }
             let passphrase = try KeyReader.readPassphrase(key.source(role: "passphrase", confirm: true))
-            let (options, _) = CommandRunner.conversionOptions(output, verb: "encrypting")
-            let slot = try KeySlots.encrypt(path: source, passphrase: passphrase, kdf: kdf.kdf, cipher: cipher.settings(encrypting: source), options: options)
+            let slot = try KeySlots.encrypt(path: source, passphrase: passphrase, kdf: kdf.kdf, cipher: cipher.settings(encrypting: source), options: options())
             let slotFile = KeySlots.slotFilePath(forDatabase: source)
             let warning = "the plaintext original was replaced. Its old blocks may survive on SSDs, in file-system snapshots and in backups: deleting is best effort there."
             if let json {

@@ -38,10 +38,7 @@ extension CipherStoreCommand {
         @OptionGroup(title: "Cipher settings of the result") var cipher: CipherOptions
 
         func run() throws {
-            let json = output.jsonOutput(command: "rekey", path: database)
-            try CommandRunner.run(json: json) {
-                try output.check()
-                CommandRunner.removeLeftovers(source: database, destination: output.destination(backup: nil))
+            try ConversionCommand.run("rekey", path: database, output: output, progressVerb: "rekeying") { options, _ in
                 // What the file is, before a key is asked for.
                 try DatabaseFile.checkExistingDatabaseFile(database)
                 // Only an encrypted file: a slot file beside a plaintext one (left by a
@@ -51,13 +48,12 @@ extension CipherStoreCommand {
                 }
                 let (old, new) = try KeyReader.readPair(current: oldKey.source, as: SlotDatabase.keyMaker(for: database),
                                                         new: newKey.source, as: KeyReader.key(from:_:))
-                let (options, _) = CommandRunner.conversionOptions(output, verb: "rekeying")
                 let report = try DatabaseFile.changeKey(
                     path: database, oldKey: old,
                     oldCipher: oldCipher.settings(),
                     newKey: new, newCipher: cipher.settings,
-                    to: output.destination(backup: nil), options: options)
-                Summary.conversionFinished(report, verb: "Re-keyed", output: output, json: json, warnings: [])
+                    to: output.destination(backup: nil), options: options())
+                return .init(report: report, verb: "Re-keyed")
             }
         }
     }

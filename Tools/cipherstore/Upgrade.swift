@@ -38,20 +38,18 @@ extension CipherStoreCommand {
         @OptionGroup(title: "Cipher settings the database was made with (SQLCipher 3's unless given)") var oldCipher: OldCipherOptions
 
         func run() throws {
-            let json = output.jsonOutput(command: "upgrade", path: database)
-            try CommandRunner.run(json: json) {
-                try output.check()
+            try ConversionCommand.run("upgrade", path: database, output: output, progressVerb: "upgrading", checks: {
                 // Before asking for a key: SQLCipher 3 cannot write the result at all.
                 guard SQLCipherLibrary.sqlcipherMajorVersion >= 4 else {
                     throw CipherStoreError.sqlcipher4Required(operation: "cipherstore upgrade",
                                                               sqlcipherVersion: SQLCipherLibrary.sqlcipherVersion ?? "none")
                 }
+            }) { options, _ in
                 let databaseKey = try SlotDatabase.openingKey(for: database, from: key.source(confirm: false))
-                let (options, _) = CommandRunner.conversionOptions(output, verb: "upgrading")
                 let report = try DatabaseFile.upgrade(
                     path: database, key: databaseKey, oldCipher: oldCipher.settings(base: .sqlcipher3),
-                    to: output.destination(backup: nil), options: options)
-                Summary.conversionFinished(report, verb: "Upgraded to SQLCipher 4's format", output: output, json: json, warnings: [])
+                    to: output.destination(backup: nil), options: options())
+                return .init(report: report, verb: "Upgraded to SQLCipher 4's format")
             }
         }
     }
