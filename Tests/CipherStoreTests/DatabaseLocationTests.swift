@@ -1,5 +1,6 @@
 @testable import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// File names SQLite would read as something else (`:memory:`, `file:` URIs, `""`) are files.

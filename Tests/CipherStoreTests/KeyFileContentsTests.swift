@@ -1,5 +1,6 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// `DatabaseKey.passphrase(keyFileContents:)` and `rawKey(hexKeyFileContents:)`: the whole

@@ -1,5 +1,6 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// SQLCipher runs its key pragmas while a statement is prepared, so only the authorizer stops

@@ -1,5 +1,6 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// The migrator keeps its list in `cipherstore_migrations` and leaves `PRAGMA user_version`

@@ -1,6 +1,7 @@
 @testable import CipherStore
 import Dispatch
 import Foundation
+import TestSupport
 import Synchronization
 import Testing
 

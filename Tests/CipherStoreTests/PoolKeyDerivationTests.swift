@@ -1,6 +1,7 @@
 @testable import CipherStore
 import Dispatch
 import Foundation
+import TestSupport
 import Testing
 
 /// A pool stretches its passphrase once, for the writer and every reader.

@@ -1,6 +1,7 @@
 import CipherStore
 import Dispatch
 import Foundation
+import TestSupport
 import Synchronization
 import Testing
 

@@ -1,5 +1,6 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// Re-entry through a chain of queues throws instead of deadlocking in `DispatchQueue.sync`.

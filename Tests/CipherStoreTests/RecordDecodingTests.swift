@@ -1,5 +1,6 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// Records decode the same way, with the same errors, straight from SQL (the statement fast

@@ -1,5 +1,6 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// Inserting sets a nil id from the rowid; update and delete find their row by primary key

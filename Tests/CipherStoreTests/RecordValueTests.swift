@@ -1,5 +1,6 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// The value types a record may hold, through the record encoder and decoder, and as

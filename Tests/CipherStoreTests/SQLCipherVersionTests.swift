@@ -1,5 +1,6 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// Which SQLCipher is linked, and what follows from its major version: defaults, presets,

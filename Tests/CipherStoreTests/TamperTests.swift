@@ -1,5 +1,6 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// Damage an encrypted database at rest and read it back: every case must end in a thrown

@@ -7,13 +7,13 @@ import Testing
 @Suite struct BackupCLITests {
     static let rawKey = String(repeating: "4d", count: 32)
     static let otherRawKey = String(repeating: "b2", count: 32)
-    let workspace: Workspace
+    let workspace: TemporaryDirectory
     let database: String
     let keyFile: String
     let key: DatabaseKey
 
     init() throws {
-        workspace = try Workspace()
+        workspace = try TemporaryDirectory()
         database = workspace.path("app.db")
         keyFile = try workspace.keyFile("app.key", Self.rawKey)
         key = try DatabaseKey.rawKey(hex: Self.rawKey)

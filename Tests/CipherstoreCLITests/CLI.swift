@@ -42,28 +42,3 @@ enum CLI {
     }
 }
 
-/// A directory of its own for one test, removed when released.
-final class Workspace {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("cipherstore-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    /// Writes a key file with mode 0600.
-    func keyFile(_ name: String, _ key: String) throws -> String {
-        let path = self.path(name)
-        try Data(key.utf8).write(to: URL(fileURLWithPath: path))
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
-        return path
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-}
-
-func bytes(_ path: String) -> Data {
-    (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data()
-}

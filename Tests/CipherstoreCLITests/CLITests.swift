@@ -1,14 +1,15 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct CLITests {
-    let workspace: Workspace
+    let workspace: TemporaryDirectory
     let source: String
     let keyFile: String
 
     init() throws {
-        workspace = try Workspace()
+        workspace = try TemporaryDirectory()
         source = workspace.path("legacy.db")
         keyFile = try workspace.keyFile("app.key", "correct horse ☂\n")
         let db = try Connection(path: source, key: nil)
@@ -52,18 +53,18 @@ import Testing
     }
 
     @Test func inPlaceEncryptionWithBackupSaysTheBackupIsPlaintext() throws {
-        let original = bytes(source)
+        let original = fileBytes(source)
         let result = try CLI.run(["encrypt-existing-db", source, "--in-place", "--keep-backup", "--key-file", keyFile])
         #expect(result.status == 0, "\(result.errorOutput)")
         #expect(result.errorOutput.contains("PLAINTEXT"))
-        #expect(bytes(source + ".plaintext-backup") == original)
+        #expect(fileBytes(source + ".plaintext-backup") == original)
         #expect(DatabaseFileInfo.inspect(path: source).kind == .encrypted)
     }
 
     @Test func wrongKeyExitsWith65AndChangesNothing() throws {
         let encrypted = workspace.path("app.db")
         try CLI.run(["encrypt", source, "-o", encrypted, "--key-file", keyFile])
-        let before = bytes(encrypted)
+        let before = fileBytes(encrypted)
         let wrong = try workspace.keyFile("wrong.key", "not the key")
         for arguments in [["verify", encrypted, "--key-file", wrong],
                           ["rekey", encrypted, "--in-place", "--old-key-file", wrong, "--new-key-file", keyFile],
@@ -73,7 +74,7 @@ import Testing
             #expect(result.errorOutput.contains("key is wrong"))
             #expect(!result.errorOutput.contains("not the key"))
         }
-        #expect(bytes(encrypted) == before)
+        #expect(fileBytes(encrypted) == before)
         #expect(!FileManager.default.fileExists(atPath: workspace.path("x.db")))
     }
 
@@ -115,13 +116,13 @@ import Testing
             (["encrypt", source, "-o", workspace.path("o9.db"), "--key-env", "CIPHERSTORE_UNSET_VARIABLE"], 64, "is not set"),
             (["encrypt", source, "-o", workspace.path("o10.db"), "--key-file", keyFile, "--page-size", "1000"], 64, "power of two"),
         ]
-        let sourceBefore = bytes(source)
+        let sourceBefore = fileBytes(source)
         for (arguments, status, message) in cases {
             let result = try CLI.run(arguments)
             #expect(result.status == status, "\(arguments): \(result.errorOutput)")
             #expect(result.errorOutput.contains(message), "\(arguments): \(result.errorOutput)")
         }
-        #expect(bytes(source) == sourceBefore)
+        #expect(fileBytes(source) == sourceBefore)
         let created = try FileManager.default.contentsOfDirectory(atPath: workspace.url.path).filter { $0.hasPrefix("o") || $0.contains("cipherstore-") }
         #expect(created.isEmpty, "left behind: \(created)")
     }
@@ -162,11 +163,11 @@ import Testing
     @Test(.enabled(if: !linkedSQLiteHasStrictTables, "a SQLite before 3.37 only (SQLCipher 3.4.1); counterpart: strictTablesConvertWithANewerSQLite"))
     func tooNewSQLiteFeaturesAreReportedWithoutChanges() throws {
         let strict = try makeStrictTable()
-        let before = bytes(strict)
+        let before = fileBytes(strict)
         let result = try CLI.run(["encrypt", strict, "-o", workspace.path("o.db"), "--key-file", keyFile])
         #expect(result.status == 66, "\(result.errorOutput)")
         #expect(result.errorOutput.contains("newer than the linked SQLite"))
-        #expect(bytes(strict) == before)
+        #expect(fileBytes(strict) == before)
         #expect(!FileManager.default.fileExists(atPath: workspace.path("o.db")))
     }
 
@@ -198,13 +199,13 @@ import Testing
         try db.execute(sql: "CREATE TABLE big(body TEXT)")
         try db.execute(sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) INSERT INTO big SELECT printf('%01000d', i) FROM n")
         try db.close()
-        let before = bytes(large)
+        let before = fileBytes(large)
         // A file-size limit makes writes past 512 KB fail with EFBIG, as a full disk does.
         let result = try CLI.run(["encrypt", large, "-o", workspace.path("o.db"), "--key-file", keyFile],
                                  wrapper: ["trap '' XFSZ", "ulimit -f 512"])
         #expect(result.status == 74, "\(result.errorOutput)")
         #expect(result.errorOutput.contains("The source was not changed. Check free space"))
-        #expect(bytes(large) == before)
+        #expect(fileBytes(large) == before)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: workspace.url.path).filter { $0.hasPrefix("o") || $0.contains("cipherstore-") }
         #expect(leftovers.isEmpty, "left behind: \(leftovers)")
     }

@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func pathArgumentsAndOptionsCompleteFileNames() throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let script = workspace.path("cipherstore.bash")
         let generated = try CLI.run(["--generate-completion-script", "bash"])
         try #require(generated.status == 0, "\(generated.errorOutput)")

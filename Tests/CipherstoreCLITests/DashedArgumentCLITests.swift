@@ -1,17 +1,18 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// A file name that starts with `-` is refused with a usage error that says how to write it,
 /// instead of being read as short options (`-hist.db` holds `-h`, which printed the help and
 /// exited 0 having done nothing); after `--` it is a file name.
 @Suite struct DashedArgumentCLITests {
-    let workspace: Workspace
+    let workspace: TemporaryDirectory
     let keyFile: String
     let inWorkspace: [String]
 
     init() throws {
-        workspace = try Workspace()
+        workspace = try TemporaryDirectory()
         keyFile = try workspace.keyFile("app.key", "dash key\n")
         inWorkspace = ["cd '\(workspace.url.path)'"]
         for name in ["-hist.db", "-chats.db"] {
@@ -22,13 +23,13 @@ import Testing
     }
 
     @Test func aDashedFileNameIsRefusedAndNothingHappens() throws {
-        let original = bytes(workspace.path("-hist.db"))
+        let original = fileBytes(workspace.path("-hist.db"))
         let encrypt = try CLI.run(["encrypt", "-hist.db", "--in-place", "--key-file", keyFile], wrapper: inWorkspace)
         #expect(encrypt.status == 64, "\(encrypt.output) \(encrypt.errorOutput)")
         #expect(encrypt.errorOutput.contains("./-hist.db"), "\(encrypt.errorOutput)")
         #expect(encrypt.errorOutput.contains("--"))
         #expect(!encrypt.output.contains("USAGE"), "the help was printed")
-        #expect(bytes(workspace.path("-hist.db")) == original)
+        #expect(fileBytes(workspace.path("-hist.db")) == original)
 
         let rekey = try CLI.run(["rekey", "-chats.db", "--in-place", "--old-key-file", keyFile, "--new-key-file", keyFile], wrapper: inWorkspace)
         #expect(rekey.status == 64, "\(rekey.output) \(rekey.errorOutput)")

@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct DemoTests {
     @Test func demoTellsTheWholeStoryAndRunsTwice() throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         for _ in 0..<2 {
             let result = try CLI.run(["demo", "--directory", workspace.path("demo")])
             #expect(result.status == 0, "\(result.errorOutput)")

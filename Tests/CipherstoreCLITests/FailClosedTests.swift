@@ -9,7 +9,7 @@ import Testing
     @Test func refusesToRunOnPlainSQLite() throws {
         let plainSQLite = "/usr/lib/x86_64-linux-gnu/libsqlite3.so.0"
         try #require(FileManager.default.fileExists(atPath: plainSQLite), "plain SQLite is installed on this machine kind")
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let source = try Self.makePlainDatabase(in: workspace)
         let keyFile = try workspace.keyFile("key", "k")
         let output = workspace.path("out.db")
@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test func rawKeyFromTheCommandLineTools() throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let source = try Self.makePlainDatabase(in: workspace)
         let hex = String(repeating: "a1", count: 32)
         let encrypted = workspace.path("raw.db")
@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func readOnlyOutputDirectoryIsRefused() throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let source = try Self.makePlainDatabase(in: workspace)
         let keyFile = try workspace.keyFile("key", "k")
         let readOnly = workspace.path("ro")
@@ -54,7 +54,7 @@ import Testing
 
     @Test func aFullDiskMidwayLeavesTheOriginalAndNoPartialOutput() throws {
         try #require(getuid() == 0, "mounting a small file system needs root")
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let source = workspace.path("large.db")
         let db = try Connection(path: source, key: nil)
         try db.execute(sql: "CREATE TABLE big(body TEXT)")
@@ -73,19 +73,19 @@ import Testing
     }
 
     @Test func runningOutOfFileDescriptorsFailsCleanly() throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let source = try Self.makePlainDatabase(in: workspace)
         let keyFile = try workspace.keyFile("key", "k")
-        let before = bytes(source)
+        let before = fileBytes(source)
         let result = try CLI.run(["encrypt", source, "-o", workspace.path("out.db"), "--key-file", keyFile], wrapper: ["ulimit -n 6"])
         #expect(result.status == 74, "\(result.errorOutput)")
         #expect(result.errorOutput.contains("Too many open files") || result.errorOutput.contains("file descriptors"), "\(result.errorOutput)")
-        #expect(bytes(source) == before)
+        #expect(fileBytes(source) == before)
         let created = try FileManager.default.contentsOfDirectory(atPath: workspace.url.path).filter { $0.contains("out") || $0.contains("cipherstore-") }
         #expect(created.isEmpty, "left behind: \(created)")
     }
 
-    static func makePlainDatabase(in workspace: Workspace) throws -> String {
+    static func makePlainDatabase(in workspace: TemporaryDirectory) throws -> String {
         let source = workspace.path("plain.db")
         let db = try Connection(path: source, key: nil)
         // Conversions keep the source's page size; this one opens with the default settings.

@@ -105,7 +105,7 @@ import Testing
     @Test(arguments: scenarios)
     func everyFileCallThatFailsOrCrashesLeavesTheOldOrTheNewDatabase(_ scenario: Scenario) throws {
         try #require(FaultInjection.library != nil, "no C compiler to build the fault-injection library")
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let template = workspace.path("template")
         try FileManager.default.createDirectory(atPath: template, withIntermediateDirectories: true)
         try scenario.setUp(template)
@@ -116,7 +116,7 @@ import Testing
             return ExpectedDatabase(path: Self.database(run), rows: Self.rows)
         }
 
-        let original = bytes(Self.database(template))
+        let original = fileBytes(Self.database(template))
         _ = try fresh()
         let calls = try FaultInjection.callCount(scenario.arguments(run), directory: run)
         try #require(calls > 3, "the command made \(calls) counted file calls")
@@ -142,7 +142,7 @@ import Testing
                     #expect([64, 65, 66, 67, 74].contains(result.status), "\(context)")
                     #expect(!notDurable, "\(context)")
                     #expect(database.opens(with: scenario.before), "a failure that is not 75 must leave the old state: \(context)")
-                    #expect(bytes(database.path) == original, "a failure that is not 75 must leave the database as it was: \(context)")
+                    #expect(fileBytes(database.path) == original, "a failure that is not 75 must leave the database as it was: \(context)")
                 case (.crash, _):
                     #expect(result.status == SIGKILL, "\(context)")
                     #expect(database.opens(with: scenario.before) || database.opens(with: scenario.after), "\(context)")

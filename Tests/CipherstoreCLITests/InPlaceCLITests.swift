@@ -6,13 +6,13 @@ import Testing
 /// In-place commands never lose another process's write, act on the file a link names, and
 /// tell a damaged file from a wrong key the same way in every command.
 @Suite struct InPlaceCLITests {
-    let workspace: Workspace
+    let workspace: TemporaryDirectory
     let source: String
     let keyFile: String
     let key: DatabaseKey
 
     init() throws {
-        workspace = try Workspace()
+        workspace = try TemporaryDirectory()
         source = workspace.path("app.db")
         keyFile = try workspace.keyFile("app.key", "in place ☂\n")
         key = try DatabaseKey.passphrase("in place ☂")
@@ -145,7 +145,7 @@ import Testing
 
 @Suite struct ConversionSettingsCLITests {
     @Test func rekeyKeepsTheSourcesSettingsAndSaysWhichTheResultHas() throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let path = workspace.path("strong.db")
         let oldKeyFile = try workspace.keyFile("old.key", "old secret\n")
         let newKeyFile = try workspace.keyFile("new.key", "new secret\n")
@@ -163,7 +163,7 @@ import Testing
 
     /// The page cache bounds the conversion's memory; a smaller one only costs time.
     @Test func aSmallPageCacheConvertsTheSameAndAnAbsurdOneIsRefused() throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let source = workspace.path("plain.db")
         let keyFile = try workspace.keyFile("k.key", "small cache\n")
         let db = try Connection(path: source, key: nil)
@@ -189,7 +189,7 @@ import Testing
     /// its key alone: in `verify`, in the linked SQLCipher's shell and through the library's
     /// defaults. `--page-size source` keeps the source's, and the result says what it needs.
     @Test func encryptMakesAFileThatOpensWithItsKeyAlone() throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let source = workspace.path("plain.db")
         let keyFile = try workspace.keyFile("k.key", "page size\n")
         let db = try Connection(path: source, key: nil)

@@ -1,14 +1,15 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// `cipherstore info` with a key: the cipher settings that open the file, as text and JSON.
 @Suite struct InfoSettingsTests {
-    let workspace: Workspace
+    let workspace: TemporaryDirectory
     let keyFile: String
 
     init() throws {
-        workspace = try Workspace()
+        workspace = try TemporaryDirectory()
         keyFile = try workspace.keyFile("k.key", "show my settings\n")
     }
 

@@ -6,13 +6,13 @@ import Testing
 /// `--json`: one object on standard output, the same shape on success and failure, the exit
 /// code unchanged, and never a key.
 @Suite struct JSONOutputTests {
-    let workspace: Workspace
+    let workspace: TemporaryDirectory
     let source: String
     let keyFile: String
     let passphrase = "json passphrase ☂"
 
     init() throws {
-        workspace = try Workspace()
+        workspace = try TemporaryDirectory()
         source = workspace.path("plain.db")
         keyFile = try workspace.keyFile("app.key", passphrase + "\n")
         let db = try Connection(path: source, key: nil)

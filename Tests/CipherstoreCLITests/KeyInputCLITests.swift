@@ -1,16 +1,17 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// Key files, standard input and environment variables are read by one rule — the whole
 /// content minus one trailing "\n" or "\r\n" — which programs get from
 /// `DatabaseKey.passphrase(keyFileContents:)`.
 @Suite struct KeyInputCLITests {
-    let workspace: Workspace
+    let workspace: TemporaryDirectory
     let source: String
 
     init() throws {
-        workspace = try Workspace()
+        workspace = try TemporaryDirectory()
         source = workspace.path("plain.db")
         let db = try Connection(path: source, key: nil)
         try db.executeScript("PRAGMA page_size = \(SQLCipherLibrary.defaultPageSize); CREATE TABLE t(x); INSERT INTO t VALUES ('row');")

@@ -1,5 +1,6 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// kill -9 a process that changes a slot database's passphrase back and forth: whenever it
@@ -48,7 +49,7 @@ import Testing
     }
 
     @Test func killedPassphraseChangeLeavesASlotFileThatOpensWithTheOldOrTheNewPassphrase() throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let path = workspace.path("slots.db")
         try Self.makeSlotDatabase(path)
         var totalChanges = 0
@@ -82,7 +83,7 @@ import Testing
     }
 
     @Test func killedAddAndRemoveLeaveASlotFileThatOpensWithTheFirstPassphrase() throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let path = workspace.path("adding.db")
         try Self.makeSlotDatabase(path)
         var steps = 0
@@ -99,7 +100,7 @@ import Testing
     }
 
     @Test func killedDataKeyRotationLeavesADatabaseAndSlotFileThatStillMatch() throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let path = workspace.path("rotating.db")
         let source = try Connection(path: path, key: nil)
         try source.execute(sql: "PRAGMA page_size = \(SQLCipherLibrary.defaultPageSize)")

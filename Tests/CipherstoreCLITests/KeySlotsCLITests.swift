@@ -6,7 +6,7 @@ import Testing
 /// `cipherstore keys …`, `encrypt --key-slots`, and slot databases opened by the other commands:
 /// the real binary on real files, with the key-slot library checking the results.
 @Suite struct KeySlotsCLITests {
-    let workspace: Workspace
+    let workspace: TemporaryDirectory
     let database: String
     let slotFile: String
     let first = "first passphrase ☂"
@@ -17,7 +17,7 @@ import Testing
     static let fast = ["--slot-kdf-ms", "10"]
 
     init() throws {
-        workspace = try Workspace()
+        workspace = try TemporaryDirectory()
         database = workspace.path("app.db")
         slotFile = database + ".keys"
         firstFile = try workspace.keyFile("first.key", first + "\n")
@@ -70,13 +70,13 @@ import Testing
         #expect(query.status == 0 && query.output.contains("row"), "\(query.errorOutput)")
 
         // change: the database file is not rewritten, the old passphrase opens nothing.
-        let before = bytes(database)
+        let before = fileBytes(database)
         let change = try CLI.run(["keys", "change", database, "--key-file", firstFile, "--new-key-file", secondFile, "--json"])
         #expect(change.status == 0, "\(change.errorOutput)")
         let changed = try object(change)
         #expect((changed["milliseconds"] as? Double).map { $0 > 0 } == true)
         #expect(changed["databaseBytes"] as? Int == before.count)
-        #expect(bytes(database) == before)
+        #expect(fileBytes(database) == before)
         #expect(opens(second) && !opens(first))
         #expect(change.errorOutput.contains("keys rotate"), "the warning about old copies of the slot file is missing")
         #expect(try CLI.run(["verify", database, "--key-file", firstFile]).status == 65)
@@ -105,11 +105,11 @@ import Testing
         #expect(!opens(first) && opens(second))
 
         // rotate, keeping the passphrase and the recovery key: a new file, both still open.
-        let oldSalt = bytes(database).prefix(16)
+        let oldSalt = fileBytes(database).prefix(16)
         let rotate = try CLI.run(["keys", "rotate", database, "--key-file", secondFile, "--keep-key-file", recoveryFile, "--json"])
         #expect(rotate.status == 0, "\(rotate.errorOutput)")
         #expect((try object(rotate)["slots"] as? [[String: Any]])?.count == 2)
-        #expect(bytes(database).prefix(16) != oldSalt)
+        #expect(fileBytes(database).prefix(16) != oldSalt)
         #expect(opens(second) && opens(recoveryKey))
     }
 
@@ -123,7 +123,7 @@ import Testing
         let toFile = try CLI.run(["keys", "export-raw-key", database, "--key-file", firstFile, "--to-file", rawFile])
         #expect(toFile.status == 0, "\(toFile.errorOutput)")
         #expect(toFile.errorOutput.contains("keep it offline"))
-        let rawKey = String(decoding: bytes(rawFile), as: UTF8.self).trimmingCharacters(in: .newlines)
+        let rawKey = String(decoding: fileBytes(rawFile), as: UTF8.self).trimmingCharacters(in: .newlines)
         #expect(rawKey.count == 96 && rawKey.allSatisfy(\.isHexDigit))
         #expect(!toFile.output.contains(rawKey) && !toFile.errorOutput.contains(rawKey))
         #expect(try FileManager.default.attributesOfItem(atPath: rawFile)[.posixPermissions] as? Int == 0o600)
@@ -185,10 +185,10 @@ import Testing
         #expect(again.status == 64 && again.errorOutput.contains("already exists"))
 
         // rekey in place would orphan the slot file: refused, nothing changed.
-        let before = bytes(encrypted)
+        let before = fileBytes(encrypted)
         let inPlace = try CLI.run(["rekey", encrypted, "--in-place", "--old-key-file", firstFile, "--new-key-file", secondFile])
         #expect(inPlace.status == 64 && inPlace.errorOutput.contains("keys change"))
-        #expect(bytes(encrypted) == before)
+        #expect(fileBytes(encrypted) == before)
         // To a new file: a passphrase database, read through the slots.
         let exported = workspace.path("passphrase.db")
         let rekey = try CLI.run(["rekey", encrypted, "-o", exported, "--old-key-file", firstFile, "--new-key-file", secondFile, "--quiet"])
@@ -202,7 +202,7 @@ import Testing
         try initialise()
         let recovery = try object(CLI.run(["keys", "recovery", database, "--key-file", firstFile, "--json"]))
         let recoveryKey = try #require(recovery["recoveryKey"] as? String)
-        let slots = bytes(slotFile)
+        let slots = fileBytes(slotFile)
         // Wrong passphrase: 65, kind wrongKey.
         let wrong = try CLI.run(["keys", "add", database, "--key-file", secondFile, "--new-key-file", secondFile, "--json"])
         #expect(wrong.status == 65)
@@ -220,7 +220,7 @@ import Testing
         // A raw key opens no slot: 64.
         let raw = try CLI.run(["keys", "change", database, "--key-file", firstFile, "--raw-key", "--new-key-file", secondFile])
         #expect(raw.status == 64 && raw.errorOutput.contains("--raw-key"), "\(raw.errorOutput)")
-        #expect(bytes(slotFile) == slots)
+        #expect(fileBytes(slotFile) == slots)
 
         // A damaged slot file (a bit flipped): 67.
         var flipped = slots

@@ -1,5 +1,6 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// kill -9 the CLI at several moments of an in-place conversion of a ~50 MB database: the file
@@ -30,7 +31,7 @@ import Testing
     }
 
     @Test func killedEncryptLeavesTheOriginalOrTheCompleteResult() throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let path = workspace.path("big.db")
         let keyFile = try workspace.keyFile("key", "kill test key")
         let key = try DatabaseKey.passphrase("kill test key")
@@ -63,7 +64,7 @@ import Testing
 
     @Test(.enabled(if: SQLCipherLibrary.sqlcipherMajorVersion >= 4, "SQLCipher 4 only; counterpart: UpgradeCLITests.upgradeExplainsThatItNeedsSQLCipher4"))
     func killedUpgradeLeavesTheCompleteOldOrTheCompleteNewFile() throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let path = workspace.path("big.db")
         let keyFile = try workspace.keyFile("key", "upgrade kill key")
         let key = try DatabaseKey.passphrase("upgrade kill key")
@@ -110,7 +111,7 @@ import Testing
     }
 
     @Test func killedRekeyLeavesAFileThatOpensWithExactlyOneKey() throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let path = workspace.path("big.db")
         let keys = ["first key", "second key"]
         let keyFiles = try keys.enumerated().map { try workspace.keyFile("key\($0.offset)", $0.element) }

@@ -6,11 +6,11 @@ import Testing
 /// Databases made by a newer SQLite (Python's, 3.40 or later here) that the linked SQLite
 /// cannot fully read: every command names the table and says why, and changes nothing.
 @Suite struct NewerSQLiteTests {
-    let workspace: Workspace
+    let workspace: TemporaryDirectory
     let keyFile: String
 
     init() throws {
-        workspace = try Workspace()
+        workspace = try TemporaryDirectory()
         keyFile = try workspace.keyFile("k.key", "newer sqlite\n")
     }
 
@@ -24,7 +24,7 @@ import Testing
 
     @Test func anFTS5TableIsNamedByEncryptVerifyAndQuery() throws {
         let source = try makeWithNewerSQLite("fts5.db", "CREATE VIRTUAL TABLE notes USING fts5(body); INSERT INTO notes VALUES ('hello'); CREATE TABLE plain(x);")
-        let before = bytes(source)
+        let before = fileBytes(source)
         if SQLCipherLibrary.sqliteVersion.compare("3.9.0", options: .numeric) == .orderedAscending
             || (try? Connection(path: source, key: nil).fetchScalar(Int.self, sql: "SELECT count(*) FROM notes")) == nil {
             for command in [["encrypt", source, "-o", workspace.path("o.db"), "--key-file", keyFile], ["verify", source]] {
@@ -42,7 +42,7 @@ import Testing
             let result = try CLI.run(["encrypt", source, "-o", workspace.path("o.db"), "--key-file", keyFile])
             #expect(result.status == 0, "\(result.errorOutput)")
         }
-        #expect(bytes(source) == before)
+        #expect(fileBytes(source) == before)
     }
 
     @Test func aStrictTableIsNamedByEncryptVerifyAndQuery() throws {

@@ -8,11 +8,11 @@ import Testing
 @Suite(.enabled(if: geteuid() == 0, "giving files to another user needs root; CI runs as root"))
 struct OwnershipCLITests {
     static let nobody: UInt32 = 65534
-    let workspace: Workspace
+    let workspace: TemporaryDirectory
     let database: String
 
     init() throws {
-        workspace = try Workspace()
+        workspace = try TemporaryDirectory()
         database = workspace.path("app.db")
         let db = try Connection(path: database, key: nil)
         try db.execute(sql: "CREATE TABLE t(x)")

@@ -1,24 +1,25 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// `--plaintext-header` and `--salt`: a conversion prints the salt, which opens the file.
 @Suite struct PlaintextHeaderCLITests {
     @Test func rekeyIntoAPlaintextHeaderPrintsTheSaltThatOpensTheFile() throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let keyFile = try workspace.keyFile("k.key", "header key\n")
         let path = workspace.path("app.db")
         do {
             let db = try Connection(path: path, key: .passphrase("header key"))
             try db.execute(sql: "CREATE TABLE t(x)")
         }
-        let before = bytes(path)
+        let before = fileBytes(path)
         let result = try CLI.run(["rekey", path, "--in-place", "--old-key-file", keyFile, "--new-key-file", keyFile, "--plaintext-header"])
         guard SQLCipherLibrary.sqlcipherMajorVersion >= 4 else {
             // SQLCipher 3 would ignore the setting: refused, nothing changed.
             #expect(result.status == 64, "\(result.errorOutput)")
             #expect(result.errorOutput.contains("cipher_plaintext_header_size"), "\(result.errorOutput)")
-            #expect(bytes(path) == before)
+            #expect(fileBytes(path) == before)
             return
         }
         #expect(result.status == 0, "\(result.errorOutput)")

@@ -19,7 +19,7 @@ import Testing
 
     /// Runs `command` (a `cipherstore` command line, or another program) in a copy of
     /// `template`, recording its file calls, and returns the simulator and the run's result.
-    static func record(template: String, in workspace: Workspace,
+    static func record(template: String, in workspace: TemporaryDirectory,
                        run command: (_ directory: String, _ environment: [String: String]) throws -> ProcessResult) throws -> (PowerLossSimulator, ProcessResult, String) {
         let run = workspace.path("run")
         try? FileManager.default.removeItem(atPath: run)
@@ -34,7 +34,7 @@ import Testing
     }
 
     /// Checks every crash state; returns the states in which the database opened in neither form.
-    static func badStates(_ simulator: PowerLossSimulator, workspace: Workspace, before: [ExpectedDatabase.Opener],
+    static func badStates(_ simulator: PowerLossSimulator, workspace: TemporaryDirectory, before: [ExpectedDatabase.Opener],
                           after: [ExpectedDatabase.Opener], succeeded: Bool) throws -> (checked: Int, bad: [String]) {
         let statePath = workspace.path("state")
         var bad: [String] = []
@@ -52,7 +52,7 @@ import Testing
     @Test(arguments: FaultInjectionCLITests.scenarios)
     func aPowerCutAtAnySyncPointLeavesTheOldOrTheNewDatabase(_ scenario: FaultInjectionCLITests.Scenario) throws {
         try #require(FaultInjection.library != nil, "no C compiler to build the recording library")
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let template = workspace.path("template")
         try FileManager.default.createDirectory(atPath: template, withIntermediateDirectories: true)
         try scenario.setUp(template)
@@ -72,7 +72,7 @@ import Testing
     @Test(arguments: [false, true])
     func aReplacementWithoutSyncIsCaught(syncingTheData: Bool) throws {
         try #require(FaultInjection.library != nil, "no C compiler to build the recording library")
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let template = workspace.path("template")
         try FileManager.default.createDirectory(atPath: template, withIntermediateDirectories: true)
         _ = try ExpectedDatabase.makePlaintext(at: template + "/app.db", rows: FaultInjectionCLITests.rows)
@@ -116,7 +116,7 @@ import Testing
     /// the rows), and what was durable at the end holds every commit that had returned.
     @Test func aPoolCommitThatReturnedSurvivesAPowerCut() throws {
         try #require(FaultInjection.library != nil, "no C compiler to build the recording library")
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let template = workspace.path("template")
         try FileManager.default.createDirectory(atPath: template, withIntermediateDirectories: true)
         let passphrase = "pool power cut"

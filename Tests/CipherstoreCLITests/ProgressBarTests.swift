@@ -1,12 +1,13 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// The progress bar fits the terminal and redraws in place.
 @Suite struct ProgressBarTests {
     @Test(arguments: [50, 24, 100])
     func everyLineFitsTheTerminal(columns: Int) throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let source = workspace.path("large.db")
         let db = try Connection(path: source, key: nil)
         try db.execute(sql: "CREATE TABLE big(body TEXT)")
@@ -51,7 +52,7 @@ import Testing
         return (screen, process.terminationStatus)
     }
 
-    func largeDatabase(_ workspace: Workspace, rows: Int) throws -> String {
+    func largeDatabase(_ workspace: TemporaryDirectory, rows: Int) throws -> String {
         let source = workspace.path("large.db")
         let db = try Connection(path: source, key: nil)
         try db.execute(sql: "CREATE TABLE big(body TEXT)")
@@ -61,7 +62,7 @@ import Testing
     }
 
     @Test func aFullCheckShowsItsReadBackMoving() throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let source = try largeDatabase(workspace, rows: 60_000)
         let keyFile = try workspace.keyFile("key", "progress key")
         let command = [CLI.executable.path, "encrypt", source, "-o", workspace.path("a.db"), "--key-file", keyFile, "--full-check"]
@@ -75,7 +76,7 @@ import Testing
     }
 
     @Test func aMessageAfterTheBarStartsALineOfItsOwn() throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let source = try largeDatabase(workspace, rows: 120_000)
         let keyFile = try workspace.keyFile("key", "progress key")
         let command = [CLI.executable.path, "encrypt", source, "-o", workspace.path("a.db"), "--key-file", keyFile]
@@ -86,8 +87,8 @@ import Testing
         try Data("""
             \(command) &
             pid=$!
-            while [ -z "$(find '\(workspace.url.path)' -name '.a.db*.tmp' -print -quit)" ]; do sleep 0.02; done
-            sleep 0.15
+            # Copying is under way (and the bar drawn) once the output holds a few MiB.
+            while [ -z "$(find '\(workspace.url.path)' -name '.a.db*.tmp' -size +4M -print -quit)" ]; do sleep 0.02; done
             kill -TERM $pid
             wait $pid
             """.utf8).write(to: URL(fileURLWithPath: runner))

@@ -1,5 +1,6 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// The interactive prompt, on a real pseudo-terminal (util-linux `script`).
@@ -21,7 +22,7 @@ import Testing
     }
 
     @Test func newKeyIsAskedTwiceWithoutEcho() throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let source = workspace.path("plain.db")
         let db = try Connection(path: source, key: nil)
         try db.execute(sql: "PRAGMA page_size = \(SQLCipherLibrary.defaultPageSize)")
@@ -42,7 +43,7 @@ import Testing
     /// A progress bar with percentage and time left on a terminal; nothing of it when standard
     /// error is not a terminal, or with --quiet.
     @Test func progressBarShowsOnATerminalOnly() throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let source = workspace.path("large.db")
         let db = try Connection(path: source, key: nil)
         try db.execute(sql: "CREATE TABLE big(body TEXT)")

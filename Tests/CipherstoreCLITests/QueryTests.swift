@@ -1,15 +1,16 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// `cipherstore query`: one statement on an encrypted file, its key kept out of SQL.
 @Suite struct QueryTests {
-    let workspace: Workspace
+    let workspace: TemporaryDirectory
     let database: String
     let keyFile: String
 
     init() throws {
-        workspace = try Workspace()
+        workspace = try TemporaryDirectory()
         database = workspace.path("app.db")
         keyFile = try workspace.keyFile("app.key", "query secret\n")
         let db = try Connection(path: database, key: .passphrase("query secret"))
@@ -53,11 +54,11 @@ import Testing
     }
 
     @Test func isReadOnlyUnlessWriteIsGiven() throws {
-        let before = bytes(database)
+        let before = fileBytes(database)
         let refused = try CLI.run(["query", database, "DELETE FROM user", "--key-file", keyFile])
         #expect(refused.status == 1)
         #expect(refused.errorOutput.contains("Add --write"))
-        #expect(bytes(database) == before)
+        #expect(fileBytes(database) == before)
 
         let written = try CLI.run(["query", database, "DELETE FROM user WHERE id = 1", "--key-file", keyFile, "--write"])
         #expect(written.status == 0, "\(written.errorOutput)")
@@ -67,12 +68,12 @@ import Testing
     }
 
     @Test func aFailedWriteIsRolledBackAndBadSQLExplained() throws {
-        let before = bytes(database)
+        let before = fileBytes(database)
         let failed = try CLI.run(["query", database, "INSERT INTO user(id, name) VALUES (1, 'duplicate')", "--key-file", keyFile, "--write"])
         #expect(failed.status == 1)
         #expect(failed.errorOutput.contains("UNIQUE constraint failed"))
         #expect(failed.errorOutput.contains("rolled back"))
-        #expect(bytes(database) == before)
+        #expect(fileBytes(database) == before)
 
         let syntax = try CLI.run(["query", database, "SELEC 1", "--key-file", keyFile])
         #expect(syntax.status == 1)
@@ -207,7 +208,7 @@ import Testing
 /// `info` and the plain-language messages of the other commands.
 @Suite struct MessagesTests {
     @Test func infoOnAMissingFileSaysOnlyThat() throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let result = try CLI.run(["info", workspace.path("missing.db")])
         #expect(result.status == 74)
         #expect(result.output.isEmpty, "\(result.output)")
@@ -215,7 +216,7 @@ import Testing
     }
 
     @Test func infoMentionsALogHoldingChanges() throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let path = workspace.path("wal.db")
         let db = try Connection(path: path, key: nil, configuration: Configuration(journalMode: .wal))
         try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
@@ -227,7 +228,7 @@ import Testing
     }
 
     @Test func decryptingAPlaintextFileSaysItIsAlreadyPlaintext() throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let path = workspace.path("plain.db")
         try Connection(path: path, key: nil).execute(sql: "CREATE TABLE t(x)")
         let result = try CLI.run(["decrypt", path, "-o", workspace.path("o.db"), "--key-file", try workspace.keyFile("k", "key\n")])
@@ -246,12 +247,12 @@ import Testing
 /// `cipherstore query` under a memory limit (run on its own, as the other memory suites:
 /// AddressSanitizer cannot run under `ulimit -v`).
 @Suite struct QueryMemoryTests {
-    let workspace: Workspace
+    let workspace: TemporaryDirectory
     let database: String
     let keyFile: String
 
     init() throws {
-        workspace = try Workspace()
+        workspace = try TemporaryDirectory()
         database = workspace.path("big.db")
         keyFile = try workspace.keyFile("query.key", "query secret\n")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The README's example is a program of this package: the same text, compiled and run.
@@ -15,7 +16,7 @@ import Testing
     }
 
     @Test func theExampleRuns() throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let executable = CLI.executable.deletingLastPathComponent().appendingPathComponent("readme-example")
         let process = Process()
         process.executableURL = executable

@@ -6,13 +6,13 @@ import Testing
 /// `cipherstore repair`: what it says and the exit code that goes with it.
 @Suite struct RepairCLITests {
     static let rawKey = String(repeating: "6b", count: 32)
-    let workspace: Workspace
+    let workspace: TemporaryDirectory
     let database: String
     let output: String
     let keyFile: String
 
     init() throws {
-        workspace = try Workspace()
+        workspace = try TemporaryDirectory()
         database = workspace.path("damaged.db")
         output = workspace.path("salvaged.db")
         keyFile = try workspace.keyFile("app.key", Self.rawKey)

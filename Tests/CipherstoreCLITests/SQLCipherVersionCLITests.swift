@@ -1,17 +1,18 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// The command line on either SQLCipher: a SQLCipher 3 file on SQLCipher 4 is explained,
 /// `--sqlcipher3` opens it, and SQLCipher's own log never reaches the output.
 @Suite struct SQLCipherVersionCLITests {
-    let workspace: Workspace
+    let workspace: TemporaryDirectory
     let keyFile: String
     let path: String
 
     /// A file in SQLCipher 3's format, whichever SQLCipher is linked.
     init() throws {
-        workspace = try Workspace()
+        workspace = try TemporaryDirectory()
         keyFile = try workspace.keyFile("k.key", "version three\n")
         path = workspace.path("v3.db")
         let db = try Connection(path: path, key: .passphrase("version three"), configuration: Configuration(cipher: .sqlcipher3))
@@ -22,7 +23,7 @@ import Testing
 
     @Test(.enabled(if: SQLCipherLibrary.sqlcipherMajorVersion >= 4, "SQLCipher 4 only; counterpart: sqlcipher3IsTheDefaultOnSQLCipher3"))
     func aSQLCipher3FileIsExplainedAndOpensWithTheFlag() throws {
-        let before = bytes(path)
+        let before = fileBytes(path)
         let failed = try CLI.run(["verify", path, "--key-file", keyFile])
         #expect(failed.status == 65, "\(failed.errorOutput)")
         #expect(failed.errorOutput.contains("may be a SQLCipher 3 file"), "\(failed.errorOutput)")
@@ -30,7 +31,7 @@ import Testing
         // SQLCipher 4 logs "hmac check failed" to standard error unless told not to.
         #expect(!failed.errorOutput.contains("ERROR CORE"), "\(failed.errorOutput)")
         #expect(!failed.errorOutput.contains("hmac check failed"), "\(failed.errorOutput)")
-        #expect(bytes(path) == before)
+        #expect(fileBytes(path) == before)
 
         let verified = try CLI.run(["verify", path, "--key-file", keyFile, "--sqlcipher3"])
         #expect(verified.status == 0, "\(verified.errorOutput)")

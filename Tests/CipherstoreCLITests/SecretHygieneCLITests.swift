@@ -1,11 +1,12 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// The CLI's argv, environment and output never show a key.
 @Suite struct SecretHygieneCLITests {
     @Test func keyFromTheEnvironmentIsScrubbedAndNeverShown() throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let source = workspace.path("big.db")
         let db = try Connection(path: source, key: nil)
         try db.execute(sql: "CREATE TABLE big(body TEXT)")
@@ -17,8 +18,8 @@ import Testing
         // While it runs: its argv and its environment.
         Thread.sleep(forTimeInterval: 0.25)
         let pid = process.processIdentifier
-        let commandLine = bytes("/proc/\(pid)/cmdline")
-        let environment = bytes("/proc/\(pid)/environ")
+        let commandLine = fileBytes("/proc/\(pid)/cmdline")
+        let environment = fileBytes("/proc/\(pid)/environ")
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
         let errorData = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
@@ -27,7 +28,7 @@ import Testing
         #expect(commandLine.range(of: Data(secret.utf8)) == nil)
         #expect(environment.range(of: Data(secret.utf8)) == nil, "the key is still in /proc/PID/environ")
         #expect(environment.range(of: Data("CS_TEST_KEY".utf8)) != nil, "the variable itself stays, emptied")
-        for data in [outputData, errorData] + (try FileManager.default.contentsOfDirectory(atPath: workspace.url.path).map { bytes(workspace.path($0)) }) {
+        for data in [outputData, errorData] + (try FileManager.default.contentsOfDirectory(atPath: workspace.url.path).map { fileBytes(workspace.path($0)) }) {
             #expect(data.range(of: Data(secret.utf8)) == nil)
         }
     }

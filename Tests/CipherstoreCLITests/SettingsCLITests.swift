@@ -5,12 +5,12 @@ import Testing
 
 /// `cipherstore settings`: the options it prints open the file in the other commands.
 @Suite struct SettingsCLITests {
-    let workspace: Workspace
+    let workspace: TemporaryDirectory
     let database: String
     let keyFile: String
 
     init() throws {
-        workspace = try Workspace()
+        workspace = try TemporaryDirectory()
         database = workspace.path("app.db")
         keyFile = try workspace.keyFile("k.key", "settings passphrase")
         let db = try Connection(path: database, key: .passphrase("settings passphrase"),
@@ -58,7 +58,7 @@ import Testing
         let full = workspace.path("full.db")
         #expect(try CLI.run(["encrypt", source, "-o", full, "--key-file", keyFile]).status == 0)
         let cut = workspace.path("cut.db")
-        try bytes(full).prefix(SQLCipherLibrary.defaultPageSize).write(to: URL(fileURLWithPath: cut))
+        try fileBytes(full).prefix(SQLCipherLibrary.defaultPageSize).write(to: URL(fileURLWithPath: cut))
         let settings = try CLI.run(["settings", cut, "--key-file", keyFile])
         #expect(settings.status == 67 && settings.errorOutput.contains("damaged"), "\(settings.output) \(settings.errorOutput)")
         let verify = try CLI.run(["verify", cut, "--key-file", keyFile])

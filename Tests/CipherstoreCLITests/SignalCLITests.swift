@@ -11,12 +11,12 @@ import TestSupport
     /// Seconds after the temporary file appears, i.e. during the copy.
     static let delays: [Double] = [0, 0.05, 0.15]
 
-    static func temporaries(in workspace: Workspace) -> [String] {
+    static func temporaries(in workspace: TemporaryDirectory) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: workspace.url.path)) ?? []).filter { $0.contains(".cipherstore-") }
     }
 
     /// Starts `arguments` and waits until its temporary file exists.
-    static func startAndWaitForTheCopy(_ arguments: [String], in workspace: Workspace) throws -> (Process, Pipe, Pipe) {
+    static func startAndWaitForTheCopy(_ arguments: [String], in workspace: TemporaryDirectory) throws -> (Process, Pipe, Pipe) {
         let started = try CLI.start(arguments)
         let deadline = Date().addingTimeInterval(30)
         while temporaries(in: workspace).isEmpty && started.0.isRunning && Date() < deadline { usleep(2_000) }
@@ -25,12 +25,12 @@ import TestSupport
 
     @Test(arguments: [false, true])
     func aSignalDuringTheCopyCancelsAndLeavesNothing(inPlace: Bool) throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let path = workspace.path("big.db")
         let output = workspace.path("out.db")
         let keyFile = try workspace.keyFile("key", "signal test key")
         try KillTests.makeSource(path, key: nil)
-        let original = bytes(path)
+        let original = fileBytes(path)
         var cancelled = 0
         for signal in Self.signals {
             for delay in Self.delays {
@@ -50,7 +50,7 @@ import TestSupport
                     cancelled += 1
                     #expect(result.status == 128 + signal, "\(label): \(result.status) \(result.errorOutput)")
                     #expect(result.errorOutput.contains("Cancelled"), "\(label): \(result.errorOutput)")
-                    #expect(bytes(path) == original, "\(label): the source changed")
+                    #expect(fileBytes(path) == original, "\(label): the source changed")
                     #expect(!FileManager.default.fileExists(atPath: output), "\(label)")
                 }
                 #expect(Self.temporaries(in: workspace).isEmpty, "\(label): left \(Self.temporaries(in: workspace))")
@@ -60,7 +60,7 @@ import TestSupport
     }
 
     @Test func theNextRunRemovesAndNamesWhatAKilledRunLeft() throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let path = workspace.path("big.db")
         let output = workspace.path("export.db")
         let keyFile = try workspace.keyFile("key", "leftover key")
@@ -88,7 +88,7 @@ import TestSupport
     /// exits with 128 + the signal and the terminal echoes again.
     @Test(arguments: ["INT", "QUIT", "TERM", "HUP"])
     func aSignalAtTheKeyPromptRestoresEcho(signal: String) throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let source = workspace.path("plain.db")
         try Connection(path: source, key: nil).execute(sql: "CREATE TABLE t(x)")
         let process = Process()

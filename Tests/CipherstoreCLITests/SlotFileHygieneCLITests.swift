@@ -5,12 +5,12 @@ import Testing
 
 /// Slot files that are stale, crafted or limited, seen from the command line.
 @Suite struct SlotFileHygieneCLITests {
-    let workspace: Workspace
+    let workspace: TemporaryDirectory
     let database: String
     let keyFile: String
 
     init() throws {
-        workspace = try Workspace()
+        workspace = try TemporaryDirectory()
         database = workspace.path("app.db")
         keyFile = try workspace.keyFile("k.key", "plain passphrase")
         let db = try Connection(path: database, key: nil)
@@ -49,7 +49,7 @@ import Testing
     @Test func aCraftedLabelNeverReachesTheTerminal() throws {
         try KeySlots.encrypt(path: database, passphrase: Passphrase("plain passphrase"), label: "laptop",
                              kdf: .scrypt(log2N: 14, blockSize: 1, parallelism: 1))
-        var bytes = Array(bytes(database + ".keys"))
+        var bytes = Array(fileBytes(database + ".keys"))
         let label = Array("laptop".utf8)
         let at = try #require((0...(bytes.count - label.count)).first { Array(bytes[$0..<$0 + label.count]) == label })
         bytes.replaceSubrange(at..<at + label.count, with: Array("\u{1B}[2J\nX".utf8))

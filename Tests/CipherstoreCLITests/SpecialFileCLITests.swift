@@ -1,18 +1,19 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// FIFOs and devices are named for what they are and refused, as sources and as outputs, by
 /// every command; they were reported as "empty". A directory given as the output is named a
 /// directory, not an existing file to replace with --force.
 @Suite struct SpecialFileCLITests {
-    let workspace: Workspace
+    let workspace: TemporaryDirectory
     let keyFile: String
     let fifo: String
     let source: String
 
     init() throws {
-        workspace = try Workspace()
+        workspace = try TemporaryDirectory()
         keyFile = try workspace.keyFile("app.key", "special key\n")
         fifo = workspace.path("pipe.db")
         #expect(mkfifo(fifo, 0o600) == 0)

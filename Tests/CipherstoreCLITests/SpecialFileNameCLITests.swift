@@ -1,5 +1,6 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// A file named `:memory:` or `file:x.db`, given as a relative path, is that file: encrypting it
@@ -7,7 +8,7 @@ import Testing
 @Suite struct SpecialFileNameCLITests {
     @Test(arguments: [":memory:", "file:x.db"])
     func inPlaceEncryptionAndVerifyUseTheFile(_ name: String) throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let keyFile = try workspace.keyFile("app.key", "right key\n")
         let wrongKeyFile = try workspace.keyFile("wrong.key", "wrong key\n")
         let plain = try Connection(path: workspace.path(name), key: nil)

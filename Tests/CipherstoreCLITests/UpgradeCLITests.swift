@@ -1,11 +1,12 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// `cipherstore upgrade`: a SQLCipher 3 file into SQLCipher 4's format on SQLCipher 4, and a
 /// clear refusal on SQLCipher 3.
 @Suite struct UpgradeCLITests {
-    let workspace: Workspace
+    let workspace: TemporaryDirectory
     let keyFile: String
     let path: String
     let key: DatabaseKey
@@ -13,7 +14,7 @@ import Testing
     /// A SQLCipher 3 file with `user_version` and an AUTOINCREMENT table, made with SQLCipher
     /// 3's settings by whichever SQLCipher is linked.
     init() throws {
-        workspace = try Workspace()
+        workspace = try TemporaryDirectory()
         keyFile = try workspace.keyFile("k.key", "three to four\n")
         key = try DatabaseKey.passphrase("three to four")
         path = workspace.path("v3.db")
@@ -85,10 +86,10 @@ import Testing
         let db = try Connection(path: custom, key: key, configuration: Configuration(cipher: settings))
         try db.execute(sql: "CREATE TABLE t(x)")
         try db.close()
-        let before = bytes(custom)
+        let before = fileBytes(custom)
         let wrong = try CLI.run(["upgrade", custom, "--in-place", "--key-file", keyFile])
         #expect(wrong.status == 65, "\(wrong.errorOutput)")
-        #expect(bytes(custom) == before)
+        #expect(fileBytes(custom) == before)
         let right = try CLI.run(["upgrade", custom, "--in-place", "--key-file", keyFile, "--old-page-size", "4096"])
         #expect(right.status == 0, "\(right.errorOutput)")
         _ = try Connection(path: custom, key: key)
@@ -96,7 +97,7 @@ import Testing
 
     @Test(.enabled(if: SQLCipherLibrary.sqlcipherMajorVersion == 3, "SQLCipher 3 only; counterpart: upgradeInPlaceAndToANewFile"))
     func upgradeExplainsThatItNeedsSQLCipher4() throws {
-        let before = bytes(path)
+        let before = fileBytes(path)
         let result = try CLI.run(["upgrade", path, "--in-place", "--key-file", keyFile])
         #expect(result.status == 64, "\(result.errorOutput)")
         #expect(result.errorOutput.contains("needs SQLCipher 4"), "\(result.errorOutput)")
@@ -104,7 +105,7 @@ import Testing
         let json = try CLI.run(["upgrade", path, "--output", workspace.path("out.db"), "--key-file", keyFile, "--json"])
         #expect(json.status == 64)
         #expect(json.output.contains(#""kind":"sqlcipher4Required""#), "\(json.output)")
-        #expect(bytes(path) == before)
+        #expect(fileBytes(path) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: workspace.url.path).sorted() == ["k.key", "v3.db"])
     }
 }

@@ -6,11 +6,11 @@ import Testing
 /// `verify` on a file whose middle was overwritten: it speaks for itself (not as a conversion
 /// would), summarises what the integrity check found, and exits 67 — in text and in JSON.
 @Suite struct VerifyDamageTests {
-    let workspace: Workspace
+    let workspace: TemporaryDirectory
     let keyFile: String
 
     init() throws {
-        workspace = try Workspace()
+        workspace = try TemporaryDirectory()
         keyFile = try workspace.keyFile("app.key", "damage key\n")
     }
 
@@ -51,12 +51,12 @@ import Testing
 
     @Test func anEncryptedFileDamagedInTheMiddleIsSummarised() throws {
         let path = try damagedDatabase(encrypted: true)
-        let before = bytes(path)
+        let before = fileBytes(path)
         let result = try CLI.run(["verify", path, "--key-file", keyFile])
         expectSummarised(result, path: path)
         #expect(result.errorOutput.contains("the integrity check found"), "\(result.errorOutput)")
         #expect(result.errorOutput.contains("more)"), "\(result.errorOutput)")
-        #expect(bytes(path) == before)
+        #expect(fileBytes(path) == before)
     }
 
     @Test func aPlaintextFileDamagedInTheMiddleIsDamageNotAnIOFailure() throws {

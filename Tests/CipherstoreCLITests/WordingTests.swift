@@ -1,16 +1,17 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// What the tool prints reads as written for its user: options, not Swift parameters; "1 row";
 /// MiB for powers of 1024; one prefix per message; the exit codes in `--help`.
 @Suite struct WordingTests {
-    let workspace: Workspace
+    let workspace: TemporaryDirectory
     let source: String
     let keyFile: String
 
     init() throws {
-        workspace = try Workspace()
+        workspace = try TemporaryDirectory()
         source = workspace.path("one.db")
         keyFile = try workspace.keyFile("app.key", "wording key\n")
         let db = try Connection(path: source, key: nil)

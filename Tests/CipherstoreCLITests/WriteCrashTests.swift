@@ -1,5 +1,6 @@
 import CipherStore
 import Foundation
+import TestSupport
 import Synchronization
 import Testing
 
@@ -12,7 +13,7 @@ import Testing
 
     @Test(arguments: ["delete", "wal"])
     func killedWriterLeavesExactlyTheCommittedState(mode: String) throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let path = workspace.path("crash.db")
         let key = try DatabaseKey.passphrase("crash test key")
         var lastReported = 0
@@ -47,7 +48,7 @@ import Testing
                 lastReported = number
             }
             // Before anyone reopens it: what the crash left on disk is ciphertext.
-            for suffix in ["", "-journal", "-wal"] where bytes(path + suffix).range(of: Data("PLAINTEXT-MARKER".utf8)) != nil {
+            for suffix in ["", "-journal", "-wal"] where fileBytes(path + suffix).range(of: Data("PLAINTEXT-MARKER".utf8)) != nil {
                 plaintextSeen = true
             }
             let db = try Connection(path: path, key: key, configuration: Configuration())
@@ -72,7 +73,7 @@ import Testing
     /// busy timeout instead of failing, and the file stays whole.
     @Test(arguments: ["delete", "wal"])
     func severalWriterProcessesShareOneFile(mode: String) throws {
-        let workspace = try Workspace()
+        let workspace = try TemporaryDirectory()
         let path = workspace.path("shared.db")
         // The file exists before the writers start: creating one new encrypted file from several
         // processes at the same instant is a known limitation (see README).

@@ -1,5 +1,6 @@
 @testable import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// A restore checks the backup, then replaces the database as the in-place conversions do.

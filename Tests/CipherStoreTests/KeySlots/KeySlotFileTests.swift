@@ -1,5 +1,6 @@
 @testable import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// A damaged, foreign, future or hostile slot file gets its own error, runs no derivation

@@ -1,5 +1,6 @@
 @testable import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// Every key-slot suite, one test at a time (each test counts its own key derivations, see

@@ -1,5 +1,6 @@
 @testable import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// The limits of a slot file (32 slots, the key-derivation work of all slots together), slot

@@ -1,5 +1,6 @@
 @testable import CipherStore
 import Foundation
+import TestSupport
 import Testing
 
 /// Schemas that trip a naive repair: names it would take for itself, columns named like the
