@@ -61,8 +61,26 @@ import Testing
             return TransactionCompletion.rollback
         }
         #expect(try queue.read { try String.fetchAll($0, sql: "SELECT body FROM note") } == ["kept"])
+        // An optional completion is data: committed.
+        let stored: TransactionCompletion? = .rollback
+        let returned = try queue.write { db -> TransactionCompletion? in
+            try db.execute(sql: "INSERT INTO note(body) VALUES ('optional')")
+            return stored
+        }
+        #expect(returned == .rollback)
+        // SQLite rolled back already: .rollback is no error.
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE once(x UNIQUE)")
+            try db.execute(sql: "INSERT INTO once VALUES (1)")
+            return .commit
+        }
+        try queue.write { db in
+            #expect(throws: DatabaseError.self) { try db.execute(sql: "INSERT OR ROLLBACK INTO once VALUES (1)") }
+            return .rollback
+        }
+        #expect(try queue.read { try String.fetchAll($0, sql: "SELECT body FROM note") } == ["kept", "optional"])
         // A block that returns a value is committed and gives the value back, as before.
-        #expect(try queue.write { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM note") } == 1)
+        #expect(try queue.write { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM note") } == 2)
     }
 
     @Test func theAsyncWriteBlockDecidesItToo() async throws {

@@ -370,6 +370,30 @@ import Testing
         try queue.close()
     }
 
+    @Test func aWholeTableDeleteTheAppHeldBeforeThePoolObservationIsSeen() async throws {
+        let pool = try DatabasePool(path: directory.path("held.sqlite"), key: .passphrase("held"))
+        var held: Statement? = try prepareHeldDelete(on: pool)
+        var values = pool.observe { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM note") ?? -1 }.makeAsyncIterator()
+        #expect(try await values.next() == 3)
+        try runHeld(try #require(held), on: pool)
+        #expect(try await values.next() == 0)
+        held = nil
+        try pool.close()
+    }
+
+    /// A `DELETE FROM note` prepared on the pool's writer before anything observes it (with
+    /// SQLite's truncate optimization), and kept by the app.
+    func prepareHeldDelete(on pool: DatabasePool) throws -> Statement {
+        try pool.writeWithoutTransaction { db in
+            try db.executeScript("CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT); INSERT INTO note(body) VALUES ('a'), ('b'), ('c');")
+            return try db.makeStatement(sql: "DELETE FROM note")
+        }
+    }
+
+    func runHeld(_ statement: Statement, on pool: DatabasePool) throws {
+        try pool.writeWithoutTransaction { _ in try statement.execute() }
+    }
+
     /// The SQL a connection traced.
     final class Traced: Sendable {
         let lines = Mutex<[String]>([])

@@ -45,8 +45,9 @@ final class ProgressBar: Sendable {
             let phaseElapsed = now.timeIntervalSince(state.phaseStarted)
             let phaseDone = fraction - state.phaseStartFraction
             if fraction > 0.02, fraction < 1 {
-                let remaining = phaseElapsed >= 0.5 && phaseDone > 0.005
-                    ? (1 - fraction) * phaseElapsed / phaseDone
+                // Verifying runs at its own rate up to about 95 %; the swap after it is quick.
+                let remaining = progress.phase == .verifying && phaseElapsed >= 0.5 && phaseDone > 0.005
+                    ? max(0.95 - fraction, 0) * phaseElapsed / phaseDone
                     : elapsed / fraction - elapsed
                 state.smoothedRemaining = state.smoothedRemaining.map { 0.7 * $0 + 0.3 * remaining } ?? remaining
             }

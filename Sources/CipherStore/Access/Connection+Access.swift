@@ -38,8 +38,10 @@ extension Connection {
         try inTransaction(.immediate) {
             let value = try block(self)
             result = value
-            // A block that returns a completion decides, however its result was typed.
-            return value as? TransactionCompletion ?? .commit
+            // A block whose result is a completion decides, however it was spelled; an
+            // optional completion, or one inside Any, is data.
+            if T.self == TransactionCompletion.self, let completion = value as? TransactionCompletion { return completion }
+            return .commit
         }
         return result!
     }

@@ -13,7 +13,8 @@
 /// Writes are serialized: one block at a time, on one connection.
 public protocol DatabaseWriter: DatabaseReader {
     /// Runs `block` in an immediate transaction and returns its result: committed when the
-    /// block returns, rolled back when it throws. Blocks the calling thread.
+    /// block returns (rolled back when its result is ``TransactionCompletion/rollback``), rolled
+    /// back when it throws. Blocks the calling thread.
     /// - Throws: the block's error (after the rollback), ``DatabaseError`` when the commit
     ///   fails, ``CipherStoreError/reentrantQueueAccess``, or ``CipherStoreError/connectionClosed``.
     func write<T>(_ block: (Connection) throws -> T) throws -> T

@@ -35,16 +35,10 @@ extension DatabaseReader {
     public func backup(to path: String, key: DatabaseKey?, overwrite: Bool = false,
                        options: ConversionOptions = ConversionOptions()) async throws -> ConversionReport {
         let sourcePath = location.filePath
-        var options = options
-        let cancellation = options.cancellation ?? ConversionCancellation()
-        options.cancellation = cancellation
-        let finalOptions = options
-        return try await withTaskCancellationHandler {
+        return try await ConversionThread.cancellingWithTask(options) { options in
             try await read { db in
-                try OnlineBackup(source: db, sourcePath: sourcePath, outputPath: path, overwrite: overwrite, key: key, options: finalOptions).run()
+                try OnlineBackup(source: db, sourcePath: sourcePath, outputPath: path, overwrite: overwrite, key: key, options: options).run()
             }
-        } onCancel: {
-            cancellation.cancel()
         }
     }
 }

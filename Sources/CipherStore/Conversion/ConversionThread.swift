@@ -15,16 +15,24 @@ enum ConversionThread {
     static func run<T: Sendable>(options: ConversionOptions = ConversionOptions(),
                                  _ body: @escaping @Sendable (ConversionOptions) throws -> T) async throws -> T {
         try Task.checkCancellation()
+        return try await cancellingWithTask(options) { options in
+            try await withCheckedThrowingContinuation { continuation in
+                Thread {
+                    continuation.resume(with: Result { try body(options) })
+                }.start()
+            }
+        }
+    }
+
+    /// Runs `body` with `options` whose cancellation the calling task's cancellation sets (a
+    /// new one when `options` has none; one given is set too).
+    static func cancellingWithTask<T>(_ options: ConversionOptions,
+                                      _ body: (ConversionOptions) async throws -> T) async throws -> T {
         var options = options
         let cancellation = options.cancellation ?? ConversionCancellation()
         options.cancellation = cancellation
-        let finalOptions = options
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                Thread {
-                    continuation.resume(with: Result { try body(finalOptions) })
-                }.start()
-            }
+            try await body(options)
         } onCancel: {
             cancellation.cancel()
         }

@@ -69,18 +69,10 @@ final class ReadProgressPoller {
                            phase: ConversionProgress.Phase, span: ClosedRange<Double>, _ body: () throws -> T) throws -> T {
         guard let poller = ReadProgressPoller(db, expectedBytes: expectedBytes, totalBytes: totalBytes, options: options,
                                               phase: phase, span: span) else { return try body() }
-        do {
-            let result = try body()
-            poller.stop()
-            // Work that finished before the interrupt reached it was still cancelled.
-            if poller.wasCancelled { throw ConversionError.cancelled }
-            return result
-        } catch let error as ConversionError where error == .cancelled {
-            throw error
-        } catch {
-            poller.stop()
-            if poller.wasCancelled { throw ConversionError.cancelled }
-            throw error
-        }
+        let result: Result<T, any Error> = Result { try body() }
+        poller.stop()
+        // Work that ended, or finished before the interrupt reached it, was still cancelled.
+        if poller.wasCancelled { throw ConversionError.cancelled }
+        return try result.get()
     }
 }

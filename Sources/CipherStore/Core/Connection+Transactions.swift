@@ -98,7 +98,8 @@ extension Connection {
                 throw error
             }
         case .rollback:
-            try rollback()
+            // SQLite may have rolled it back already (RAISE(ROLLBACK), INSERT OR ROLLBACK).
+            if isInTransaction { try rollback() }
         }
     }
 

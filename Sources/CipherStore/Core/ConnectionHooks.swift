@@ -188,9 +188,14 @@ extension Connection {
     func setCommitHandler(_ handler: (@Sendable (TransactionEnd) -> Void)?) throws {
         let tracking = handle.hooks.commitHandler != nil
         handle.hooks.setCommitHandler(handler, db: try handle.pointer)
-        // Cached DELETE statements prepared with SQLite's truncate optimization would empty a
-        // table unseen: prepared again from now on, they delete row by row (see the authorizer).
-        if handler != nil && !tracking { statementCache.removeAll() }
+        // DELETE statements prepared before, with SQLite's truncate optimization, would empty a
+        // table unseen. Setting a flag pragma expires every statement of the connection, cached
+        // or held by the app: each is prepared again at its next step, through the authorizer,
+        // and deletes row by row.
+        if handler != nil && !tracking {
+            let queryOnly = try fetchScalar(Bool.self, sql: "PRAGMA query_only") ?? false
+            try execute(sql: "PRAGMA query_only = \(queryOnly ? "ON" : "OFF")")
+        }
     }
 
     /// Runs `body` and returns its result with the SQL of every statement it ran.
