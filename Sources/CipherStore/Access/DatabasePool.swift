@@ -148,6 +148,7 @@ public final class DatabasePool: DatabaseWriter {
     /// - Throws: the block's error, ``CipherStoreError/writeInsideRead(sql:)``,
     ///   ``CipherStoreError/reentrantQueueAccess`` from inside a block of this pool, or
     ///   ``CipherStoreError/connectionClosed`` after ``close()``.
+    @available(*, noasync, message: "this form blocks the thread: in async code, `try await` the async form; in top-level code, where Swift picks this form even after await, move the code into an async function")
     public func read<T>(_ block: (Connection) throws -> T) throws -> T {
         try withReader(beforeBlock: {}) { db in try db.inReadOnlyTransaction(block) }
     }
@@ -262,6 +263,7 @@ public final class DatabasePool: DatabaseWriter {
     /// calling thread. Reads go on meanwhile, on the snapshot they started with.
     /// - Throws: the block's error (after the rollback), ``DatabaseError`` when the commit
     ///   fails, ``CipherStoreError/reentrantQueueAccess``, or ``CipherStoreError/connectionClosed``.
+    @available(*, noasync, message: "this form blocks the thread: in async code, `try await` the async form; in top-level code, where Swift picks this form even after await, move the code into an async function")
     public func write<T>(_ block: (Connection) throws -> T) throws -> T {
         try writeWithoutTransaction { db in try db.inImmediateTransaction(block) }
     }
@@ -269,6 +271,7 @@ public final class DatabasePool: DatabaseWriter {
     /// Runs `block` on the writing connection without a transaction. Blocks the calling thread.
     /// - Throws: the block's error, ``CipherStoreError/reentrantQueueAccess``, or
     ///   ``CipherStoreError/connectionClosed``.
+    @available(*, noasync, message: "this form blocks the thread: in async code, `try await` the async form; in top-level code, where Swift picks this form even after await, move the code into an async function")
     public func writeWithoutTransaction<T>(_ block: (Connection) throws -> T) throws -> T {
         try checkOpen()
         return try writer.sync(block)
@@ -313,6 +316,7 @@ public final class DatabasePool: DatabaseWriter {
     /// ```
     /// - Throws: the block's error, ``CipherStoreError/reentrantQueueAccess``, or
     ///   ``CipherStoreError/connectionClosed``.
+    @available(*, noasync, message: "this form blocks the thread: in async code, `try await` the async form; in top-level code, where Swift picks this form even after await, move the code into an async function")
     public func barrierWrite<T>(_ block: (Connection) throws -> T) throws -> T {
         try barrier(beforeBlock: {}, block)
     }

@@ -35,9 +35,11 @@ import Foundation
 /// let body = try queue.read { db in try db.fetchScalar(String.self, sql: "SELECT body FROM note") }
 /// ```
 ///
-/// Inside an `async` function, `try await queue.read { … }` is the `async` form. Top-level
-/// code (`main.swift`) is not an `async` context when Swift picks an overload, so there it is
-/// the synchronous form, and Swift warns that the `await` does nothing.
+/// Inside an `async` function, `try await queue.read { … }` is the `async` form; the blocking
+/// forms are unavailable from `async` code. Top-level code (`main.swift`) is not an `async`
+/// context when Swift picks an overload, so there `try await queue.read { … }` picks the
+/// blocking form and fails to compile, with a message that says to move the code into an
+/// `async` function.
 ///
 /// After ``close()``, blocks still run, and the connection they receive throws
 /// ``CipherStoreError/connectionClosed`` from every method that reaches the database.
@@ -104,6 +106,7 @@ public final class DatabaseQueue: DatabaseWriter {
     /// without a transaction, use ``inDatabase(_:)``.
     /// - Throws: the block's error, ``CipherStoreError/writeInsideRead(sql:)``, or
     ///   ``CipherStoreError/reentrantQueueAccess`` from inside a block of this queue.
+    @available(*, noasync, message: "this form blocks the thread: in async code, `try await` the async form; in top-level code, where Swift picks this form even after await, move the code into an async function")
     public func read<T>(_ block: (Connection) throws -> T) throws -> T {
         try inDatabase { db in try db.inReadOnlyTransaction(block) }
     }
@@ -112,11 +115,13 @@ public final class DatabaseQueue: DatabaseWriter {
     /// block returns, rolled back when it throws. Blocks the calling thread.
     /// - Throws: the block's error (after the rollback), ``DatabaseError`` when the commit
     ///   fails, or ``CipherStoreError/reentrantQueueAccess`` from inside a block of this queue.
+    @available(*, noasync, message: "this form blocks the thread: in async code, `try await` the async form; in top-level code, where Swift picks this form even after await, move the code into an async function")
     public func write<T>(_ block: (Connection) throws -> T) throws -> T {
         try inDatabase { db in try db.inImmediateTransaction(block) }
     }
 
     /// The same as ``inDatabase(_:)``: the block runs with no transaction.
+    @available(*, noasync, message: "this form blocks the thread: in async code, `try await` the async form; in top-level code, where Swift picks this form even after await, move the code into an async function")
     public func writeWithoutTransaction<T>(_ block: (Connection) throws -> T) throws -> T {
         try inDatabase(block)
     }

@@ -18,6 +18,7 @@ public protocol DatabaseReader: AnyObject, Sendable {
     /// - Throws: the block's error, ``CipherStoreError/writeInsideRead(sql:)``,
     ///   ``CipherStoreError/reentrantQueueAccess`` from inside a block of the same queue or
     ///   pool, or ``CipherStoreError/connectionClosed`` after ``close()``.
+    @available(*, noasync, message: "this form blocks the thread: in async code, `try await` the async form; in top-level code, where Swift picks this form even after await, move the code into an async function")
     func read<T>(_ block: (Connection) throws -> T) throws -> T
 
     /// Runs `block` in a read-only transaction without blocking the caller's thread.

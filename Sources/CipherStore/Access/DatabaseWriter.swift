@@ -17,6 +17,7 @@ public protocol DatabaseWriter: DatabaseReader {
     /// back when it throws. Blocks the calling thread.
     /// - Throws: the block's error (after the rollback), ``DatabaseError`` when the commit
     ///   fails, ``CipherStoreError/reentrantQueueAccess``, or ``CipherStoreError/connectionClosed``.
+    @available(*, noasync, message: "this form blocks the thread: in async code, `try await` the async form; in top-level code, where Swift picks this form even after await, move the code into an async function")
     func write<T>(_ block: (Connection) throws -> T) throws -> T
 
     /// Runs `block` on the writing connection without opening a transaction (for work that
@@ -24,6 +25,7 @@ public protocol DatabaseWriter: DatabaseReader {
     /// Blocks the calling thread.
     /// - Throws: the block's error, ``CipherStoreError/reentrantQueueAccess``, or
     ///   ``CipherStoreError/connectionClosed``.
+    @available(*, noasync, message: "this form blocks the thread: in async code, `try await` the async form; in top-level code, where Swift picks this form even after await, move the code into an async function")
     func writeWithoutTransaction<T>(_ block: (Connection) throws -> T) throws -> T
 
     /// Runs `block` in a transaction of the given kind: committed when it returns `.commit`,
