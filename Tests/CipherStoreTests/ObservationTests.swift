@@ -272,14 +272,15 @@ import Testing
             guard try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM other") ?? 0 > 0 else { return -1 }
             if run == 2 {
                 insideSecondFetch.store(true, ordering: .releasing)
-                // At most ten seconds: a test that went wrong fails, it does not hang.
-                for _ in 0..<10_000 where !mayFinish.load(ordering: .acquiring) { usleep(1_000) }
+                // At most a minute: a test that went wrong fails, it does not hang.
+                for _ in 0..<60_000 where !mayFinish.load(ordering: .acquiring) { usleep(1_000) }
             }
             return try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM note") ?? -1
         }.removingDuplicates().makeAsyncIterator()
         #expect(try await values.next() == -1)
         try await database.write { try $0.execute(sql: "INSERT INTO other DEFAULT VALUES") }
-        try await waitUntil { insideSecondFetch.load(ordering: .acquiring) }
+        // Under a loaded machine the fetch may start late: up to a minute.
+        try await waitUntil(seconds: 60) { insideSecondFetch.load(ordering: .acquiring) }
         // The second fetch's snapshot started before this commit, to a table the first fetch
         // did not read.
         try await database.write { try $0.execute(sql: "INSERT INTO note(body) VALUES ('during')") }
@@ -399,12 +400,12 @@ import Testing
         let lines = Mutex<[String]>([])
     }
 
-    /// Polls `condition` for up to five seconds.
-    func waitUntil(_ condition: () throws -> Bool) async throws {
-        for _ in 0..<100 {
+    /// Polls `condition` for up to `seconds` (five by default).
+    func waitUntil(seconds: Int = 5, _ condition: () throws -> Bool) async throws {
+        for _ in 0..<(seconds * 20) {
             if try condition() { return }
             try await Task.sleep(for: .milliseconds(50))
         }
-        Issue.record("the condition did not become true within five seconds")
+        Issue.record("the condition did not become true within \(seconds) seconds")
     }
 }
