@@ -38,7 +38,14 @@ report="$(mktemp)"
         bench_sqlcipher4
         echo
     fi
-    "$here/.build/release/bench-grdb"
+    if [ -x "$sqlcipher4/bin/sqlcipher" ]; then
+        # The section "CipherStore on SQLCipher 4.6.1, encrypted, vs GRDB on plaintext": bench-grdb
+        # drives the 4.6.1 build of bench-cipherstore as a child, workload by workload.
+        CIPHERSTORE_SERVE_BENCH="$here/.build-sqlcipher4/release/bench-cipherstore" CIPHERSTORE_SERVE_LIBRARY_PATH="$sqlcipher4/lib" \
+            "$here/.build/release/bench-grdb"
+    else
+        "$here/.build/release/bench-grdb"
+    fi
     echo
     cat "$here/READING.md"
 } > "$report"

@@ -38,10 +38,12 @@ final class ColumnValueEncoder: Encoder {
 
     /// An integer as SQLite stores it: 64 bits, signed.
     /// - Throws: `EncodingError.invalidValue` for a value above `Int64.max` (a `UInt64` or `UInt`).
-    static func integer<I: FixedWidthInteger>(_ value: I, codingPath: [any CodingKey]) throws -> DatabaseValue {
+    /// The coding path is built only for the error: a record's every integer passes here.
+    @inline(__always)
+    static func integer<I: FixedWidthInteger>(_ value: I, codingPath: @autoclosure () -> [any CodingKey]) throws -> DatabaseValue {
         guard let integer = Int64(exactly: value) else {
             throw EncodingError.invalidValue(value, .init(
-                codingPath: codingPath,
+                codingPath: codingPath(),
                 debugDescription: "\(value) is above Int64.max (\(Int64.max)), the largest integer SQLite stores. Store such values as text (String(value)) or keep them below 2^63"))
         }
         return .integer(integer)

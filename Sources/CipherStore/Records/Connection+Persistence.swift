@@ -12,17 +12,19 @@ extension Connection {
     ///   above `Int64.max`).
     public func insert(_ record: some Encodable, into table: String) throws {
         let columns = try RecordEncoder.columns(of: record)
-        let names = columns.map(\.name)
         let sql: String
-        if let cached = insertStatementSQL[table], cached.columns == names {
+        // The INSERT of the last record inserted into the table, reused while the columns are
+        // the same: the usual loop of one record type builds its SQL once.
+        if let cached = insertStatementSQL[table], cached.columns.elementsEqual(columns, by: { $0 == $1.name }) {
             sql = cached.sql
         } else {
+            let names = columns.map(\.name)
             let list = names.map(Self.quoteIdentifier).joined(separator: ", ")
             let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
             sql = "INSERT INTO \(Self.quoteIdentifier(table)) (\(list)) VALUES (\(placeholders))"
             insertStatementSQL[table] = (names, sql)
         }
-        try execute(sql: sql, arguments: .positional(columns.map(\.value)))
+        try cachedStatement(sql: sql).execute(columns: columns)
     }
 
     /// Inserts a record and, when its `id` is `nil`, sets it to the new row's rowid.

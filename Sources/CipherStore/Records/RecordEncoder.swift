@@ -5,7 +5,12 @@ import Foundation
 final class RecordEncoder: Encoder {
     var codingPath: [any CodingKey] = []
     var userInfo: [CodingUserInfoKey: Any] = [:]
-    private(set) var columns: [(name: String, value: DatabaseValue)] = []
+    /// Room for a usual record's columns from the start, so encoding one grows nothing.
+    private(set) var columns: [(name: String, value: DatabaseValue)] = {
+        var columns: [(name: String, value: DatabaseValue)] = []
+        columns.reserveCapacity(16)
+        return columns
+    }()
 
     /// Set when the record used a shape rows cannot hold; thrown once encoding returns.
     var unsupported: String?

@@ -56,7 +56,9 @@ public struct Row: Sendable, CustomStringConvertible {
         guard values.indices.contains(index) else {
             throw CipherStoreError.valueConversion(column: "#\(index)", reason: "the row has \(values.count) column(s)")
         }
-        return try convert(values[index], column: layout.columnNames[index])
+        if let converted = T.fromDatabaseValue(values[index]) { return converted }
+        // The column's name is looked up only for the error: reading a value touches no string.
+        throw conversionError(values[index], column: layout.columnNames[index], type: T.self)
     }
 
     /// The value of the named column (case-insensitive), converted to `T`.
@@ -69,13 +71,8 @@ public struct Row: Sendable, CustomStringConvertible {
             throw CipherStoreError.valueConversion(
                 column: name, reason: "no such column; the row has \(layout.columnNames.joined(separator: ", "))")
         }
-        return try convert(values[index], column: name)
-    }
-
-    @inlinable
-    func convert<T: DatabaseValueConvertible>(_ value: DatabaseValue, column: String) throws -> T {
-        if let converted = T.fromDatabaseValue(value) { return converted }
-        throw conversionError(value, column: column, type: T.self)
+        if let converted = T.fromDatabaseValue(values[index]) { return converted }
+        throw conversionError(values[index], column: name, type: T.self)
     }
 
     @usableFromInline

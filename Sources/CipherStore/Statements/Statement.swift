@@ -27,6 +27,9 @@ public final class Statement {
     }
     /// Shared layout for the rows this statement produces.
     private(set) lazy var rowLayout = RowLayout(columnNames: columnNames)
+    /// Whether the statement ran since its last reset: binding then needs a reset first, and
+    /// otherwise does not (a second `sqlite3_reset` per execution costs as much as a bind).
+    private var hasRun = false
 
     init(handle: ConnectionHandle, pointer: OpaquePointer, sql: String) {
         self.handle = handle
@@ -54,10 +57,23 @@ public final class Statement {
         while try step() {}
     }
 
+    /// Runs the statement to completion with an encoded record's values, one per parameter in
+    /// order: the positional arguments without an array of their own.
+    func execute(columns: [(name: String, value: DatabaseValue)]) throws {
+        guard columns.count == parameterCount else {
+            throw CipherStoreError.invalidArguments(
+                reason: "the statement has \(parameterCount) parameter(s) but \(columns.count) value(s) were given; pass one value per parameter", sql: sql)
+        }
+        if hasRun { reset() }
+        for index in columns.indices { try bind(columns[index].value, at: Int32(index + 1)) }
+        defer { reset() }
+        while try step() {}
+    }
+
     /// Resets the statement and binds new arguments.
     /// - Throws: ``CipherStoreError/invalidArguments(reason:sql:)`` when they do not fit.
     public func bind(_ arguments: StatementArguments) throws {
-        reset()
+        if hasRun { reset() }
         switch arguments {
         case .positional(let values):
             // Every parameter gets a value, so old bindings need no clearing.
@@ -129,6 +145,7 @@ public final class Statement {
     /// - Throws: ``DatabaseError`` when SQLite fails.
     @inline(__always)
     public func step() throws -> Bool {
+        hasRun = true
         let code = sqlite3_step(pointer)
         switch code {
         case SQLITE_ROW: return true
@@ -145,6 +162,7 @@ public final class Statement {
 
     /// Resets the statement so it can run again; bindings are kept.
     public func reset() {
+        hasRun = false
         sqlite3_reset(pointer)
         // A statement that returned rows (`INSERT … RETURNING`) commits when it is reset.
         if handle.hooks.endingTransaction != nil { handle.hooks.statementDidFinish(db: sqlite3_db_handle(pointer)) }
@@ -194,9 +212,12 @@ public final class Statement {
     /// The column's value, with its storage class.
     public func databaseValue(at index: Int) -> DatabaseValue {
         let column = Int32(index)
-        switch sqlite3_column_type(pointer, column) {
-        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(pointer, column))
-        case SQLITE_FLOAT: return .real(sqlite3_column_double(pointer, column))
+        // One column call, then the value's own accessors: they skip the statement's checks,
+        // which a row of numbers would otherwise pay twice per column.
+        let value = sqlite3_column_value(pointer, column)
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: return .integer(sqlite3_value_int64(value))
+        case SQLITE_FLOAT: return .real(sqlite3_value_double(value))
         case SQLITE_TEXT: return .text(string(at: index) ?? "")
         case SQLITE_BLOB: return .blob(data(at: index) ?? Data())
         default: return .null

@@ -29,15 +29,27 @@ public final class Benchmark {
     public func compare(_ baselineName: String, _ contenderName: String, setup: () throws -> Void = {},
                         setupFor: (_ contender: Bool) throws -> Void = { _ in },
                         baseline: () throws -> Void, contender: () throws -> Void) throws -> (baseline: Result, contender: Result) {
+        func timed(_ contenderRuns: Bool, _ body: () throws -> Void) throws -> Double {
+            try setup()
+            try setupFor(contenderRuns)
+            let start = DispatchTime.now().uptimeNanoseconds
+            try body()
+            return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        }
+        return try compareMeasured(baselineName, contenderName, baseline: { try timed(false, baseline) },
+                                   contender: { try timed(true, contender) })
+    }
+
+    /// As `compare`, for runs that time themselves (in another process): each closure runs
+    /// once and returns its seconds.
+    public func compareMeasured(_ baselineName: String, _ contenderName: String,
+                                baseline: () throws -> Double, contender: () throws -> Double) throws -> (baseline: Result, contender: Result) {
         var times: [[Double]] = [[], []]
         for round in 0...iterations {
             for index in 0..<2 {
-                try setup()
-                try setupFor(index == 1)
-                let start = DispatchTime.now().uptimeNanoseconds
-                if index == 0 { try baseline() } else { try contender() }
+                let seconds = index == 0 ? try baseline() : try contender()
                 // Round 0 is the warm-up.
-                if round > 0 { times[index].append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9) }
+                if round > 0 { times[index].append(seconds) }
             }
         }
         let results = zip([baselineName, contenderName], times).map { name, seconds in
@@ -56,10 +68,19 @@ public final class Benchmark {
     }
 
     /// A table row comparing a library to its raw C baseline measured in this run.
-    public static func row(_ workload: String, baseline: Result, library: Result, target: String) -> String {
+    /// A target of the form "≤ 1.10×" that the ratio exceeds is marked missed, unless the
+    /// target is another library's (`marksMisses: false`).
+    public static func row(_ workload: String, baseline: Result, library: Result, target: String, marksMisses: Bool = true) -> String {
         let ratio = library.median / baseline.median
         return String(format: "| %@ | %.2f ms | %.2f ms (p90 %.2f) | **%.2f×** | %@ |",
-                      workload, baseline.median * 1000, library.median * 1000, library.p90 * 1000, ratio, target)
+                      workload, baseline.median * 1000, library.median * 1000, library.p90 * 1000, ratio,
+                      target + (marksMisses && misses(ratio, target) ? " — missed" : ""))
+    }
+
+    /// Whether `ratio` is above a target written "≤ X×".
+    public static func misses(_ ratio: Double, _ target: String) -> Bool {
+        guard target.hasPrefix("≤ "), target.hasSuffix("×"), let limit = Double(target.dropFirst(2).dropLast()) else { return false }
+        return (ratio * 100).rounded() / 100 > limit
     }
 }
 

@@ -44,7 +44,7 @@ func backupWorkloads(directory: String, key: DatabaseKey, writes: Int, megabytes
     let repairSource = directory + "/repair-source.db"
     try makeRepairSource(repairSource, key: key, megabytes: megabytes * 2)
     let repairStarted = Date()
-    let repair = try DatabaseRepair.salvage(path: repairSource, key: key, to: directory + "/repaired.db", overwrite: true)
+    let repair = try await DatabaseRepair.salvage(path: repairSource, key: key, to: directory + "/repaired.db", overwrite: true)
     let repairSeconds = Date().timeIntervalSince(repairStarted)
     let repairMebibytes = Double(FileManager.default.size(atPath: repairSource)) / 1_048_576
     log("repair of \(Int(repairMebibytes)) MiB", String(format: "%.2f s, %.0f MiB/s, %d rows", repairSeconds, repairMebibytes / repairSeconds, repair.recoveredRows))

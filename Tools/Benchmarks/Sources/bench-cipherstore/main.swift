@@ -12,6 +12,15 @@ if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "--encrypt-once
 let bench = Benchmark()
 let directory = benchmarkDirectory("cipherstore")
 
+// `bench-cipherstore --serve`: CipherStore's side of the comparison bench-grdb drives.
+if CommandLine.arguments.dropFirst().first == "--serve" {
+    let hex = String(repeating: "3a", count: 32)
+    try serveVersus(directory: directory, rows: bench.quick ? 50_000 : 200_000, insertRows: bench.quick ? 10_000 : 50_000,
+                    key: try DatabaseKey.rawKey(hex: hex), rawKey: Array("x'\(hex)'".utf8))
+    try? FileManager.default.removeItem(atPath: directory)
+    exit(0)
+}
+
 // `bench-cipherstore --pool-only`: the pool and observation rows alone.
 if CommandLine.arguments.dropFirst().first == "--pool-only" {
     let key = try DatabaseKey.rawKey(hex: String(repeating: "3a", count: 32))
@@ -22,12 +31,13 @@ if CommandLine.arguments.dropFirst().first == "--pool-only" {
     exit(0)
 }
 
-// `bench-cipherstore --fetch-only`: the fetching rows alone.
+// `bench-cipherstore --fetch-only`: the fetching and inserting rows alone.
 if CommandLine.arguments.dropFirst().first == "--fetch-only" {
     let key = try DatabaseKey.rawKey(hex: String(repeating: "3a", count: 32))
+    let rawKey = Array("x'\(String(repeating: "3a", count: 32))'".utf8)
     print((["| workload | raw C | CipherStore | ratio | target |", "| --- | --- | --- | --- | --- |"]
-           + (try fetchingWorkloads(bench, directory: directory, rows: bench.quick ? 50_000 : 200_000, key: key,
-                                    rawKey: Array("x'\(String(repeating: "3a", count: 32))'".utf8)))).joined(separator: "\n"))
+           + (try fetchingWorkloads(bench, directory: directory, rows: bench.quick ? 50_000 : 200_000, key: key, rawKey: rawKey))
+           + (try insertingWorkloads(bench, directory: directory, rows: bench.quick ? 10_000 : 50_000, key: key, rawKey: rawKey))).joined(separator: "\n"))
     try? FileManager.default.removeItem(atPath: directory)
     exit(0)
 }

@@ -64,44 +64,10 @@ rawInsert(setup, count: rows)
 sqlite3_close(setup)
 
 let raw = rawOpen(fetchPath)
-var check: Int64 = 0
+let check = rawFetch(raw)
 let dbQueue = try DatabaseQueue(path: fetchPath)
-check = rawFetch(raw)
-let rawFetchAll = { check = rawFetch(raw) }
-let (baseline, byIndex) = try bench.compare("raw C (system SQLite): fetch \(rows) rows by index", "GRDB: fetch by index", baseline: rawFetchAll) {
-    try dbQueue.read { db in
-        var sum: Int64 = 0
-        let cursor = try GRDB.Row.fetchCursor(db, sql: "SELECT i0, i1, i2, i3, i4, i5, i6, i7, i8, i9 FROM item")
-        while let row = try cursor.next() { for column in 0..<10 { sum &+= row[column] as Int64 } }
-        precondition(sum == check)
-    }
-}
+let rawFetchAll = { precondition(rawFetch(raw) == check) }
 let names = (0..<10).map { "i\($0)" }
-let (baseline2, byName) = try bench.compare("raw C: fetch by index", "GRDB: fetch by name", baseline: rawFetchAll) {
-    try dbQueue.read { db in
-        var sum: Int64 = 0
-        let cursor = try GRDB.Row.fetchCursor(db, sql: "SELECT i0, i1, i2, i3, i4, i5, i6, i7, i8, i9 FROM item")
-        while let row = try cursor.next() { for name in names { sum &+= row[name] as Int64 } }
-        precondition(sum == check)
-    }
-}
-let (baseline3, decodable) = try bench.compare("raw C: fetch by index", "GRDB: fetch Decodable records", baseline: rawFetchAll) {
-    try dbQueue.read { db in
-        var sum: Int64 = 0
-        let cursor = try Item.fetchCursor(db, sql: "SELECT * FROM item")
-        while let item = try cursor.next() { sum &+= item.sum }
-        precondition(sum == check)
-    }
-}
-let (baseline4, handWritten) = try bench.compare("raw C: fetch by index", "GRDB: fetch with hand-written initialiser", baseline: rawFetchAll) {
-    try dbQueue.read { db in
-        var sum: Int64 = 0
-        let cursor = try HandWrittenItem.fetchCursor(db, sql: "SELECT * FROM item")
-        while let item = try cursor.next() { sum &+= item.sum }
-        precondition(sum == check)
-    }
-}
-sqlite3_close(raw)
 
 let insertPath = directory + "/insert.db"
 func resetInsert() {
@@ -115,34 +81,78 @@ let rawInsertAll = {
     rawInsert(db, count: insertRows)
     sqlite3_close(db)
 }
-let (insertBaseline, positional) = try bench.compare("raw C (system SQLite): insert \(insertRows) rows", "GRDB: insert, positional arguments",
-                                                     setup: resetInsert, baseline: rawInsertAll) {
-    try DatabaseQueue(path: insertPath).write { db in
-        let statement = try db.makeStatement(sql: "INSERT INTO item VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-        for row in 0..<insertRows {
-            let r = Int64(row)
-            try statement.execute(arguments: [r, r &* 2, r &* 3, r &* 4, r &* 5, r &* 6, r &* 7, r &* 8, r &* 9, r &* 10])
+
+/// GRDB's side of each workload; the inserts start from `resetInsert()`.
+func runGRDB(_ workload: VersusWorkload) throws {
+    switch workload {
+    case .fetchByIndex:
+        try dbQueue.read { db in
+            var sum: Int64 = 0
+            let cursor = try GRDB.Row.fetchCursor(db, sql: "SELECT i0, i1, i2, i3, i4, i5, i6, i7, i8, i9 FROM item")
+            while let row = try cursor.next() { for column in 0..<10 { sum &+= row[column] as Int64 } }
+            precondition(sum == check)
+        }
+    case .fetchByName:
+        try dbQueue.read { db in
+            var sum: Int64 = 0
+            let cursor = try GRDB.Row.fetchCursor(db, sql: "SELECT i0, i1, i2, i3, i4, i5, i6, i7, i8, i9 FROM item")
+            while let row = try cursor.next() { for name in names { sum &+= row[name] as Int64 } }
+            precondition(sum == check)
+        }
+    case .decodable:
+        try dbQueue.read { db in
+            var sum: Int64 = 0
+            let cursor = try Item.fetchCursor(db, sql: "SELECT * FROM item")
+            while let item = try cursor.next() { sum &+= item.sum }
+            precondition(sum == check)
+        }
+    case .handWritten:
+        try dbQueue.read { db in
+            var sum: Int64 = 0
+            let cursor = try HandWrittenItem.fetchCursor(db, sql: "SELECT * FROM item")
+            while let item = try cursor.next() { sum &+= item.sum }
+            precondition(sum == check)
+        }
+    case .insertPositional:
+        try DatabaseQueue(path: insertPath).write { db in
+            let statement = try db.makeStatement(sql: "INSERT INTO item VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+            for row in 0..<insertRows {
+                let r = Int64(row)
+                try statement.execute(arguments: [r, r &* 2, r &* 3, r &* 4, r &* 5, r &* 6, r &* 7, r &* 8, r &* 9, r &* 10])
+            }
+        }
+    case .insertNamed:
+        try DatabaseQueue(path: insertPath).write { db in
+            let statement = try db.makeStatement(sql: "INSERT INTO item VALUES (:i0, :i1, :i2, :i3, :i4, :i5, :i6, :i7, :i8, :i9)")
+            for row in 0..<insertRows {
+                let r = Int64(row)
+                try statement.execute(arguments: ["i0": r, "i1": r &* 2, "i2": r &* 3, "i3": r &* 4, "i4": r &* 5,
+                                                  "i5": r &* 6, "i6": r &* 7, "i7": r &* 8, "i8": r &* 9, "i9": r &* 10])
+            }
+        }
+    case .insertEncodable:
+        try DatabaseQueue(path: insertPath).write { db in
+            for row in 0..<insertRows {
+                let r = Int64(row)
+                try Item(i0: r, i1: r &* 2, i2: r &* 3, i3: r &* 4, i4: r &* 5, i5: r &* 6, i6: r &* 7, i7: r &* 8, i8: r &* 9, i9: r &* 10).insert(db)
+            }
         }
     }
 }
-let (insertBaseline2, named) = try bench.compare("raw C: insert", "GRDB: insert, named arguments", setup: resetInsert, baseline: rawInsertAll) {
-    try DatabaseQueue(path: insertPath).write { db in
-        let statement = try db.makeStatement(sql: "INSERT INTO item VALUES (:i0, :i1, :i2, :i3, :i4, :i5, :i6, :i7, :i8, :i9)")
-        for row in 0..<insertRows {
-            let r = Int64(row)
-            try statement.execute(arguments: ["i0": r, "i1": r &* 2, "i2": r &* 3, "i3": r &* 4, "i4": r &* 5,
-                                              "i5": r &* 6, "i6": r &* 7, "i7": r &* 8, "i8": r &* 9, "i9": r &* 10])
-        }
-    }
+
+func isInsert(_ workload: VersusWorkload) -> Bool {
+    [.insertPositional, .insertNamed, .insertEncodable].contains(workload)
 }
-let (insertBaseline3, encodable) = try bench.compare("raw C: insert", "GRDB: insert Encodable records", setup: resetInsert, baseline: rawInsertAll) {
-    try DatabaseQueue(path: insertPath).write { db in
-        for row in 0..<insertRows {
-            let r = Int64(row)
-            try Item(i0: r, i1: r &* 2, i2: r &* 3, i3: r &* 4, i4: r &* 5, i5: r &* 6, i6: r &* 7, i7: r &* 8, i8: r &* 9, i9: r &* 10).insert(db)
-        }
-    }
+
+/// GRDB ÷ its raw C baseline, per workload.
+var grdbRows: [String] = []
+for workload in VersusWorkload.allCases {
+    let (baseline, grdb) = try bench.compare(isInsert(workload) ? "raw C (system SQLite): insert \(insertRows) rows" : "raw C (system SQLite): fetch \(rows) rows",
+                                             "GRDB: \(workload.title)", setup: { if isInsert(workload) { resetInsert() } },
+                                             baseline: isInsert(workload) ? rawInsertAll : rawFetchAll) { try runGRDB(workload) }
+    grdbRows.append(Benchmark.row(workload.title, baseline: baseline, library: grdb, target: workload.cipherStoreTarget, marksMisses: false))
 }
+sqlite3_close(raw)
 
 print("""
 ## GRDB 7.10.0 vs the raw C API of the system SQLite (\(String(cString: sqlite3_libversion())))
@@ -151,12 +161,38 @@ Plaintext, GRDB's defaults; median of \(bench.iterations) runs after one warm-up
 
 | workload | raw C | GRDB | ratio | CipherStore's target |
 | --- | --- | --- | --- | --- |
-\(Benchmark.row("1. fetch by index (Row cursor)", baseline: baseline, library: byIndex, target: "≤ 1.10×"))
-\(Benchmark.row("2. fetch by name (Row cursor)", baseline: baseline2, library: byName, target: "≤ 1.5×"))
-\(Benchmark.row("3. Decodable fetch", baseline: baseline3, library: decodable, target: "≤ 2.0×"))
-\(Benchmark.row("3. hand-written initialiser", baseline: baseline4, library: handWritten, target: "—"))
-\(Benchmark.row("4. insert, positional", baseline: insertBaseline, library: positional, target: "≤ 1.3×"))
-\(Benchmark.row("4. insert, named", baseline: insertBaseline2, library: named, target: "—"))
-\(Benchmark.row("5. Encodable insert", baseline: insertBaseline3, library: encodable, target: "≤ 3.0×"))
+\(grdbRows.joined(separator: "\n"))
 """)
+
+// CipherStore on SQLCipher 4.6.1, encrypted, against GRDB on plaintext: the same workloads
+// and data, alternating between this process and a `bench-cipherstore --serve` child.
+if let child = ProcessInfo.processInfo.environment["CIPHERSTORE_SERVE_BENCH"] {
+    // The child links SQLCipher 4.6.1 from its own folder; this process keeps the system SQLite.
+    let libraryPath = ProcessInfo.processInfo.environment["CIPHERSTORE_SERVE_LIBRARY_PATH"]
+    let cipherStore = try VersusChild(executable: child, environment: libraryPath.map { ["LD_LIBRARY_PATH": $0] } ?? [:])
+    var versusRows: [String] = []
+    for workload in VersusWorkload.allCases {
+        let (grdb, ours) = try bench.compareMeasured("GRDB plaintext: \(workload.title)", "CipherStore encrypted: \(workload.title)", baseline: {
+            if isInsert(workload) { resetInsert() }
+            let start = DispatchTime.now().uptimeNanoseconds
+            try runGRDB(workload)
+            return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        }, contender: {
+            // The child times the workload itself (its setup untimed), without the pipe's round trip.
+            cipherStore.run(workload)
+        })
+        versusRows.append(Benchmark.row(workload.title, baseline: grdb, library: ours, target: "≤ 1.00×"))
+    }
+    cipherStore.finish()
+    print("""
+
+## CipherStore on SQLCipher 4.6.1, encrypted, vs GRDB on plaintext
+
+What encryption costs a CipherStore user next to the best plaintext library: CipherStore on an encrypted database (SQLCipher 4.6.1, raw key, 4096-byte pages) against GRDB 7.10.0 on a plaintext one (the system SQLite), the same workloads and data, alternating between the two processes (GRDB, CipherStore, GRDB…); median of \(bench.iterations) runs after one warm-up. Each side's ratio to its own raw C API is in its section above.
+
+| workload | GRDB plaintext | CipherStore encrypted | CipherStore ÷ GRDB | target |
+| --- | --- | --- | --- | --- |
+\(versusRows.joined(separator: "\n"))
+""")
+}
 try? FileManager.default.removeItem(atPath: directory)
