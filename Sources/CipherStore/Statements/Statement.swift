@@ -95,7 +95,7 @@ public final class Statement {
                 throw CipherStoreError.invalidArguments(reason: "the statement has no parameter named \(unknown.joined(separator: ", "))", sql: sql)
             }
             for (name, value) in values {
-                guard let index = indexes[name] ?? Self.unprefixed(name).flatMap({ indexes[$0] }) else {
+                guard let index = parameterIndex(named: name, indexes) else {
                     throw CipherStoreError.invalidArguments(reason: "the statement has no parameter named '\(name)'", sql: sql)
                 }
                 try bind(value, at: index)
@@ -113,6 +113,18 @@ public final class Statement {
         }
         return indexes
     }()
+
+    /// The parameter names' ``StringBits``, in parameter order.
+    private lazy var parameterNameBits: [(bits: StringBits, index: Int32)] = parameterIndexes.map { (StringBits($0.key), $0.value) }
+
+    /// A named argument's parameter: the name as the statement spells it is found by comparing
+    /// two words per parameter, as rows find columns, before any hashing.
+    @inline(__always)
+    private func parameterIndex(named name: String, _ indexes: [String: Int32]) -> Int32? {
+        let bits = StringBits(name)
+        for parameter in parameterNameBits where parameter.bits == bits { return parameter.index }
+        return indexes[name] ?? Self.unprefixed(name).flatMap { indexes[$0] }
+    }
 
     private static func unprefixed(_ name: String) -> String? {
         guard let first = name.first, ":@$".contains(first) else { return nil }
