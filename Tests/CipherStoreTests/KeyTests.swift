@@ -11,13 +11,9 @@ import Testing
 
     @Test func passphraseThatLooksLikeARawKeyIsRejected() throws {
         let raw = "x'" + String(repeating: "ab", count: 32) + "'"
-        do {
-            _ = try DatabaseKey.passphrase(raw)
-            Issue.record("a raw-looking passphrase was accepted")
-        } catch let error as CipherStoreError {
-            #expect(error.description.contains("raw key"))
-        }
-        #expect(throws: CipherStoreError.self) { try DatabaseKey.passphrase("X'0123'") }
+        #expect(throws: CipherStoreError.passphraseShapedLikeRawKey) { try DatabaseKey.passphrase(raw) }
+        #expect(CipherStoreError.passphraseShapedLikeRawKey.description.contains("raw key"))
+        #expect(throws: CipherStoreError.passphraseShapedLikeRawKey) { try DatabaseKey.passphrase("X'0123'") }
         // Close but not raw-key shaped: accepted.
         _ = try DatabaseKey.passphrase("x'not hex'")
     }

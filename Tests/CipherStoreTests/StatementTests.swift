@@ -126,6 +126,30 @@ import Testing
         #expect(throws: CipherStoreError.self) { try row.value(Int.self, at: 5) }
     }
 
+    @Test func namesFoundTheSameWhateverTheirStorage() throws {
+        // Short literals, names built at run time (stored elsewhere), long names, non-ASCII
+        // and repeated names: the two-word shortcut only ever speeds up a match.
+        let long = "a_column_name_longer_than_fifteen_bytes"
+        let row = try #require(try db.fetchOne(sql: """
+            SELECT 1 AS i0, 2 AS "\(long)", 3 AS "café", 4 AS i0, 5 AS "Ünïcode"
+            """))
+        let built = String(["i", "0"].joined())
+        let longBuilt = String(long.reversed().reversed())
+        #expect(try row.value(Int.self, named: "i0") == 1)
+        #expect(try row.value(Int.self, named: built) == 1)
+        #expect(try row.value(Int.self, named: "I0") == 1)
+        #expect(try row.value(Int.self, named: longBuilt) == 2)
+        #expect(try row.value(Int.self, named: long.uppercased()) == 2)
+        #expect(try row.value(Int.self, named: "café") == 3)
+        #expect(try row.value(Int.self, named: "cafe\u{301}") == 3)
+        #expect(try row.value(Int.self, named: "ünïcode") == 5)
+        #expect(row["i1"] == nil)
+
+        try db.execute(sql: "INSERT INTO item(id, name) VALUES (:id, :name)", arguments: [built.replacingOccurrences(of: "i0", with: "id"): 8, "name": "eight"])
+        try db.execute(sql: "INSERT INTO item(id, name) VALUES (:id, :\(long))", arguments: ["id": 9, longBuilt: "nine"])
+        #expect(try db.fetchAll(sql: "SELECT name FROM item WHERE id IN (8, 9) ORDER BY id").map { try $0.value(String.self, at: 0) } == ["eight", "nine"])
+    }
+
     @Test func quotingIdentifiersAndTableExists() throws {
         let name = #"odd "table" name"#
         try db.execute(sql: "CREATE TABLE \(Connection.quoteIdentifier(name)) (x)")

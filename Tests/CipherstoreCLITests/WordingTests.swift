@@ -44,6 +44,24 @@ import Testing
         #expect(links.contains("`replacingOtherLinks: true`") && !links.contains("--"), "\(links)")
     }
 
+    @Test func everyRemedyIsSpelledByTheCallerNotRewritten() throws {
+        // Each way out a message offers comes from the library as a Remedy: a caller's own
+        // spelling replaces it whole, and nothing of the Swift spelling is left.
+        let marked: (Remedy) -> String = { "<\($0)>" }
+        let messages = [
+            ConversionError.outputExists(path: "a.db").message(spelling: marked),
+            ConversionError.sourceHasOtherNames(path: "a.db", nameCount: 2, namesFound: ["b.db"]).message(spelling: marked),
+            CipherStoreError.passphraseShapedLikeRawKey.message(spelling: marked),
+        ]
+        for (remedy, message) in zip(Remedy.allCases, messages) {
+            #expect(message.contains("<\(remedy)>"), "\(message)")
+            #expect(!message.contains(remedy.swiftSpelling), "\(message)")
+        }
+        #expect(CipherStoreError.passphraseShapedLikeRawKey.description.contains(Remedy.rawKey.swiftSpelling))
+        #expect(CipherStoreError.passphraseShapedLikeRawKey.keyProblem(spelling: \.swiftSpelling)?.hasPrefix("the passphrase has the form") == true)
+        #expect(CipherStoreError.connectionClosed.keyProblem(spelling: \.swiftSpelling) == nil)
+    }
+
     @Test func oneTableOneRowAndMebibytes() throws {
         let encrypt = try CLI.run(["encrypt", source, "-o", workspace.path("enc.db"), "--key-file", keyFile])
         #expect(encrypt.status == 0, "\(encrypt.errorOutput)")

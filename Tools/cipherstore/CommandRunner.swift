@@ -38,7 +38,7 @@ enum CommandRunner {
             switch error {
             case .wrongKey: return ExitCodes.wrongKey
             case .notEncrypted, .encryptedWithoutKey, .notADatabase: return ExitCodes.wrongFileKind
-            case .invalidKey, .invalidConfiguration, .unsupportedCipherSetting, .sqlcipher4Required: return 64
+            case .invalidKey, .passphraseShapedLikeRawKey, .invalidConfiguration, .unsupportedCipherSetting, .sqlcipher4Required: return 64
             default: return ExitCodes.ioFailure
             }
         case let error as ConversionError:

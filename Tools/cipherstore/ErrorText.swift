@@ -1,19 +1,16 @@
 import CipherStore
 import Foundation
 
-/// The text the tool prints for an error: the error's own description, with the library's
-/// Swift spelling of a choice replaced by the tool's option for it.
+/// The text the tool prints for an error: the library's message, with each way out it offers
+/// (a ``Remedy``) spelled as the tool's option for it.
 enum ErrorText {
-    /// Library wording → the tool's (WordingTests run the tool into each).
-    static let optionSpellings: [(library: String, tool: String)] = [
-        ("pass `overwrite: true`", "pass --force"),
-        ("write to a new file, or pass `replacingOtherLinks: true`", "write to a new file with --output, or pass --force"),
-        ("Use DatabaseKey.rawKey(hex:) for raw keys", "Give a raw key with --raw-key"),
-    ]
-
-    /// `text` with the library's spellings replaced by the tool's options.
-    static func toolWording(_ text: String) -> String {
-        optionSpellings.reduce(text) { $0.replacingOccurrences(of: $1.library, with: $1.tool) }
+    /// The tool's spelling of a remedy (WordingTests run the tool into each).
+    static func spelling(_ remedy: Remedy) -> String {
+        switch remedy {
+        case .overwrite: return "pass --force"
+        case .replaceThisNameOnly: return "write to a new file with --output, or pass --force"
+        case .rawKey: return "Give a raw key with --raw-key"
+        }
     }
 
     static func message(for error: any Error) -> String {
@@ -21,9 +18,17 @@ enum ErrorText {
         case let error as CLIError:
             return error.message
         case let error as ConversionError:
-            return toolWording(error.description)
+            return error.message(spelling: spelling)
+        case let error as CipherStoreError:
+            return error.message(spelling: spelling)
         default:
             return String(describing: error)
         }
+    }
+
+    /// What is wrong with a key the user gave, worded for the tool; `nil` when the error is
+    /// not about the key itself.
+    static func keyProblem(_ error: any Error) -> String? {
+        (error as? CipherStoreError)?.keyProblem(spelling: spelling)
     }
 }

@@ -94,17 +94,19 @@ enum KeyReader {
         }
         do {
             return try Passphrase(keyFileContents: bytes)
-        } catch CipherStoreError.invalidKey(let reason) {
-            throw CLIError(exitCode: 64, message: "The \(source.role) cannot be used: \(ErrorText.toolWording(reason))")
+        } catch {
+            guard let problem = ErrorText.keyProblem(error) else { throw error }
+            throw CLIError(exitCode: 64, message: "The \(source.role) cannot be used: \(problem)")
         }
     }
 
     static func key(from bytes: ArraySlice<UInt8>, _ source: Source) throws -> DatabaseKey {
         do {
             return source.raw ? try DatabaseKey.rawKey(hexKeyFileContents: bytes) : try DatabaseKey.passphrase(keyFileContents: bytes)
-        } catch CipherStoreError.invalidKey(let reason) {
-            throw CLIError(exitCode: 64, message: "The \(source.role) cannot be used: \(ErrorText.toolWording(reason))")
         } catch let error as CipherStoreError {
+            if let problem = ErrorText.keyProblem(error) {
+                throw CLIError(exitCode: 64, message: "The \(source.role) cannot be used: \(problem)")
+            }
             throw CLIError(exitCode: 64, message: "The \(source.role): \(error.description)")
         }
     }

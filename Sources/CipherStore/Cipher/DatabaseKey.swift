@@ -43,8 +43,9 @@ public final class DatabaseKey: Sendable, CustomStringConvertible, CustomDebugSt
     /// A passphrase, as its UTF-8 bytes.
     ///
     /// - Throws: ``CipherStoreError/invalidKey(reason:)`` when the passphrase is empty (SQLCipher
-    ///   would silently create a plaintext file) or has the form `x'…'` of a raw key (SQLCipher
-    ///   would read it as a raw key, not as a passphrase).
+    ///   would silently create a plaintext file); ``CipherStoreError/passphraseShapedLikeRawKey``
+    ///   when it has the form `x'…'` of a raw key (SQLCipher would read it as a raw key, not as
+    ///   a passphrase).
     public static func passphrase(_ passphrase: String) throws -> DatabaseKey {
         var utf8 = Array(passphrase.utf8)
         defer { utf8.withUnsafeMutableBytes { SecureMemory.wipe($0) } }
@@ -56,13 +57,14 @@ public final class DatabaseKey: Sendable, CustomStringConvertible, CustomDebugSt
     /// ``passphrase(keyFileContents:)``, which drops one trailing line ending as `cipherstore` does.
     ///
     /// The bytes are copied; wipe your own copy when done.
-    /// - Throws: ``CipherStoreError/invalidKey(reason:)``, as ``passphrase(_:)``.
+    /// - Throws: ``CipherStoreError/invalidKey(reason:)`` or
+    ///   ``CipherStoreError/passphraseShapedLikeRawKey``, as ``passphrase(_:)``.
     public static func passphrase(bytes: some Collection<UInt8>) throws -> DatabaseKey {
         guard !bytes.isEmpty else {
             throw CipherStoreError.invalidKey(reason: "the passphrase is empty; SQLCipher would create an unencrypted database with it. Choose a non-empty passphrase.")
         }
         if looksLikeRawKey(bytes) {
-            throw CipherStoreError.invalidKey(reason: "the passphrase has the form x'…' of a raw key, which SQLCipher would not treat as a passphrase. Use DatabaseKey.rawKey(hex:) for raw keys, or choose another passphrase.")
+            throw CipherStoreError.passphraseShapedLikeRawKey
         }
         let material = SecureBytes(count: bytes.count) { buffer in
             buffer.copyBytes(from: bytes)

@@ -18,8 +18,10 @@ public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatabl
     /// An operation that needs SQLCipher 4 (such as upgrading a file to SQLCipher 4's format),
     /// while the linked SQLCipher is older.
     case sqlcipher4Required(operation: String, sqlcipherVersion: String)
-    /// A key that SQLCipher would misuse (empty, raw-looking passphrase, wrong raw length…).
+    /// A key that SQLCipher would misuse (an empty passphrase, a raw key of the wrong length…).
     case invalidKey(reason: String)
+    /// A passphrase of the form `x'…'`, which SQLCipher would read as a raw key.
+    case passphraseShapedLikeRawKey
     /// The linked library is plain SQLite: opening would write plaintext.
     case sqlcipherUnavailable(sqliteVersion: String)
     /// A queue or pool was called again from inside one of its own blocks.
@@ -40,7 +42,25 @@ public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatabl
     /// kept beyond the block that made it. The connection stays open and usable.
     case statementsStillAlive
 
-    public var description: String {
+    public var description: String { message(spelling: \.swiftSpelling) }
+
+    /// What is wrong with a key (``invalidKey(reason:)``, ``passphraseShapedLikeRawKey``), as a
+    /// clause without the "Invalid key: " of the description, its ``Remedy`` spelled by
+    /// `spelling`; `nil` for the other cases.
+    public func keyProblem(spelling: (Remedy) -> String) -> String? {
+        switch self {
+        case .invalidKey(let reason):
+            return reason
+        case .passphraseShapedLikeRawKey:
+            return "the passphrase has the form x'…' of a raw key, which SQLCipher would not treat as a passphrase. \(spelling(.rawKey)), or choose another passphrase."
+        default:
+            return nil
+        }
+    }
+
+    /// The description, with each way out it offers (a ``Remedy``) spelled by `spelling`.
+    public func message(spelling: (Remedy) -> String) -> String {
+        if let problem = keyProblem(spelling: spelling) { return "Invalid key: \(problem)" }
         switch self {
         case .wrongKey(let path):
             return "Cannot decrypt '\(path)': the key is wrong, or the file was encrypted with other cipher settings (page size, KDF iterations, HMAC), or its first page is damaged. The file was not changed. Retry with the right key and settings; if they are right, restore the file from a backup. To find the settings that open it with this key, run `cipherstore settings '\(path)'` (CipherSettingsFinder.find(path:key:))."
@@ -55,8 +75,8 @@ public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatabl
             return "The linked SQLCipher \(version) does not support the cipher setting \(setting); it would silently ignore it. Remove the setting, or link a SQLCipher version that supports it."
         case .sqlcipher4Required(let operation, let version):
             return "\(operation) needs SQLCipher 4, but the linked SQLCipher is \(version), which can neither write nor read SQLCipher 4's format. Nothing was changed. Run it with CipherStore linked against SQLCipher 4 (Debian 13, Ubuntu 24.04, Fedora, Homebrew; from a CipherStore checkout: `make install SQLCIPHER=4 PREFIX=…`)."
-        case .invalidKey(let reason):
-            return "Invalid key: \(reason)"
+        case .invalidKey, .passphraseShapedLikeRawKey:
+            return "Invalid key: \(keyProblem(spelling: spelling) ?? "")"
         case .sqlcipherUnavailable(let sqliteVersion):
             return "The linked library is plain SQLite \(sqliteVersion), not SQLCipher: refusing to open, since data would be written unencrypted. Install SQLCipher (`apt-get install libsqlcipher-dev`) and make sure no other SQLite library is linked into the process."
         case .reentrantQueueAccess:

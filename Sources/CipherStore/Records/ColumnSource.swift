@@ -47,6 +47,21 @@ enum ColumnSource {
         }
     }
 
+    /// The column's storage class, and its value when that is `SQLITE_INTEGER` (else 0): the
+    /// usual read of an integer property, with one column call on a statement.
+    @inline(__always)
+    func integer(at column: Int) -> (type: Int32, value: Int64) {
+        switch self {
+        case .statement(let statement):
+            let value = sqlite3_column_value(statement.pointer, Int32(column))
+            let type = sqlite3_value_type(value)
+            return (type, type == SQLITE_INTEGER ? sqlite3_value_int64(value) : 0)
+        case .row(let row):
+            if case .integer(let value) = row.values[column] { return (SQLITE_INTEGER, value) }
+            return (columnType(at: column), 0)
+        }
+    }
+
     /// The value of an `SQLITE_INTEGER` column.
     @inline(__always)
     func int64(at column: Int) -> Int64 {

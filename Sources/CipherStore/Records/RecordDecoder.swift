@@ -62,9 +62,10 @@ final class RecordDecoder {
     @inline(__always)
     func integer<I: FixedWidthInteger>(_ type: I.Type, at column: Int, key: some CodingKey) throws -> I {
         let value: Int64
-        switch source.columnType(at: column) {
+        let read = source.integer(at: column)
+        switch read.type {
         case SQLITE_INTEGER:
-            value = source.int64(at: column)
+            value = read.value
         case SQLITE_FLOAT:
             let real = source.double(at: column)
             guard let exact = Int64(exactly: real) else {

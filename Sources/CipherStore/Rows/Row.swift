@@ -57,7 +57,7 @@ public struct Row: Sendable, CustomStringConvertible {
             throw CipherStoreError.valueConversion(column: "#\(index)", reason: "the row has \(values.count) column(s)")
         }
         if let converted = T.fromDatabaseValue(values[index]) { return converted }
-        // The column's name is looked up only for the error: reading a value touches no string.
+        // The column's name is looked up only for the error: a read touches no string.
         throw conversionError(values[index], column: layout.columnNames[index], type: T.self)
     }
 

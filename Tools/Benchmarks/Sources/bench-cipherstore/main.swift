@@ -42,6 +42,14 @@ if CommandLine.arguments.dropFirst().first == "--fetch-only" {
     exit(0)
 }
 
+// `bench-cipherstore --file-tools-only`: encrypt and key rotation against the shell, alone.
+if CommandLine.arguments.dropFirst().first == "--file-tools-only" {
+    print((["| workload | shell | CipherStore | result | target |", "| --- | --- | --- | --- | --- |"]
+           + (try fileToolWorkloads(bench, directory: directory, megabytes: bench.quick ? 10 : 100))).joined(separator: "\n"))
+    try? FileManager.default.removeItem(atPath: directory)
+    exit(0)
+}
+
 // `bench-cipherstore --backup-only`: the backup rows alone.
 if CommandLine.arguments.dropFirst().first == "--backup-only" {
     let key = try DatabaseKey.rawKey(hex: String(repeating: "3a", count: 32))
