@@ -57,9 +57,10 @@ let package = Package(
             ],
             path: "Tools/cipherstore"
         ),
-        // Helpers shared by the test targets: running child processes and shell commands.
+        // Helpers and fixtures shared by the test targets: child processes, shell commands, sample databases.
         .target(
             name: "TestSupport",
+            dependencies: ["CipherStore"],
             path: "Tests/TestSupport"
         ),
         .testTarget(

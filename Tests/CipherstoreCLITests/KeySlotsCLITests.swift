@@ -308,7 +308,7 @@ import Testing
 
     @Test func newPassphraseIsAskedTwiceWithoutEcho() throws {
         try initialise()
-        let run = try PromptTests.runOnTerminal(["keys", "change", database, "--key-file", firstFile], typing: ["typed passphrase", "typed passphrase"])
+        let run = try Terminal.runCLI(["keys", "change", database, "--key-file", firstFile], typing: ["typed passphrase", "typed passphrase"])
         #expect(run.status == 0, "\(run.screen)")
         #expect(run.screen.contains("Enter the new passphrase: "))
         #expect(run.screen.contains("Enter the new passphrase again: "))

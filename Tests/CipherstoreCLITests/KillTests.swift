@@ -18,29 +18,17 @@ import Testing
         return sum == rows * (rows + 1) / 2
     }
 
-    static func makeSource(_ path: String, key: DatabaseKey?) throws {
-        let db = try Connection(path: path, key: key)
-        // Encrypting keeps the page size: the result then opens with the default settings.
-        if key == nil { try db.execute(sql: "PRAGMA page_size = \(SQLCipherLibrary.defaultPageSize)") }
-        try db.execute(sql: "CREATE TABLE big(id INTEGER PRIMARY KEY, body TEXT)")
-        try db.execute(sql: """
-            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-            INSERT INTO big SELECT i, printf('%01000d', i) FROM n
-            """, arguments: [rows])
-        try db.close()
-    }
-
     @Test func killedEncryptLeavesTheOriginalOrTheCompleteResult() throws {
         let workspace = try TemporaryDirectory()
         let path = workspace.path("big.db")
         let keyFile = try workspace.keyFile("key", "kill test key")
         let key = try DatabaseKey.passphrase("kill test key")
-        try Self.makeSource(path, key: nil)
+        try SampleDatabases.makeLarge(at: path, rows: Self.rows)
         var outcomes: [String] = []
         for delay in Self.delays {
             if DatabaseFileInfo.inspect(path: path).kind == .encrypted {
                 try FileManager.default.removeItem(atPath: path)
-                try Self.makeSource(path, key: nil)
+                try SampleDatabases.makeLarge(at: path, rows: Self.rows)
             }
             let (process, _, _) = try CLI.start(["encrypt", path, "--in-place", "--quiet", "--key-file", keyFile])
             Thread.sleep(forTimeInterval: delay)
@@ -116,7 +104,7 @@ import Testing
         let keys = ["first key", "second key"]
         let keyFiles = try keys.enumerated().map { try workspace.keyFile("key\($0.offset)", $0.element) }
         let databaseKeys = try keys.map { try DatabaseKey.passphrase($0) }
-        try Self.makeSource(path, key: databaseKeys[0])
+        try SampleDatabases.makeLarge(at: path, rows: Self.rows, key: databaseKeys[0])
         var current = 0
         var outcomes: [String] = []
         for delay in Self.delays {

@@ -12,7 +12,7 @@ import Testing
         let keyFile = try workspace.keyFile("key", "progress key")
         let command = [CLI.executable.path, "encrypt", source, "-o", workspace.path("a.db"), "--key-file", keyFile]
             .map { "'\($0)'" }.joined(separator: " ")
-        let (screen, status) = try terminal(command, columns: columns)
+        let (screen, status) = try Terminal.run(command, columns: columns)
         #expect(status == 0, "\(screen)")
 
         // Each redraw starts with a carriage return and ends by clearing the rest of the line.
@@ -24,20 +24,6 @@ import Testing
         // Wide enough for the longest figures ("verifying", a time left), a bar; too narrow, only
         // the figures. Between the two the bar comes and goes with the length of the figures.
         #expect(redraws.allSatisfy { $0.contains("[") } == (columns >= 50), "\(redraws)")
-    }
-
-    /// Runs `shell` under `script`, as in a terminal `columns` wide; returns what the terminal showed.
-    func terminal(_ shell: String, columns: Int = 100) throws -> (screen: String, status: Int32) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "script -qec \"stty cols \(columns); \(shell)\" /dev/null"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let screen = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (screen, process.terminationStatus)
     }
 
     func largeDatabase(_ workspace: TemporaryDirectory, rows: Int) throws -> String {
@@ -55,7 +41,7 @@ import Testing
         let keyFile = try workspace.keyFile("key", "progress key")
         let command = [CLI.executable.path, "encrypt", source, "-o", workspace.path("a.db"), "--key-file", keyFile, "--full-check"]
             .map { "'\($0)'" }.joined(separator: " ")
-        let (screen, status) = try terminal(command)
+        let (screen, status) = try Terminal.run(command)
         #expect(status == 0, "\(screen)")
         // The read-back moves the bar past the 80 % where verifying starts, before 95 %.
         let percents = screen.components(separatedBy: "\r").filter { $0.contains("verifying") }
@@ -80,7 +66,7 @@ import Testing
             kill -TERM $pid
             wait $pid
             """.utf8).write(to: URL(fileURLWithPath: runner))
-        let (screen, _) = try terminal("sh '\(runner)'")
+        let (screen, _) = try Terminal.run("sh '\(runner)'")
         #expect(screen.contains("cipherstore: error: Cancelled"), "\(screen)")
         #expect(screen.contains("encrypting"), "no bar was drawn: \(screen)")
         #expect(!screen.contains("\u{1B}[Kcipherstore"), "the message follows the bar on its line: \(screen)")

@@ -5,22 +5,6 @@ import Testing
 
 /// The interactive prompt, on a real pseudo-terminal (util-linux `script`).
 @Suite struct PromptTests {
-    /// Runs the CLI on a terminal, typing each line after a pause, and returns what the terminal showed.
-    static func runOnTerminal(_ arguments: [String], typing lines: [String]) throws -> (status: Int32, screen: String) {
-        let command = ([CLI.executable.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
-        let typing = lines.isEmpty ? "true" : lines.map { "sleep 0.7; printf '%s\\n' '\($0)'" }.joined(separator: "; ")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "(\(typing)) | script -qec \"\(command)\" /dev/null"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let screen = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, screen)
-    }
-
     @Test func newKeyIsAskedTwiceWithoutEcho() throws {
         let workspace = try TemporaryDirectory()
         let source = workspace.path("plain.db")
@@ -29,13 +13,13 @@ import Testing
         try db.execute(sql: "CREATE TABLE t(x)")
         try db.close()
         let output = workspace.path("out.db")
-        let run = try Self.runOnTerminal(["encrypt", source, "-o", output, "--quiet"], typing: ["typed secret", "typed secret"])
+        let run = try Terminal.runCLI(["encrypt", source, "-o", output, "--quiet"], typing: ["typed secret", "typed secret"])
         #expect(run.screen.contains("Enter the key: "))
         #expect(run.screen.contains("Enter the key again: "))
         #expect(!run.screen.contains("typed secret"), "the key was echoed: \(run.screen)")
         _ = try Connection(path: output, key: .passphrase("typed secret"))
 
-        let mismatch = try Self.runOnTerminal(["encrypt", source, "-o", workspace.path("other.db")], typing: ["one", "two"])
+        let mismatch = try Terminal.runCLI(["encrypt", source, "-o", workspace.path("other.db")], typing: ["one", "two"])
         #expect(mismatch.screen.contains("differ"))
         #expect(!FileManager.default.fileExists(atPath: workspace.path("other.db")))
     }
@@ -51,13 +35,13 @@ import Testing
         try db.close()
         let keyFile = try workspace.keyFile("key", "progress key")
 
-        let onTerminal = try Self.runOnTerminal(["encrypt", source, "-o", workspace.path("a.db"), "--key-file", keyFile], typing: [])
+        let onTerminal = try Terminal.runCLI(["encrypt", source, "-o", workspace.path("a.db"), "--key-file", keyFile], typing: [])
         #expect(onTerminal.status == 0, "\(onTerminal.screen)")
         #expect(onTerminal.screen.contains("encrypting ["), "\(onTerminal.screen)")
         #expect(onTerminal.screen.contains("100%"), "\(onTerminal.screen)")
         #expect(onTerminal.screen.contains("copying"), "\(onTerminal.screen)")
 
-        let quiet = try Self.runOnTerminal(["encrypt", source, "-o", workspace.path("b.db"), "--key-file", keyFile, "--quiet"], typing: [])
+        let quiet = try Terminal.runCLI(["encrypt", source, "-o", workspace.path("b.db"), "--key-file", keyFile, "--quiet"], typing: [])
         #expect(quiet.status == 0)
         #expect(!quiet.screen.contains("encrypting ["), "\(quiet.screen)")
 

@@ -29,7 +29,7 @@ import TestSupport
         let path = workspace.path("big.db")
         let output = workspace.path("out.db")
         let keyFile = try workspace.keyFile("key", "signal test key")
-        try KillTests.makeSource(path, key: nil)
+        try SampleDatabases.makeLarge(at: path, rows: KillTests.rows)
         let original = fileBytes(path)
         var cancelled = 0
         for signal in Self.signals {
@@ -64,7 +64,7 @@ import TestSupport
         let path = workspace.path("big.db")
         let output = workspace.path("export.db")
         let keyFile = try workspace.keyFile("key", "leftover key")
-        try KillTests.makeSource(path, key: nil)
+        try SampleDatabases.makeLarge(at: path, rows: KillTests.rows)
         let (process, _, _) = try Self.startAndWaitForTheCopy(["encrypt", path, "-o", output, "--quiet", "--key-file", keyFile], in: workspace)
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()

@@ -1,9 +1,10 @@
 import CipherStore
 import Foundation
 
-/// Source databases that use the schema features a conversion must carry over.
-enum SampleDatabases {
-    static let richSchema = """
+/// Source databases for the library's and the tool's tests: one with the schema features a
+/// conversion must carry over, and large ones of ~1 KB rows.
+public enum SampleDatabases {
+    public static let richSchema = """
         PRAGMA user_version = 7;
         PRAGMA application_id = 1234567;
         CREATE TABLE author(id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, photo BLOB);
@@ -27,7 +28,7 @@ enum SampleDatabases {
 
     /// A plaintext database with every feature of ``richSchema``, with the page size that
     /// encrypted databases have by default (conversions keep the source's page size).
-    static func makeRichPlaintext(at path: String) throws {
+    public static func makeRichPlaintext(at path: String) throws {
         let db = try Connection(path: path, key: nil)
         try db.execute(sql: "PRAGMA page_size = \(SQLCipherLibrary.defaultPageSize)")
         try db.executeScript(richSchema)
@@ -35,7 +36,7 @@ enum SampleDatabases {
     }
 
     /// A plaintext database with `rows` rows of about 1 KB each.
-    static func makeLarge(at path: String, rows: Int, key: DatabaseKey? = nil) throws {
+    public static func makeLarge(at path: String, rows: Int, key: DatabaseKey? = nil) throws {
         let db = try Connection(path: path, key: key)
         if key == nil { try db.execute(sql: "PRAGMA page_size = \(SQLCipherLibrary.defaultPageSize)") }
         try db.execute(sql: "CREATE TABLE big(id INTEGER PRIMARY KEY, body TEXT)")
