@@ -32,6 +32,41 @@ import Testing
         #expect(names == ["a", "b"])
     }
 
+    @Test func argumentsThatDoNotFitAreRefusedAndNothingRuns() throws {
+        let insert = "INSERT INTO item(name, price) VALUES (:name, :price)"
+        func reason(_ arguments: StatementArguments, _ sql: String = insert) -> String? {
+            do {
+                try db.execute(sql: sql, arguments: arguments)
+                return nil
+            } catch CipherStoreError.invalidArguments(let reason, _) {
+                return reason
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(reason(["name": "a"])?.contains("no value for parameter(s) price") == true)
+        #expect(reason(["name": "a", "price": 1, "city": "x"])?.contains("no parameter named 'city'") == true)
+        #expect(reason(["name": "a", ":name": "b"])?.contains("'name' was given more than one value") == true)
+        // Named parameters have positions too: values in order bind them.
+        #expect(reason(["a", 1.0]) == nil)
+        #expect(reason(["a"], "INSERT INTO item(name) VALUES (?)") == nil)
+        #expect(reason(["a", "b"], "INSERT INTO item(name) VALUES (?)")?.contains("1 parameter(s) but 2 value(s)") == true)
+        #expect(reason(.named(["name": .text("c"), "price": .real(3)])) == nil)
+        #expect(reason(StatementArguments(["name": "d", "price": nil])) == nil)
+        // A parameter named twice in the SQL takes one value.
+        #expect(reason(["p": 5], "INSERT INTO item(name, price) VALUES (:p, :p)") == nil)
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM item") == 5)
+
+        // More parameters than a word has bits.
+        let many = (1...70).map { "p\($0)" }
+        try db.execute(sql: "CREATE TABLE wide(\(many.joined(separator: ", ")))")
+        let sql = "INSERT INTO wide VALUES (\(many.map { ":" + $0 }.joined(separator: ", ")))"
+        #expect(reason(StatementArguments(Dictionary(uniqueKeysWithValues: many.map { ($0, 1 as (any DatabaseValueConvertible)?) })), sql) == nil)
+        #expect(reason(StatementArguments(Dictionary(uniqueKeysWithValues: many.dropLast().map { ($0, 1 as (any DatabaseValueConvertible)?) })), sql)?
+            .contains("no value for parameter(s) p70") == true)
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM wide") == 1)
+    }
+
     @Test func nilBindsNull() throws {
         let missing: String? = nil
         try db.execute(sql: "INSERT INTO item(name) VALUES (?)", arguments: [missing])

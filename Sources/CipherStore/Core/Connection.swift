@@ -44,8 +44,10 @@ public final class Connection {
     let statementCache: StatementCache
     /// How many savepoints of ``inSavepoint(_:)`` are open; names the next one.
     var savepointDepth = 0
-    /// The INSERT of the last record inserted into each table, reused while its columns match.
-    var insertStatementSQL: [String: (columns: [String], sql: String)] = [:]
+    /// The INSERT of the last record inserted into each table, reused while its columns match:
+    /// kept as a statement, so a loop of inserts neither builds nor hashes its SQL. Emptied by
+    /// ``close()`` with the statement cache.
+    var insertStatements: [String: (columns: [String], statement: Statement)] = [:]
 
     /// Opens a database.
     ///
@@ -178,6 +180,7 @@ public final class Connection {
     }
 
     deinit {
+        insertStatements.removeAll()
         statementCache.removeAll()
     }
 
@@ -190,6 +193,7 @@ public final class Connection {
     /// - Throws: ``CipherStoreError/statementsStillAlive`` when statements or cursors made from
     ///   this connection are still alive; release them and close again.
     public func close() throws {
+        insertStatements.removeAll()
         statementCache.removeAll()
         try handle.close()
         logger?.debug("closed", metadata: ["database": "\(location.displayName)"])

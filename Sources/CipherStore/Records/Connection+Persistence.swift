@@ -12,19 +12,19 @@ extension Connection {
     ///   above `Int64.max`).
     public func insert(_ record: some Encodable, into table: String) throws {
         let columns = try RecordEncoder.columns(of: record)
-        let sql: String
+        let statement: Statement
         // The INSERT of the last record inserted into the table, reused while the columns are
-        // the same: the usual loop of one record type builds its SQL once.
-        if let cached = insertStatementSQL[table], cached.columns.elementsEqual(columns, by: { $0 == $1.name }) {
-            sql = cached.sql
+        // the same: the usual loop of one record type prepares its statement once.
+        if let cached = insertStatements[table], cached.columns.elementsEqual(columns, by: { $0 == $1.name }) {
+            statement = cached.statement
         } else {
             let names = columns.map(\.name)
             let list = names.map(Self.quoteIdentifier).joined(separator: ", ")
             let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
-            sql = "INSERT INTO \(Self.quoteIdentifier(table)) (\(list)) VALUES (\(placeholders))"
-            insertStatementSQL[table] = (names, sql)
+            statement = try cachedStatement(sql: "INSERT INTO \(Self.quoteIdentifier(table)) (\(list)) VALUES (\(placeholders))")
+            insertStatements[table] = (names, statement)
         }
-        try cachedStatement(sql: sql).execute(columns: columns)
+        try statement.execute(columns: columns)
     }
 
     /// Inserts a record and, when its `id` is `nil`, sets it to the new row's rowid.

@@ -6,7 +6,8 @@ final class RecordEncoder: Encoder {
     var codingPath: [any CodingKey] = []
     var userInfo: [CodingUserInfoKey: Any] = [:]
     /// Room for a usual record's columns from the start, so encoding one grows nothing.
-    private(set) var columns: [(name: String, value: DatabaseValue)] = {
+    /// Unchecked exclusivity: only this encoder's containers append, one at a time.
+    @exclusivity(unchecked) private(set) var columns: [(name: String, value: DatabaseValue)] = {
         var columns: [(name: String, value: DatabaseValue)] = []
         columns.reserveCapacity(16)
         return columns
@@ -54,15 +55,18 @@ private struct RecordKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProto
     mutating func encode(_ value: Float, forKey key: Key) throws { encoder.set(key.stringValue, value.databaseValue) }
     mutating func encode(_ value: Bool, forKey key: Key) throws { encoder.set(key.stringValue, .integer(value ? 1 : 0)) }
     mutating func encode(_ value: String, forKey key: Key) throws { encoder.set(key.stringValue, .text(value)) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { try integer(value, key) }
+    // Integers that always fit 64 signed bits convert directly: the generic check below runs
+    // unspecialised here (this container is reached through the standard library's box), at
+    // several hundred instructions a value.
+    mutating func encode(_ value: Int, forKey key: Key) throws { encoder.set(key.stringValue, .integer(Int64(value))) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { encoder.set(key.stringValue, .integer(Int64(value))) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { encoder.set(key.stringValue, .integer(Int64(value))) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { encoder.set(key.stringValue, .integer(Int64(value))) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { encoder.set(key.stringValue, .integer(value)) }
     mutating func encode(_ value: UInt, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { try integer(value, key) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { encoder.set(key.stringValue, .integer(Int64(value))) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { encoder.set(key.stringValue, .integer(Int64(value))) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { encoder.set(key.stringValue, .integer(Int64(value))) }
     mutating func encode(_ value: UInt64, forKey key: Key) throws { try integer(value, key) }
 
     /// Column types, single values (enums with a raw value, wrappers), and nested values and

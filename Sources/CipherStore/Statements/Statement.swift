@@ -74,7 +74,7 @@ public final class Statement {
     /// - Throws: ``CipherStoreError/invalidArguments(reason:sql:)`` when they do not fit.
     public func bind(_ arguments: StatementArguments) throws {
         if hasRun { reset() }
-        switch arguments {
+        switch arguments.values {
         case .positional(let values):
             // Every parameter gets a value, so old bindings need no clearing.
             guard values.count == parameterCount else {
@@ -85,21 +85,26 @@ public final class Statement {
                 try bind(values[index], at: Int32(index + 1))
             }
         case .named(let values):
-            let indexes = parameterIndexes
-            guard values.count == indexes.count else {
-                let missing = indexes.keys.filter { values[$0] == nil }.sorted()
-                if !missing.isEmpty {
-                    throw CipherStoreError.invalidArguments(reason: "no value for parameter(s) \(missing.joined(separator: ", ")); pass one value per parameter", sql: sql)
-                }
-                let unknown = values.keys.filter { Self.unprefixed($0).map { indexes[$0] == nil } ?? true }.sorted()
-                throw CipherStoreError.invalidArguments(reason: "the statement has no parameter named \(unknown.joined(separator: ", "))", sql: sql)
+            try bind(named: values)
+        }
+    }
+
+    /// Binds named values: each must name a parameter, and every parameter must get one value.
+    private func bind(named values: [(name: String, value: DatabaseValue)]) throws {
+        let indexes = parameterIndexes
+        var bound = BoundParameters(count: parameterCount)
+        for (name, value) in values {
+            guard let index = parameterIndex(named: name, indexes) else {
+                throw CipherStoreError.invalidArguments(reason: "the statement has no parameter named '\(name)'", sql: sql)
             }
-            for (name, value) in values {
-                guard let index = parameterIndex(named: name, indexes) else {
-                    throw CipherStoreError.invalidArguments(reason: "the statement has no parameter named '\(name)'", sql: sql)
-                }
-                try bind(value, at: index)
+            guard bound.insert(index) else {
+                throw CipherStoreError.invalidArguments(reason: "the parameter '\(Self.unprefixed(name) ?? name)' was given more than one value; give each parameter once", sql: sql)
             }
+            try bind(value, at: index)
+        }
+        guard bound.count == indexes.count else {
+            let missing = indexes.filter { !bound.contains($0.value) }.map(\.key).sorted()
+            throw CipherStoreError.invalidArguments(reason: "no value for parameter(s) \(missing.joined(separator: ", ")); pass one value per parameter", sql: sql)
         }
     }
 

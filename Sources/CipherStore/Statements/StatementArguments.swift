@@ -8,33 +8,55 @@
 /// ```
 ///
 /// The number of positional values must equal the statement's parameter count, and named
-/// values must name exactly the statement's parameters: a mismatch throws
+/// values must name exactly the statement's parameters, each once: a mismatch throws
 /// ``CipherStoreError/invalidArguments(reason:sql:)`` instead of binding NULL.
-public enum StatementArguments: Sendable, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral {
-    case positional([DatabaseValue])
-    case named([String: DatabaseValue])
+public struct StatementArguments: Sendable, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral {
+    enum Values: Sendable {
+        case positional([DatabaseValue])
+        /// Names (with or without their prefix) and values, in the order given: a literal's
+        /// names are matched to parameters as written, with no dictionary to hash them into.
+        case named([(name: String, value: DatabaseValue)])
+    }
+
+    let values: Values
+
+    private init(_ values: Values) {
+        self.values = values
+    }
+
+    /// Positional arguments: one value per parameter, in order.
+    public static func positional(_ values: [DatabaseValue]) -> StatementArguments {
+        StatementArguments(.positional(values))
+    }
+
+    /// Named arguments; names are given with or without their `:`, `@` or `$` prefix.
+    public static func named(_ values: [String: DatabaseValue]) -> StatementArguments {
+        StatementArguments(.named(values.map { (name: $0.key, value: $0.value) }))
+    }
 
     /// No arguments.
     public static let none = StatementArguments.positional([])
 
     public init(arrayLiteral elements: (any DatabaseValueConvertible)?...) {
-        self = .positional(Self.databaseValues(elements))
+        self.init(.positional(Self.databaseValues(elements)))
     }
 
+    /// A name given twice is refused when the arguments are bound.
     public init(dictionaryLiteral elements: (String, (any DatabaseValueConvertible)?)...) {
-        var values = [String: DatabaseValue](minimumCapacity: elements.count)
-        for index in elements.indices { values[elements[index].0] = elements[index].1?.databaseValue ?? .null }
-        self = .named(values)
+        var values: [(name: String, value: DatabaseValue)] = []
+        values.reserveCapacity(elements.count)
+        for (name, value) in elements { values.append((name, value?.databaseValue ?? .null)) }
+        self.init(.named(values))
     }
 
     /// Positional arguments from an array of values.
     public init(_ values: [(any DatabaseValueConvertible)?]) {
-        self = .positional(Self.databaseValues(values))
+        self.init(.positional(Self.databaseValues(values)))
     }
 
-    /// Named arguments from a dictionary; names are given without their `:`, `@` or `$` prefix.
+    /// Named arguments from a dictionary; names are given with or without their `:`, `@` or `$` prefix.
     public init(_ values: [String: (any DatabaseValueConvertible)?]) {
-        self = .named(values.mapValues { $0?.databaseValue ?? .null })
+        self.init(.named(values.map { (name: $0.key, value: $0.value?.databaseValue ?? .null) }))
     }
 
     /// Reads each value through its index: `map` would copy every existential twice, which
@@ -47,7 +69,7 @@ public enum StatementArguments: Sendable, ExpressibleByArrayLiteral, Expressible
     }
 
     var isEmpty: Bool {
-        switch self {
+        switch values {
         case .positional(let values): return values.isEmpty
         case .named(let values): return values.isEmpty
         }
