@@ -53,9 +53,14 @@ import Testing
         #expect(reason(["a", "b"], "INSERT INTO item(name) VALUES (?)")?.contains("1 parameter(s) but 2 value(s)") == true)
         #expect(reason(.named(["name": .text("c"), "price": .real(3)])) == nil)
         #expect(reason(StatementArguments(["name": "d", "price": nil])) == nil)
+        // :p and @p are two parameters for SQLite: each is named with its prefix.
+        let prefixes = "INSERT INTO item(name, price) VALUES (:p, @p)"
+        #expect(reason([":p": "e", "@p": 6], prefixes) == nil)
+        #expect(reason(["p": "f"], prefixes)?.contains("no parameter named 'p'") == true)
+        #expect(reason([":p": "f"], prefixes)?.contains("no value for parameter(s) @p") == true)
         // A parameter named twice in the SQL takes one value.
         #expect(reason(["p": 5], "INSERT INTO item(name, price) VALUES (:p, :p)") == nil)
-        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM item") == 5)
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM item") == 6)
 
         // More parameters than a word has bits.
         let many = (1...70).map { "p\($0)" }
@@ -179,6 +184,15 @@ import Testing
         #expect(try row.value(Int.self, named: "cafe\u{301}") == 3)
         #expect(try row.value(Int.self, named: "ünïcode") == 5)
         #expect(row["i1"] == nil)
+
+        // Repeated names: the leftmost column, however the name asked for is stored.
+        let twice = try #require(try db.fetchOne(sql: "SELECT 1 AS \"\(long)\", 2 AS \"\(long)\", 3 AS Id, 4 AS id"))
+        #expect(try twice.value(Int.self, named: long) == 1)
+        #expect(try twice.value(Int.self, named: twice.columnNames[1]) == 1)
+        #expect(try twice.value(Int.self, named: longBuilt) == 1)
+        // An exact spelling wins over a case-insensitive match further left.
+        #expect(try twice.value(Int.self, named: "id") == 4)
+        #expect(try twice.value(Int.self, named: "ID") == 3)
 
         try db.execute(sql: "INSERT INTO item(id, name) VALUES (:id, :name)", arguments: [built.replacingOccurrences(of: "i0", with: "id"): 8, "name": "eight"])
         try db.execute(sql: "INSERT INTO item(id, name) VALUES (:id, :\(long))", arguments: ["id": 9, longBuilt: "nine"])

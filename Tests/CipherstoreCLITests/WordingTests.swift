@@ -58,6 +58,10 @@ import Testing
             #expect(!message.contains(remedy.swiftSpelling), "\(message)")
         }
         #expect(CipherStoreError.passphraseShapedLikeRawKey.description.contains(Remedy.rawKey.swiftSpelling))
+        // A remedy the caller does not offer is left out, sentence and all.
+        let none = ConversionError.outputExists(path: "a.db").message { _ in nil }
+        #expect(none.hasSuffix("Choose another output.") && !none.contains("overwrite"), "\(none)")
+        #expect(CipherStoreError.passphraseShapedLikeRawKey.message { _ in nil }.hasSuffix("Choose another passphrase."))
         #expect(CipherStoreError.passphraseShapedLikeRawKey.keyProblem(spelling: \.swiftSpelling)?.hasPrefix("the passphrase has the form") == true)
         #expect(CipherStoreError.connectionClosed.keyProblem(spelling: \.swiftSpelling) == nil)
     }
@@ -85,11 +89,40 @@ import Testing
         #expect(rekey.errorOutput.contains("The new key cannot be used: "), "\(rekey.errorOutput)")
     }
 
-    @Test func aPassphraseShapedLikeARawKeyPointsToTheRawKeyOption() throws {
+    @Test func aPassphraseShapedLikeARawKeyPointsToTheRawKeyOptionOfThatKey() throws {
         let result = try CLI.run(["encrypt", source, "-o", workspace.path("x.db"), "--key-stdin"], input: "x'00112233'\n")
         #expect(result.status == 64)
-        #expect(result.errorOutput.contains("Give a raw key with --raw-key"), "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("If it is a raw key, pass --raw-key and give its hex digits alone, without x'…'"), "\(result.errorOutput)")
         #expect(!result.errorOutput.contains("DatabaseKey"), "\(result.errorOutput)")
+        #expect(!FileManager.default.fileExists(atPath: workspace.path("x.db")))
+
+        // rekey names the flag of the key that was shaped so.
+        let encrypted = workspace.path("enc.db")
+        #expect(try CLI.run(["encrypt", source, "-o", encrypted, "--key-file", keyFile]).status == 0)
+        let rekey = try CLI.run(["rekey", encrypted, "--in-place", "--old-key-file", keyFile, "--new-key-stdin"], input: "x'0011'\n")
+        #expect(rekey.status == 64)
+        #expect(rekey.errorOutput.contains("The new key cannot be used: ") && rekey.errorOutput.contains("pass --new-raw-key and give"), "\(rekey.errorOutput)")
+
+        // Following the advice works: the hex digits alone, with the raw-key flag.
+        let hex = String(repeating: "5a", count: 32)
+        let shaped = try CLI.run(["encrypt", source, "-o", workspace.path("raw.db"), "--key-stdin"], input: "x'\(hex)'\n")
+        #expect(shaped.status == 64)
+        let followed = try CLI.run(["encrypt", source, "-o", workspace.path("raw.db"), "--raw-key", "--key-stdin"], input: hex + "\n")
+        #expect(followed.status == 0, "\(followed.errorOutput)")
+    }
+
+    @Test func commandsWithoutForceOrOutputOfferNeither() throws {
+        // keys init rewrites in place and takes neither --force nor --output: the message
+        // names only what that command can do.
+        let linked = workspace.path("linked.db")
+        try FileManager.default.copyItem(atPath: source, toPath: linked)
+        try FileManager.default.linkItem(atPath: linked, toPath: workspace.path("second-name.db"))
+        let passphrase = try workspace.keyFile("slot", "wording slot passphrase")
+        let result = try CLI.run(["keys", "init", linked, "--new-key-file", passphrase, "--slot-kdf-ms", "10"])
+        #expect(result.status == 64, "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("Remove the other names first."), "\(result.errorOutput)")
+        #expect(!result.errorOutput.contains("--force") && !result.errorOutput.contains("--output"), "\(result.errorOutput)")
+        #expect(!FileManager.default.fileExists(atPath: linked + ".keys"))
     }
 
     @Test func anEmptyArgumentIsAUsageError() throws {

@@ -11,7 +11,8 @@ import Glibc
 /// exit code, and lets Ctrl-C, SIGTERM and SIGHUP cancel a conversion cleanly (see ``Interruption``).
 enum CommandRunner {
     /// With `json`, a failure is also printed as `--json`'s failure object on standard output.
-    static func run(json: JSONOutput? = nil, _ body: () throws -> Void) throws {
+    /// `remedies` are the command's options for the ways out the library's messages offer.
+    static func run(json: JSONOutput? = nil, remedies: ErrorText.Remedies = .conversions, _ body: () throws -> Void) throws {
         do {
             try body()
         } catch let error as CLIError {
@@ -24,7 +25,7 @@ enum CommandRunner {
             json?.fail(CLIError(exitCode: 64, message: error.message), message: error.message, exitCode: 64)
             throw error
         } catch {
-            var message = ErrorText.message(for: error)
+            var message = ErrorText.message(for: error, remedies: remedies)
             if case CipherStoreError.wrongKey(let path) = error, let settings = SlotDatabase.settingsMessage(for: path) { message = settings }
             report(message)
             json?.fail(error, message: message, exitCode: exitCode(for: error))

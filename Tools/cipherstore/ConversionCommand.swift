@@ -23,10 +23,10 @@ enum ConversionCommand {
     ///     from then on, a signal cancels the conversion. Returns `nil` when it printed its own
     ///     summary.
     static func run(_ command: String, path: String, output: OutputOptions, progressVerb: String,
-                    checks: () throws -> Void = {},
+                    remedies: ErrorText.Remedies = .conversions, checks: () throws -> Void = {},
                     convert: (_ options: () -> ConversionOptions, _ json: JSONOutput?) throws -> Outcome?) throws {
         let json = output.jsonOutput(command: command, path: path)
-        try CommandRunner.run(json: json) {
+        try CommandRunner.run(json: json, remedies: remedies) {
             try output.check()
             try checks()
             CommandRunner.removeLeftovers(source: path, destination: output.destination(backup: nil))

@@ -65,7 +65,7 @@ extension CipherStoreCommand {
 
         func run() throws {
             try ConversionCommand.run("encrypt", path: source, output: output, progressVerb: "encrypting",
-                                      checks: checkBackupOption) { options, json in
+                                      remedies: keySlots ? .inPlaceOnly : .conversions, checks: checkBackupOption) { options, json in
                 if keySlots {
                     try encryptWithKeySlots(json: json, options: options)
                     return nil

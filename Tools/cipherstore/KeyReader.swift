@@ -28,6 +28,9 @@ enum KeyReader {
         var confirm: Bool
 
         var isGiven: Bool { file != nil || environment != nil || standardInput }
+
+        /// The flag that makes this key a raw key: "--raw-key", "--old-raw-key", "--new-raw-key".
+        var rawKeyOption: String { String(optionPrefix.dropLast(3)) + "raw-key" }
     }
 
     static func read(_ source: Source) throws -> DatabaseKey {
@@ -89,13 +92,13 @@ enum KeyReader {
 
     static func passphrase(from bytes: ArraySlice<UInt8>, _ source: Source) throws -> Passphrase {
         if source.raw {
-            let flag = String(source.optionPrefix.dropLast(3)) + "raw-key"
+            let flag = source.rawKeyOption
             throw CLIError(exitCode: 64, message: "A key slot opens with a passphrase or a recovery key, not a raw key: leave out \(flag). (The raw data key opens the database without its slot file: verify, query and decrypt take it with --raw-key.)")
         }
         do {
             return try Passphrase(keyFileContents: bytes)
         } catch {
-            guard let problem = ErrorText.keyProblem(error) else { throw error }
+            guard let problem = ErrorText.keyProblem(error, rawKeyOption: source.rawKeyOption) else { throw error }
             throw CLIError(exitCode: 64, message: "The \(source.role) cannot be used: \(problem)")
         }
     }
@@ -104,7 +107,7 @@ enum KeyReader {
         do {
             return source.raw ? try DatabaseKey.rawKey(hexKeyFileContents: bytes) : try DatabaseKey.passphrase(keyFileContents: bytes)
         } catch let error as CipherStoreError {
-            if let problem = ErrorText.keyProblem(error) {
+            if let problem = ErrorText.keyProblem(error, rawKeyOption: source.rawKeyOption) {
                 throw CLIError(exitCode: 64, message: "The \(source.role) cannot be used: \(problem)")
             }
             throw CLIError(exitCode: 64, message: "The \(source.role): \(error.description)")

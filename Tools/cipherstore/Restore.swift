@@ -60,7 +60,7 @@ extension CipherStoreCommand {
 
         func run() throws {
             let json = self.json ? JSONOutput(command: "restore", path: to) : nil
-            try CommandRunner.run(json: json) {
+            try CommandRunner.run(json: json, remedies: .restore) {
                 try DatabaseFile.checkExistingDatabaseFile(backup)
                 let isPlaintext = DatabaseFileInfo.inspect(path: backup).kind == .plaintext && !key.isGiven
                 var backupKey: DatabaseKey?

@@ -47,11 +47,12 @@ public enum ConversionError: Error, Sendable, CustomStringConvertible, Equatable
     /// A file system call failed.
     case io(operation: String, path: String, reason: String)
 
-    public var description: String { message(spelling: \.swiftSpelling) }
+    public var description: String { message { $0.swiftSpelling } }
 
     /// The description, with each way out it offers (a ``Remedy``) spelled by `spelling`:
-    /// how a tool or an app names its own options in the library's messages.
-    public func message(spelling: (Remedy) -> String) -> String {
+    /// how a tool or an app names its own options in the library's messages. A remedy spelled
+    /// `nil` is not offered, and the message leaves it out.
+    public func message(spelling: (Remedy) -> String?) -> String {
         let unchanged = "Nothing was changed."
         switch self {
         case .sourceMissing(let path):
@@ -70,13 +71,13 @@ public enum ConversionError: Error, Sendable, CustomStringConvertible, Equatable
             return "Cannot read the schema of '\(path)' (\(detail)). It may use SQLite features newer than the linked SQLite \(SQLCipherLibrary.sqliteVersion) (STRICT tables, generated columns…) or be damaged. \(unchanged) Convert those tables with the SQLite that made them first."
         case .sourceHasOtherNames(let path, let count, let names):
             let others = names.isEmpty ? "" : " (" + names.joined(separator: ", ") + ")"
-            return "'\(path)' has \(count) names (hard links)\(others). Replacing it in place would leave the old contents — plaintext, or readable with the old key — under the other names. \(unchanged) Remove the other names first, \(spelling(.replaceThisNameOnly)) to replace this name only."
+            return "'\(path)' has \(count) names (hard links)\(others). Replacing it in place would leave the old contents — plaintext, or readable with the old key — under the other names. \(unchanged) \(spelling(.replaceThisNameOnly).map { "Remove the other names first, \($0) to replace this name only." } ?? "Remove the other names first.")"
         case .damaged(let path, let detail):
             return "'\(path)' is damaged: \(detail). \(unchanged) Restore it from a backup (`cipherstore verify` tells whether a copy is sound), or salvage its readable rows with `cipherstore repair` (`DatabaseRepair`)."
         case .missingModule(let path, let table, let module):
             return "'\(path)' has the table '\(table)' made with the module \(module), which the linked SQLCipher (SQLite \(SQLCipherLibrary.sqliteVersion)) does not have. \(unchanged) Copy that table into a regular one with the SQLite that made it, or use a SQLCipher build that has \(module)."
         case .outputExists(let path):
-            return "'\(path)' already exists. \(unchanged) Choose another output, or \(spelling(.overwrite)) to replace it."
+            return "'\(path)' already exists. \(unchanged) \(spelling(.overwrite).map { "Choose another output, or \($0) to replace it." } ?? "Choose another output.")"
         case .outputIsSource(let path):
             return "The output '\(path)' is the source file itself. \(unchanged) Choose another output (a conversion replaces its source in place with `--in-place`, `.inPlace`; a backup is always another file)."
         case .outputIsDirectory(let path):

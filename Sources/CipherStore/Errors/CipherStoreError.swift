@@ -42,24 +42,26 @@ public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatabl
     /// kept beyond the block that made it. The connection stays open and usable.
     case statementsStillAlive
 
-    public var description: String { message(spelling: \.swiftSpelling) }
+    public var description: String { message { $0.swiftSpelling } }
 
     /// What is wrong with a key (``invalidKey(reason:)``, ``passphraseShapedLikeRawKey``), as a
     /// clause without the "Invalid key: " of the description, its ``Remedy`` spelled by
     /// `spelling`; `nil` for the other cases.
-    public func keyProblem(spelling: (Remedy) -> String) -> String? {
+    public func keyProblem(spelling: (Remedy) -> String?) -> String? {
         switch self {
         case .invalidKey(let reason):
             return reason
         case .passphraseShapedLikeRawKey:
-            return "the passphrase has the form x'…' of a raw key, which SQLCipher would not treat as a passphrase. \(spelling(.rawKey)), or choose another passphrase."
+            let choice = spelling(.rawKey).map { "If it is a raw key, \($0) and give its hex digits alone, without x'…'; otherwise choose another passphrase." }
+            return "the passphrase has the form x'…' that SQLCipher reserves for raw keys, so it could be taken for one. " + (choice ?? "Choose another passphrase.")
         default:
             return nil
         }
     }
 
-    /// The description, with each way out it offers (a ``Remedy``) spelled by `spelling`.
-    public func message(spelling: (Remedy) -> String) -> String {
+    /// The description, with each way out it offers (a ``Remedy``) spelled by `spelling`; a
+    /// remedy spelled `nil` is not offered, and the message leaves it out.
+    public func message(spelling: (Remedy) -> String?) -> String {
         if let problem = keyProblem(spelling: spelling) { return "Invalid key: \(problem)" }
         switch self {
         case .wrongKey(let path):

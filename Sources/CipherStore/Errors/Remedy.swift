@@ -3,14 +3,15 @@
 /// The library's messages spell each one as the Swift API spells it (``swiftSpelling``). A
 /// tool or an app that offers the same choice under its own name renders the same message
 /// with its spelling, through ``ConversionError/message(spelling:)`` or
-/// ``CipherStoreError/message(spelling:)``, rather than rewriting the text:
+/// ``CipherStoreError/message(spelling:)``, rather than rewriting the text; one that does not
+/// offer it returns `nil`, and the message leaves that way out:
 ///
 /// ```swift
 /// let text = error.message { remedy in
 ///     switch remedy {
 ///     case .overwrite: return "tap Replace"
-///     case .replaceThisNameOnly: return "save under a new name"
-///     case .rawKey: return "Choose “Raw key” for raw keys"
+///     case .replaceThisNameOnly: return nil       // not offered here
+///     case .rawKey: return "switch “Raw key” on"
 ///     }
 /// }
 /// ```
@@ -21,8 +22,8 @@ public enum Remedy: Sendable, Hashable, CaseIterable {
     /// Write to a new file, or replace only this name of a file that has other names (hard
     /// links). Ends a sentence that begins "Remove the other names first, …".
     case replaceThisNameOnly
-    /// Give the key as a raw key rather than a passphrase. Begins a sentence that ends ", or
-    /// choose another passphrase."
+    /// Give the key as a raw key (its hex digits alone, without `x'…'`) rather than a
+    /// passphrase. Follows "If it is a raw key, ".
     case rawKey
 
     /// The library's spelling: the parameter or API of the Swift call.
@@ -30,7 +31,7 @@ public enum Remedy: Sendable, Hashable, CaseIterable {
         switch self {
         case .overwrite: return "pass `overwrite: true`"
         case .replaceThisNameOnly: return "write to a new file, or pass `replacingOtherLinks: true`"
-        case .rawKey: return "Use DatabaseKey.rawKey(hex:) for raw keys"
+        case .rawKey: return "use DatabaseKey.rawKey(hex:)"
         }
     }
 }

@@ -15,14 +15,17 @@ extension Connection {
         let statement: Statement
         // The INSERT of the last record inserted into the table, reused while the columns are
         // the same: the usual loop of one record type prepares its statement once.
-        if let cached = insertStatements[table], cached.columns.elementsEqual(columns, by: { $0 == $1.name }) {
+        // Kept only as long as the statement cache keeps statements (a capacity of 0 keeps none).
+        if let cached = insertStatements[table], !cached.statement.isBusy,
+           cached.columns.elementsEqual(columns, by: { $0 == $1.name }) {
             statement = cached.statement
+            if handle.hooks.recordedSQL != nil { handle.hooks.recordedSQL?.insert(statement.sql) }
         } else {
             let names = columns.map(\.name)
             let list = names.map(Self.quoteIdentifier).joined(separator: ", ")
             let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
             statement = try cachedStatement(sql: "INSERT INTO \(Self.quoteIdentifier(table)) (\(list)) VALUES (\(placeholders))")
-            insertStatements[table] = (names, statement)
+            if statementCache.capacity > 0 { insertStatements[table] = (names, statement) }
         }
         try statement.execute(columns: columns)
     }

@@ -110,24 +110,38 @@ public final class Statement {
 
     /// Parameter names without their `:`, `@` or `$`, and their indexes; built once.
     /// Anonymous (`?`) parameters have no name, so a statement with them cannot be bound by name.
+    /// Two parameters that differ only by prefix (`:p` and `@p`, distinct for SQLite) keep
+    /// their prefixed names, so each is named with its prefix and neither binds as `p` alone.
     private lazy var parameterIndexes: [String: Int32] = {
         var indexes: [String: Int32] = [:]
+        var prefixed: [String: [(name: String, index: Int32)]] = [:]
         for index in 0..<Int32(parameterCount) {
             let name = sqlite3_bind_parameter_name(pointer, index + 1).map { String(cString: $0) } ?? "?\(index + 1)"
-            indexes[Self.unprefixed(name) ?? name] = index + 1
+            let bare = Self.unprefixed(name) ?? name
+            prefixed[bare, default: []].append((name, index + 1))
+        }
+        for (bare, parameters) in prefixed {
+            if parameters.count == 1 {
+                indexes[bare] = parameters[0].index
+            } else {
+                for parameter in parameters { indexes[parameter.name] = parameter.index }
+            }
         }
         return indexes
     }()
 
-    /// The parameter names' ``StringBits``, in parameter order.
-    private lazy var parameterNameBits: [(bits: StringBits, index: Int32)] = parameterIndexes.map { (StringBits($0.key), $0.value) }
+    /// The parameter names' ``StringBits``, in index order.
+    private lazy var parameterNameBits: [(bits: StringBits, index: Int32)] = parameterIndexes
+        .sorted { $0.value < $1.value }
+        .compactMap { name, index in StringBits(name).map { ($0, index) } }
 
     /// A named argument's parameter: the name as the statement spells it is found by comparing
     /// two words per parameter, as rows find columns, before any hashing.
     @inline(__always)
     private func parameterIndex(named name: String, _ indexes: [String: Int32]) -> Int32? {
-        let bits = StringBits(name)
-        for parameter in parameterNameBits where parameter.bits == bits { return parameter.index }
+        if let bits = StringBits(name) {
+            for parameter in parameterNameBits where parameter.bits == bits { return parameter.index }
+        }
         return indexes[name] ?? Self.unprefixed(name).flatMap { indexes[$0] }
     }
 

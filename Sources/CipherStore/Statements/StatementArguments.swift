@@ -31,7 +31,8 @@ public struct StatementArguments: Sendable, ExpressibleByArrayLiteral, Expressib
 
     /// Named arguments; names are given with or without their `:`, `@` or `$` prefix.
     public static func named(_ values: [String: DatabaseValue]) -> StatementArguments {
-        StatementArguments(.named(values.map { (name: $0.key, value: $0.value) }))
+        // Sorted, so that a refusal names the same parameter from run to run.
+        StatementArguments(.named(values.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }))
     }
 
     /// No arguments.
@@ -56,7 +57,7 @@ public struct StatementArguments: Sendable, ExpressibleByArrayLiteral, Expressib
 
     /// Named arguments from a dictionary; names are given with or without their `:`, `@` or `$` prefix.
     public init(_ values: [String: (any DatabaseValueConvertible)?]) {
-        self.init(.named(values.map { (name: $0.key, value: $0.value?.databaseValue ?? .null) }))
+        self.init(.named(values.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value?.databaseValue ?? .null) }))
     }
 
     /// Reads each value through its index: `map` would copy every existential twice, which

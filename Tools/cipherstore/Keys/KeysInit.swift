@@ -42,7 +42,7 @@ extension CipherStoreCommand.Keys {
 
         func run() throws {
             let json = output.jsonOutput(command: "init", path: database)
-            try CommandRunner.run(json: json) {
+            try CommandRunner.run(json: json, remedies: .inPlaceOnly) {
                 let slotFile = KeySlots.slotFilePath(forDatabase: database)
                 if SlotDatabase.hasSlotFile(database) { throw KeySlotError.slotFileExists(path: slotFile) }
                 let (options, _) = CommandRunner.conversionOptions(quiet: json != nil, fullCheck: fullCheck, verb: "converting")

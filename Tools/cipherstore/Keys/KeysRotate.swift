@@ -42,7 +42,7 @@ extension CipherStoreCommand.Keys {
 
         func run() throws {
             let json = output.jsonOutput(command: "rotate", path: database)
-            try CommandRunner.run(json: json) {
+            try CommandRunner.run(json: json, remedies: .inPlaceOnly) {
                 try SlotDatabase.requireSlotFile(database)
                 var keep = [try KeyReader.readPassphrase(key.currentPassphrase())]
                 for file in keepKeyFiles {
