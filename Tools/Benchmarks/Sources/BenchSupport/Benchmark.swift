@@ -74,13 +74,25 @@ public final class Benchmark {
         let ratio = library.median / baseline.median
         return String(format: "| %@ | %.2f ms | %.2f ms (p90 %.2f) | **%.2f×** | %@ |",
                       workload, baseline.median * 1000, library.median * 1000, library.p90 * 1000, ratio,
-                      target + (marksMisses && misses(ratio, target) ? " — missed" : ""))
+                      marksMisses ? Self.target(target, for: ratio) : target)
     }
 
-    /// Whether `ratio` is above a target written "≤ X×".
-    public static func misses(_ ratio: Double, _ target: String) -> Bool {
-        guard target.hasPrefix("≤ "), target.hasSuffix("×"), let limit = Double(target.dropFirst(2).dropLast()) else { return false }
-        return (ratio * 100).rounded() / 100 > limit
+    /// Whether `value` misses a target written "≤ X…" (above X) or "≥ X…" (below X), at the
+    /// two decimals the tables print; any other target is never missed.
+    public static func misses(_ value: Double, _ target: String) -> Bool {
+        let parts = target.split(separator: " ")
+        guard parts.count >= 2, let limit = Double(parts[1].filter { $0 != "×" }) else { return false }
+        let shown = (value * 100).rounded() / 100
+        switch parts[0] {
+        case "≤": return shown > limit
+        case "≥": return shown < limit
+        default: return false
+        }
+    }
+
+    /// A table's target cell: the target, marked when `value` misses it.
+    public static func target(_ target: String, for value: Double) -> String {
+        target + (misses(value, target) ? " — missed" : "")
     }
 }
 

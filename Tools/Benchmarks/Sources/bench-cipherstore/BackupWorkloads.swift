@@ -1,3 +1,4 @@
+import BenchSupport
 import CipherStore
 import Foundation
 
@@ -53,12 +54,14 @@ func backupWorkloads(directory: String, key: DatabaseKey, writes: Int, megabytes
     log("backup of \(Int(mebibytes)) MiB", String(format: "%.2f s, %.0f MiB/s", seconds, mebibytes / seconds))
     log("pool writer p99, quiet vs backups running", String(format: "%.3f vs %.3f ms (%d backups)", quietP99, busyP99, backupCount))
     return [
-        String(format: "| 18. pool writer, p99 latency without vs with backups of the database running back to back (%.0f MiB; %d backups during %d commits) | %.3f ms (p50 %.3f) | %.3f ms (p50 %.3f) | **%.2f×** | ≤ 2× |",
-               mebibytes, backupCount, writes, quietP99, percentile(quiet, 0.5), busyP99, percentile(busy, 0.5), busyP99 / quietP99),
+        String(format: "| 18. pool writer, p99 latency without vs with backups of the database running back to back (%.0f MiB; %d backups during %d commits) | %.3f ms (p50 %.3f) | %.3f ms (p50 %.3f) | **%.2f×** | %@ |",
+               mebibytes, backupCount, writes, quietP99, percentile(quiet, 0.5), busyP99, percentile(busy, 0.5), busyP99 / quietP99,
+               Benchmark.target("≤ 2×", for: busyP99 / quietP99)),
         String(format: "| 19. one backup of that pool, verified (integrity check, row counts) and synced | — | %.2f s, %.0f MiB/s | — | report |",
                seconds, mebibytes / seconds),
-        String(format: "| 20. repair of an intact %.0f MiB database (%d rows of ~1 KB): every page checked and decrypted, every row written anew, verified | — | %.2f s, %.0f MiB/s | — | ≥ 50 MiB/s |",
-               repairMebibytes, repair.recoveredRows, repairSeconds, repairMebibytes / repairSeconds),
+        String(format: "| 20. repair of an intact %.0f MiB database (%d rows of ~1 KB): every page checked and decrypted, every row written anew, verified | — | %.2f s, %.0f MiB/s | — | %@ |",
+               repairMebibytes, repair.recoveredRows, repairSeconds, repairMebibytes / repairSeconds,
+               Benchmark.target("≥ 50 MiB/s", for: repairMebibytes / repairSeconds)),
     ]
 }
 
