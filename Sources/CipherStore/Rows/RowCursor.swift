@@ -10,14 +10,19 @@
 /// block it was made in. Not `Sendable`.
 public final class RowCursor {
     private let statement: Statement
-    private var isDone = false
+    /// The statement's column names, shared by every row.
+    private let layout: RowLayout
+    // Unchecked exclusivity: a cursor is not Sendable and reads its rows one at a time, so
+    // the per-row access checks would only cost.
+    @exclusivity(unchecked) private var isDone = false
     /// The values of the last row. When the caller has let go of that row, its storage is
     /// unique again and is refilled in place; a row the caller keeps is copied first (value
     /// semantics), so rows never change under their holder.
-    private var values: [DatabaseValue] = []
+    @exclusivity(unchecked) private var values: [DatabaseValue] = []
 
     init(statement: Statement, arguments: StatementArguments) throws {
         self.statement = statement
+        self.layout = statement.rowLayout
         try statement.bind(arguments)
     }
 
@@ -34,7 +39,7 @@ public final class RowCursor {
             values.withUnsafeMutableBufferPointer { buffer in
                 for index in 0..<count { buffer[index] = statement.databaseValue(at: index) }
             }
-            return Row(layout: statement.rowLayout, values: values)
+            return Row(layout: layout, values: values)
         }
         finish()
         return nil
