@@ -3,15 +3,19 @@ import Foundation
 extension Connection {
     /// Opens a transaction. Prefer ``inTransaction(_:_:)``, which always ends it.
     public func beginTransaction(_ kind: TransactionKind = .deferred) throws {
-        do {
-            try execute(sql: "BEGIN \(kind.rawValue) TRANSACTION")
-        } catch ResultCode.SQLITE_NOTADB where isEncrypted && !isInTransaction && SQLCipherLibrary.sqlcipherMajorVersion == 3 {
-            // SQLCipher 3.4.1 in rollback-journal mode: taking the lock while another process
-            // commits can, rarely, fail to decrypt the first page although this connection
-            // opened with the right key (as at open, see init). One more try after a pause
-            // tells that apart from a file that really changed under the connection.
-            usleep(50_000)
-            try execute(sql: "BEGIN \(kind.rawValue) TRANSACTION")
+        // SQLCipher 3.4.1 in rollback-journal mode: taking the lock while another process
+        // commits can, rarely, fail to decrypt the first page although this connection opened
+        // with the right key (as at open, see init); on a loaded machine, twice in a row. A few
+        // more tries after growing pauses (0.75 s in all) tell that apart from a file that
+        // really changed under the connection, which fails every one.
+        var pauses: [useconds_t] = [50_000, 100_000, 200_000, 400_000]
+        while true {
+            do {
+                try execute(sql: "BEGIN \(kind.rawValue) TRANSACTION")
+                return
+            } catch ResultCode.SQLITE_NOTADB where isEncrypted && !isInTransaction && SQLCipherLibrary.sqlcipherMajorVersion == 3 && !pauses.isEmpty {
+                usleep(pauses.removeFirst())
+            }
         }
     }
 
