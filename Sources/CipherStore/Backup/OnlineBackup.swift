@@ -36,14 +36,11 @@ struct OnlineBackup {
 
         let slotFile = try copySlotFile(to: outputPath, copySalt: DatabaseFileInfo.salt(of: temporaryPath))
         do {
-            try OutputDestination.publish(temporaryPath, as: outputPath, overwrite: overwrite,
+            try OutputDestination.publish(temporaryPath, as: outputPath, overwrite: overwrite, slotFile: slotFile,
                                           nowOnDisk: "'\(outputPath)' holds the verified backup",
                                           nextStep: "Check the disk (`dmesg`) and run `sync` once it is healthy, or take the backup again.")
         } catch let error as NotDurableError {
             published = true
-            throw error
-        } catch {
-            if let slotFile { FileSystem.removeIfPresent(slotFile) }
             throw error
         }
         published = true

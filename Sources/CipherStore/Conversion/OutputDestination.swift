@@ -69,4 +69,18 @@ extension OutputDestination {
                                   nextStep: nextStep)
         }
     }
+
+    /// ``publish(_:as:overwrite:nowOnDisk:nextStep:)`` for a database whose slot file was
+    /// written beside the name first: the slot file is removed when the database did not get
+    /// the name, and kept once it did (a ``NotDurableError`` too), since it opens that database.
+    static func publish(_ temporaryPath: String, as path: String, overwrite: Bool, slotFile: String?, nowOnDisk: String, nextStep: String) throws {
+        do {
+            try publish(temporaryPath, as: path, overwrite: overwrite, nowOnDisk: nowOnDisk, nextStep: nextStep)
+        } catch let error as NotDurableError {
+            throw error
+        } catch {
+            if let slotFile { FileSystem.removeIfPresent(slotFile) }
+            throw error
+        }
+    }
 }

@@ -85,14 +85,11 @@ public enum DatabaseRepair {
             try KeySlotStore.copySlotFile(of: path, to: output, salt: $0, overwrite: overwrite, databaseSaltDamaged: true)
         }
         do {
-            try OutputDestination.publish(temporaryPath, as: output, overwrite: overwrite,
+            try OutputDestination.publish(temporaryPath, as: output, overwrite: overwrite, slotFile: slotFile,
                                           nowOnDisk: "'\(output)' holds the salvaged database",
                                           nextStep: "Check the disk (`dmesg`) and run `sync` once it is healthy, or run the repair again.")
         } catch let error as NotDurableError {
             published = true
-            throw error
-        } catch {
-            if let slotFile { FileSystem.removeIfPresent(slotFile) }
             throw error
         }
         published = true

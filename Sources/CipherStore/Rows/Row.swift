@@ -58,7 +58,7 @@ public struct Row: Sendable, CustomStringConvertible {
         }
         if let converted = T.fromDatabaseValue(values[index]) { return converted }
         // The column's name is looked up only for the error: a read touches no string.
-        throw conversionError(values[index], column: layout.columnNames[index], type: T.self)
+        throw Self.conversionError(values[index], column: layout.columnNames[index], type: T.self)
     }
 
     /// The value of the named column (case-insensitive), converted to `T`.
@@ -72,11 +72,11 @@ public struct Row: Sendable, CustomStringConvertible {
                 column: name, reason: "no such column; the row has \(layout.columnNames.joined(separator: ", "))")
         }
         if let converted = T.fromDatabaseValue(values[index]) { return converted }
-        throw conversionError(values[index], column: name, type: T.self)
+        throw Self.conversionError(values[index], column: name, type: T.self)
     }
 
     @usableFromInline
-    func conversionError(_ value: DatabaseValue, column: String, type: Any.Type) -> CipherStoreError {
+    static func conversionError(_ value: DatabaseValue, column: String, type: Any.Type) -> CipherStoreError {
         let reason = value.isNull
             ? "it is NULL; read it as \(type)? instead"
             : "a \(value.storageClass) value does not convert to \(type)"

@@ -241,6 +241,7 @@ public final class Statement {
     }
 
     /// The column's value, with its storage class.
+    @inlinable
     public func databaseValue(at index: Int) -> DatabaseValue {
         let column = Int32(index)
         // One column call, then the value's own accessors: they skip the statement's checks,

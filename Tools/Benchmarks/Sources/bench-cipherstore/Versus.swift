@@ -52,6 +52,18 @@ func serveVersus(directory: String, rows: Int, insertRows: Int, key: DatabaseKey
                 while let row = try cursor.next() { for name in names { sum &+= try row.value(Int64.self, named: name) } }
                 precondition(sum == check)
             }
+        case .fetchByIndexInPlace:
+            try queue.inDatabase { db in
+                var sum: Int64 = 0
+                try db.forEachRow(sql: columns) { row in for column in 0..<10 { sum &+= try row.value(Int64.self, at: column) } }
+                precondition(sum == check)
+            }
+        case .fetchByNameInPlace:
+            try queue.inDatabase { db in
+                var sum: Int64 = 0
+                try db.forEachRow(sql: columns) { row in for name in names { sum &+= try row.value(Int64.self, named: name) } }
+                precondition(sum == check)
+            }
         case .decodable:
             try queue.inDatabase { db in
                 let cursor = try db.fetchCursor(Item.self, sql: "SELECT * FROM item")

@@ -1,0 +1,90 @@
+/// The current row of a running query, read in place: nothing is copied out of the statement.
+///
+/// A `RowView` reads like a ``Row`` (by index or by name, with the same strict conversions)
+/// but lives only for one call of the closure given to
+/// ``Connection/forEachRow(sql:arguments:_:)``. It is not copyable and the closure only borrows
+/// it, so the compiler refuses to keep it beyond that call; ``copy()`` makes a ``Row`` to keep.
+///
+/// ```swift
+/// var total: Int64 = 0
+/// try db.forEachRow(sql: "SELECT price, quantity FROM line") { row in
+///     total += try row.value(Int64.self, at: 0) * row.value(Int64.self, named: "quantity")
+/// }
+/// ```
+///
+/// Choose it over ``RowCursor`` for a loop that reads each row once and keeps none: copying a
+/// row costs about as much again as reading it (BENCHMARKS.md).
+public struct RowView: ~Copyable {
+    @usableFromInline let statement: Statement
+
+    init(statement: Statement) {
+        self.statement = statement
+    }
+
+    /// The number of columns.
+    public var count: Int { statement.columnCount }
+
+    /// The column names, in order.
+    public var columnNames: [String] { statement.columnNames }
+
+    /// Whether the row has a column with this name (case-insensitive).
+    public func hasColumn(_ name: String) -> Bool { statement.columnIndex(named: name) != nil }
+
+    /// The value at a column index. Traps when the index is out of range, like ``Row``.
+    public subscript(index: Int) -> DatabaseValue {
+        precondition(index >= 0 && index < statement.columnCount, "column index \(index) out of range: the row has \(statement.columnCount) column(s)")
+        return statement.databaseValue(at: index)
+    }
+
+    /// The value of the named column (case-insensitive), or `nil` when there is no such column.
+    public subscript(name: String) -> DatabaseValue? {
+        statement.columnIndex(named: name).map { statement.databaseValue(at: $0) }
+    }
+
+    /// The value at a column index, converted to `T`.
+    ///
+    /// - Throws: ``CipherStoreError/valueConversion(column:reason:)`` when the index is out of
+    ///   range or the value does not convert (a NULL converts only to an `Optional`).
+    @inlinable
+    public func value<T: DatabaseValueConvertible>(_ type: T.Type = T.self, at index: Int) throws -> T {
+        guard index >= 0 && index < statement.columnCount else {
+            throw CipherStoreError.valueConversion(column: "#\(index)", reason: "the row has \(statement.columnCount) column(s)")
+        }
+        let value = statement.databaseValue(at: index)
+        if let converted = T.fromDatabaseValue(value) { return converted }
+        throw Row.conversionError(value, column: statement.columnNames[index], type: T.self)
+    }
+
+    /// The value of the named column (case-insensitive), converted to `T`.
+    ///
+    /// - Throws: ``CipherStoreError/valueConversion(column:reason:)`` when there is no such
+    ///   column or the value does not convert.
+    @inlinable
+    public func value<T: DatabaseValueConvertible>(_ type: T.Type = T.self, named name: String) throws -> T {
+        guard let index = statement.columnIndex(named: name) else {
+            throw CipherStoreError.valueConversion(
+                column: name, reason: "no such column; the row has \(statement.columnNames.joined(separator: ", "))")
+        }
+        let value = statement.databaseValue(at: index)
+        if let converted = T.fromDatabaseValue(value) { return converted }
+        throw Row.conversionError(value, column: name, type: T.self)
+    }
+
+    /// A ``Row`` with this row's values, to keep or to send to another task.
+    public func copy() -> Row { Row(statement: statement) }
+}
+
+extension Connection {
+    /// Calls `body` with each row of a query, read in place (see ``RowView``).
+    ///
+    /// The statement is reset when the loop ends, whether it ran out of rows or `body` threw.
+    /// - Throws: ``DatabaseError`` when SQLite fails while stepping, the error `body` throws,
+    ///   or ``CipherStoreError/invalidArguments(reason:sql:)`` when the arguments do not fit.
+    public func forEachRow(sql: String, arguments: StatementArguments = .none, _ body: (borrowing RowView) throws -> Void) throws {
+        let statement = try cachedStatement(sql: sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        let row = RowView(statement: statement)
+        while try statement.step() { try body(row) }
+    }
+}
