@@ -92,18 +92,21 @@ import Testing
             return (process, output, errors)
         }
         Thread.sleep(forTimeInterval: 2)
-        for (process, _, errors) in writers {
+        var printedByWriter: [String] = []
+        for (process, output, errors) in writers {
             let stillRunning = process.isRunning
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            #expect(stillRunning, "a writer stopped early: \(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))")
+            let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            printedByWriter.append(printed)
+            let lastCommit = printed.split(separator: "\n").last(where: { $0.hasPrefix("committed ") }) ?? "no commit"
+            #expect(stillRunning, "a writer stopped early (after \(lastCommit)): \(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))")
         }
         let db = try Connection(path: path, key: .passphrase("crash test key"))
         #expect(try db.fetchScalar(String.self, sql: "PRAGMA integrity_check") == "ok")
         var totalReported = 0
-        for (index, (_, output, _)) in writers.enumerated() {
+        for (index, printed) in printedByWriter.enumerated() {
             let writer = index + 1
-            let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             let reported = printed.split(separator: "\n").filter { $0.hasPrefix("committed ") }.count
             let counter = try db.fetchScalar(Int.self, sql: "SELECT value FROM counter WHERE id = ?", arguments: [writer]) ?? 0
             let groups = try db.fetchAll(sql: "SELECT count(*) FROM entry WHERE writer = ? GROUP BY txn", arguments: [writer]).map { try $0.value(Int.self, at: 0) }

@@ -3,12 +3,13 @@ import Foundation
 extension Connection {
     /// Opens a transaction. Prefer ``inTransaction(_:_:)``, which always ends it.
     public func beginTransaction(_ kind: TransactionKind = .deferred) throws {
-        // SQLCipher 3.4.1 in rollback-journal mode: taking the lock while another process
-        // commits can, rarely, fail to decrypt the first page although this connection opened
-        // with the right key (as at open, see init); on a loaded machine, twice in a row. A few
-        // more tries after growing pauses (0.75 s in all) tell that apart from a file that
-        // really changed under the connection, which fails every one.
-        var pauses: [useconds_t] = [50_000, 100_000, 200_000, 400_000]
+        // SQLCipher 3.4.1 in rollback-journal mode: taking the lock while other processes
+        // commit can, rarely, fail to decrypt the first page although this connection opened
+        // with the right key (as at open, see init); on a loaded machine, several times in a
+        // row while the others keep committing. More tries after growing pauses (2.35 s in all)
+        // tell that apart from a file that really changed under the connection, which fails
+        // every one.
+        var pauses: [useconds_t] = [50_000, 100_000, 200_000, 400_000, 800_000, 800_000]
         while true {
             do {
                 try execute(sql: "BEGIN \(kind.rawValue) TRANSACTION")
