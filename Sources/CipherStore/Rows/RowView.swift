@@ -16,29 +16,32 @@
 /// row costs about as much again as reading it (BENCHMARKS.md).
 public struct RowView: ~Copyable {
     @usableFromInline let statement: Statement
+    /// The statement's column names and their index, taken once for the whole loop.
+    @usableFromInline let layout: RowLayout
 
     init(statement: Statement) {
         self.statement = statement
+        self.layout = statement.rowLayout
     }
 
     /// The number of columns.
-    public var count: Int { statement.columnCount }
+    public var count: Int { layout.columnNames.count }
 
     /// The column names, in order.
-    public var columnNames: [String] { statement.columnNames }
+    public var columnNames: [String] { layout.columnNames }
 
     /// Whether the row has a column with this name (case-insensitive).
-    public func hasColumn(_ name: String) -> Bool { statement.columnIndex(named: name) != nil }
+    public func hasColumn(_ name: String) -> Bool { layout.index(of: name) != nil }
 
     /// The value at a column index. Traps when the index is out of range, like ``Row``.
     public subscript(index: Int) -> DatabaseValue {
-        precondition(index >= 0 && index < statement.columnCount, "column index \(index) out of range: the row has \(statement.columnCount) column(s)")
+        precondition(index >= 0 && index < count, "column index \(index) out of range: the row has \(count) column(s)")
         return statement.databaseValue(at: index)
     }
 
     /// The value of the named column (case-insensitive), or `nil` when there is no such column.
     public subscript(name: String) -> DatabaseValue? {
-        statement.columnIndex(named: name).map { statement.databaseValue(at: $0) }
+        layout.index(of: name).map { statement.databaseValue(at: $0) }
     }
 
     /// The value at a column index, converted to `T`.
@@ -47,12 +50,12 @@ public struct RowView: ~Copyable {
     ///   range or the value does not convert (a NULL converts only to an `Optional`).
     @inlinable
     public func value<T: DatabaseValueConvertible>(_ type: T.Type = T.self, at index: Int) throws -> T {
-        guard index >= 0 && index < statement.columnCount else {
-            throw CipherStoreError.valueConversion(column: "#\(index)", reason: "the row has \(statement.columnCount) column(s)")
+        guard index >= 0 && index < layout.columnNames.count else {
+            throw CipherStoreError.valueConversion(column: "#\(index)", reason: "the row has \(layout.columnNames.count) column(s)")
         }
         let value = statement.databaseValue(at: index)
         if let converted = T.fromDatabaseValue(value) { return converted }
-        throw Row.conversionError(value, column: statement.columnNames[index], type: T.self)
+        throw Row.conversionError(value, column: layout.columnNames[index], type: T.self)
     }
 
     /// The value of the named column (case-insensitive), converted to `T`.
@@ -61,9 +64,9 @@ public struct RowView: ~Copyable {
     ///   column or the value does not convert.
     @inlinable
     public func value<T: DatabaseValueConvertible>(_ type: T.Type = T.self, named name: String) throws -> T {
-        guard let index = statement.columnIndex(named: name) else {
+        guard let index = layout.index(of: name) else {
             throw CipherStoreError.valueConversion(
-                column: name, reason: "no such column; the row has \(statement.columnNames.joined(separator: ", "))")
+                column: name, reason: "no such column; the row has \(layout.columnNames.joined(separator: ", "))")
         }
         let value = statement.databaseValue(at: index)
         if let converted = T.fromDatabaseValue(value) { return converted }
