@@ -35,7 +35,8 @@ import Testing
 
     /// Checks every crash state; returns the states in which the database opened in neither form.
     static func badStates(_ simulator: PowerLossSimulator, workspace: TemporaryDirectory, before: [ExpectedDatabase.Opener],
-                          after: [ExpectedDatabase.Opener], succeeded: Bool) throws -> (checked: Int, bad: [String]) {
+                          after: [ExpectedDatabase.Opener], succeeded: Bool,
+                          recoverAfterCrash: (@Sendable (String) -> Void)? = nil) throws -> (checked: Int, bad: [String]) {
         let statePath = workspace.path("state")
         var bad: [String] = []
         let states = simulator.crashStates()
@@ -43,7 +44,9 @@ import Testing
             try PowerLossSimulator.materialize(state, into: statePath)
             let database = ExpectedDatabase(path: statePath + "/app.db", rows: FaultInjectionCLITests.rows)
             let finalDurable = succeeded && state.description == "at the end, durable only"
-            let fine = finalDurable ? database.opens(with: after) : database.opens(with: before) || database.opens(with: after)
+            let scenario = FaultInjectionCLITests.Scenario(name: "", arguments: { _ in [] }, setUp: { _ in }, before: before, after: after,
+                                                           recoverAfterCrash: recoverAfterCrash)
+            let fine = finalDurable ? database.opens(with: after) : scenario.opensBeforeOrAfter(database, in: statePath)
             if !fine { bad.append(state.description) }
         }
         return (states.count, bad)
@@ -62,7 +65,8 @@ import Testing
         try #require(result.status == 0, "\(scenario.name): \(result.errorOutput)")
         let syncs = simulator.operations.filter { if case .sync = $0 { return true } else { return false } }.count
         try #require(syncs > 0, "\(scenario.name) recorded no sync")
-        let (checked, bad) = try Self.badStates(simulator, workspace: workspace, before: scenario.before, after: scenario.after, succeeded: true)
+        let (checked, bad) = try Self.badStates(simulator, workspace: workspace, before: scenario.before, after: scenario.after, succeeded: true,
+                                                recoverAfterCrash: scenario.recoverAfterCrash)
         print("power loss: \(scenario.name): \(simulator.operations.count) file calls, \(syncs) syncs, \(checked) crash states, \(bad.count) bad")
         #expect(bad.isEmpty, "\(scenario.name): \(bad)")
     }

@@ -34,11 +34,14 @@ struct OnlineBackup {
         try checkCancelled()
         report(.replacing, fraction: 0.95)
 
-        let slotFile = try copySlotFile(to: outputPath, copySalt: DatabaseFileInfo.salt(of: temporaryPath))
+        let copySalt = DatabaseFileInfo.salt(of: temporaryPath)
+        let slotFile: String?
         do {
-            try OutputDestination.publish(temporaryPath, as: outputPath, overwrite: overwrite, slotFile: slotFile,
-                                          nowOnDisk: "'\(outputPath)' holds the verified backup",
-                                          nextStep: "Check the disk (`dmesg`) and run `sync` once it is healthy, or take the backup again.")
+            slotFile = try OutputDestination.publish(
+                temporaryPath, as: outputPath, overwrite: overwrite, slotFile: KeySlots.slotFilePath(forDatabase: outputPath),
+                writingSlotFile: { try copySlotFile(to: outputPath, copySalt: copySalt) },
+                nowOnDisk: "'\(outputPath)' holds the verified backup",
+                nextStep: "Check the disk (`dmesg`) and run `sync` once it is healthy, or take the backup again.")
         } catch let error as NotDurableError {
             published = true
             throw error

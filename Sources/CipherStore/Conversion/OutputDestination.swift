@@ -1,3 +1,10 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Where a conversion writes its result.
 public enum OutputDestination: Sendable, Hashable {
     /// A new file. An existing file is replaced only when `overwrite` is true; the source
@@ -70,17 +77,49 @@ extension OutputDestination {
         }
     }
 
-    /// ``publish(_:as:overwrite:nowOnDisk:nextStep:)`` for a database whose slot file was
-    /// written beside the name first: the slot file is removed when the database did not get
-    /// the name, and kept once it did (a ``NotDurableError`` too), since it opens that database.
-    static func publish(_ temporaryPath: String, as path: String, overwrite: Bool, slotFile: String?, nowOnDisk: String, nextStep: String) throws {
+    /// ``publish(_:as:overwrite:nowOnDisk:nextStep:)`` for a database with a slot file beside
+    /// it: `writeSlotFile` writes, just before the database takes its name, the slot file that
+    /// opens the new database (at `slotFile`), or returns `nil` when it has none.
+    ///
+    /// A slot file already at that name opens the database the name holds now, so it is kept
+    /// aside (a second hard link) until the new database has the name. When the database does
+    /// not get it, the old slot file is put back (or the new one removed when there was none),
+    /// and the old database still opens. Once the database has the name, the new slot file
+    /// stays (with a ``NotDurableError`` too) and the old one is removed. A crash in between
+    /// leaves the old one beside them as `NAME.keys.previous-PID-N`.
+    /// - Returns: the slot file written, or `nil`.
+    static func publish(_ temporaryPath: String, as path: String, overwrite: Bool, slotFile: String,
+                        writingSlotFile writeSlotFile: () throws -> String?, nowOnDisk: String, nextStep: String) throws -> String? {
+        let previous = overwrite ? try setAside(slotFile) : nil
+        var written: String?
         do {
+            written = try writeSlotFile()
             try publish(temporaryPath, as: path, overwrite: overwrite, nowOnDisk: nowOnDisk, nextStep: nextStep)
         } catch let error as NotDurableError {
+            if let previous { FileSystem.removeIfPresent(previous) }
             throw error
         } catch {
-            if let slotFile { FileSystem.removeIfPresent(slotFile) }
+            if let previous, written == nil {
+                // Nothing replaced it: the old slot file is still in place under its name too.
+                FileSystem.removeIfPresent(previous)
+            } else if let previous {
+                // Put back over the new one; should even that fail, it stays under its second name.
+                _ = rename(previous, slotFile)
+            } else if let written {
+                FileSystem.removeIfPresent(written)
+            }
             throw error
         }
+        if let previous { FileSystem.removeIfPresent(previous) }
+        return written
+    }
+
+    /// A second name for the file at `path` (the name itself when it is a symbolic link), or
+    /// `nil` when there is nothing there.
+    private static func setAside(_ path: String) throws -> String? {
+        guard FileSystem.exists(path) || FileSystem.isSymbolicLink(path) else { return nil }
+        let aside = path + ".previous-\(getpid())-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
+        guard link(path, aside) == 0 else { throw FileSystem.ioError("link", path) }
+        return aside
     }
 }

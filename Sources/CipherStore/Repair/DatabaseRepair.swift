@@ -81,13 +81,16 @@ public enum DatabaseRepair {
         try FileSystem.sync(temporaryPath)
         // A slot database repaired with its data key keeps its salt: its slot file opens the
         // new database too.
-        let slotFile = try DatabaseFileInfo.salt(of: temporaryPath).flatMap {
-            try KeySlotStore.copySlotFile(of: path, to: output, salt: $0, overwrite: overwrite, databaseSaltDamaged: true)
-        }
+        let outputSalt = DatabaseFileInfo.salt(of: temporaryPath)
+        let slotFile: String?
         do {
-            try OutputDestination.publish(temporaryPath, as: output, overwrite: overwrite, slotFile: slotFile,
-                                          nowOnDisk: "'\(output)' holds the salvaged database",
-                                          nextStep: "Check the disk (`dmesg`) and run `sync` once it is healthy, or run the repair again.")
+            slotFile = try OutputDestination.publish(
+                temporaryPath, as: output, overwrite: overwrite, slotFile: KeySlots.slotFilePath(forDatabase: output),
+                writingSlotFile: {
+                    try outputSalt.flatMap { try KeySlotStore.copySlotFile(of: path, to: output, salt: $0, overwrite: overwrite, databaseSaltDamaged: true) }
+                },
+                nowOnDisk: "'\(output)' holds the salvaged database",
+                nextStep: "Check the disk (`dmesg`) and run `sync` once it is healthy, or run the repair again.")
         } catch let error as NotDurableError {
             published = true
             throw error
