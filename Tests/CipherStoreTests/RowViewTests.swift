@@ -76,6 +76,11 @@ import Testing
         #expect(expected.allSatisfy { $0 != nil })
         #expect(errors == expected)
         #expect(errors[0]?.contains("note") == true && errors[0]?.contains("NULL") == true)
+        #expect(errors[1]?.contains("a text value does not convert to Int64") == true, "\(errors[1] ?? "")")
+        #expect(errors[2]?.contains("the row has 2 column(s)") == true && errors[3]?.contains("no such column") == true)
+        var integer: String?
+        try db.forEachRow(sql: "SELECT id FROM item LIMIT 1") { row in integer = failure { try row.value(String.self, at: 0) } }
+        #expect(integer?.contains("an integer value does not convert to String") == true, "\(integer ?? "")")
     }
 
     @Test func aBodyThatThrowsStopsTheLoopAndLeavesTheStatementReady() throws {

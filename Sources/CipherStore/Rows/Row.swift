@@ -53,9 +53,7 @@ public struct Row: Sendable, CustomStringConvertible {
     ///   range or the value does not convert (a NULL converts only to an `Optional`).
     @inlinable
     public func value<T: DatabaseValueConvertible>(_ type: T.Type = T.self, at index: Int) throws -> T {
-        guard values.indices.contains(index) else {
-            throw CipherStoreError.valueConversion(column: "#\(index)", reason: "the row has \(values.count) column(s)")
-        }
+        let index = try layout.checkedIndex(index)
         if let converted = T.fromDatabaseValue(values[index]) { return converted }
         // The column's name is looked up only for the error: a read touches no string.
         throw Self.conversionError(values[index], column: layout.columnNames[index], type: T.self)
@@ -67,10 +65,7 @@ public struct Row: Sendable, CustomStringConvertible {
     ///   column or the value does not convert.
     @inlinable
     public func value<T: DatabaseValueConvertible>(_ type: T.Type = T.self, named name: String) throws -> T {
-        guard let index = layout.index(of: name) else {
-            throw CipherStoreError.valueConversion(
-                column: name, reason: "no such column; the row has \(layout.columnNames.joined(separator: ", "))")
-        }
+        let index = try layout.checkedIndex(named: name)
         if let converted = T.fromDatabaseValue(values[index]) { return converted }
         throw Self.conversionError(values[index], column: name, type: T.self)
     }
@@ -79,7 +74,7 @@ public struct Row: Sendable, CustomStringConvertible {
     static func conversionError(_ value: DatabaseValue, column: String, type: Any.Type) -> CipherStoreError {
         let reason = value.isNull
             ? "it is NULL; read it as \(type)? instead"
-            : "a \(value.storageClass) value does not convert to \(type)"
+            : "\(value.storageClass.first.map { "aeiou".contains($0) } == true ? "an" : "a") \(value.storageClass) value does not convert to \(type)"
         return CipherStoreError.valueConversion(column: column, reason: reason)
     }
 

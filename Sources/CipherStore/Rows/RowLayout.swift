@@ -41,6 +41,25 @@ final class RowLayout: Sendable {
         }
         return indexByName[name.lowercased()]
     }
+
+    /// `index`, when the row has such a column; else the error a read reports (``Row`` and
+    /// ``RowView`` alike).
+    @inlinable
+    func checkedIndex(_ index: Int) throws -> Int {
+        guard index >= 0 && index < columnNames.count else {
+            throw CipherStoreError.valueConversion(column: "#\(index)", reason: "the row has \(columnNames.count) column(s)")
+        }
+        return index
+    }
+
+    /// The column of `name` (as ``index(of:)``), or the error a read reports when there is none.
+    @inlinable
+    func checkedIndex(named name: String) throws -> Int {
+        guard let index = index(of: name) else {
+            throw CipherStoreError.valueConversion(column: name, reason: "no such column; the row has \(columnNames.joined(separator: ", "))")
+        }
+        return index
+    }
 }
 
 /// The two words a `String` is made of, on 64-bit platforms. Equal words are the same string:

@@ -50,9 +50,7 @@ public struct RowView: ~Copyable {
     ///   range or the value does not convert (a NULL converts only to an `Optional`).
     @inlinable
     public func value<T: DatabaseValueConvertible>(_ type: T.Type = T.self, at index: Int) throws -> T {
-        guard index >= 0 && index < layout.columnNames.count else {
-            throw CipherStoreError.valueConversion(column: "#\(index)", reason: "the row has \(layout.columnNames.count) column(s)")
-        }
+        let index = try layout.checkedIndex(index)
         let value = statement.databaseValue(at: index)
         if let converted = T.fromDatabaseValue(value) { return converted }
         throw Row.conversionError(value, column: layout.columnNames[index], type: T.self)
@@ -64,10 +62,7 @@ public struct RowView: ~Copyable {
     ///   column or the value does not convert.
     @inlinable
     public func value<T: DatabaseValueConvertible>(_ type: T.Type = T.self, named name: String) throws -> T {
-        guard let index = layout.index(of: name) else {
-            throw CipherStoreError.valueConversion(
-                column: name, reason: "no such column; the row has \(layout.columnNames.joined(separator: ", "))")
-        }
+        let index = try layout.checkedIndex(named: name)
         let value = statement.databaseValue(at: index)
         if let converted = T.fromDatabaseValue(value) { return converted }
         throw Row.conversionError(value, column: name, type: T.self)
