@@ -64,6 +64,42 @@ import Testing
         #expect(try notes(database) == ["one", "two"])
     }
 
+    @Test func aDamagedSourceOrTargetIsCalledDamagedAndTheOptionsNamedAreThisCommandsOwn() throws {
+        let db = try Connection(path: database, key: key)
+        try db.execute(sql: "INSERT INTO note(body) SELECT printf('%0200d', value) FROM (WITH RECURSIVE n(value) AS (SELECT 1 UNION ALL SELECT value + 1 FROM n WHERE value < 2000) SELECT value FROM n)")
+        try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        try db.close()
+        let backup = workspace.path("backup.db")
+        #expect(try CLI.run(["backup", database, "--output", backup, "--raw-key", "--key-file", keyFile]).status == 0)
+        // Cut in the middle of the file, mid-page: the first page still opens with the key.
+        let damaged = workspace.path("damaged.db")
+        try FileManager.default.copyItem(atPath: backup, toPath: damaged)
+        let handle = try #require(FileHandle(forUpdatingAtPath: damaged))
+        try handle.truncate(atOffset: UInt64(try FileManager.default.attributesOfItem(atPath: damaged)[.size] as? Int ?? 0) / 2 + 100)
+        try handle.close()
+        let truncated = try Data(contentsOf: URL(fileURLWithPath: damaged))
+
+        let copy = try CLI.run(["backup", damaged, "--output", workspace.path("copy.db"), "--raw-key", "--key-file", keyFile])
+        #expect(copy.status == 67, "\(copy.errorOutput)")
+        #expect(copy.errorOutput.contains("is damaged") && !copy.errorOutput.contains("newer"), "\(copy.errorOutput)")
+        #expect(copy.errorOutput.contains("`cipherstore repair`") && !copy.errorOutput.contains("DatabaseRepair"), "\(copy.errorOutput)")
+
+        let restore = try CLI.run(["restore", backup, "--to", damaged, "--raw-key", "--key-file", keyFile])
+        #expect(restore.status == 67, "\(restore.errorOutput)")
+        #expect(restore.errorOutput.contains("is damaged") && restore.errorOutput.contains("with --force"), "\(restore.errorOutput)")
+        #expect(!restore.errorOutput.contains("replacingUnreadable"), "\(restore.errorOutput)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: damaged)) == truncated)
+        // Following the advice works.
+        let forced = try CLI.run(["restore", backup, "--to", damaged, "--raw-key", "--key-file", keyFile, "--force"])
+        #expect(forced.status == 0, "\(forced.errorOutput)")
+        #expect(try notes(damaged).count == 2002)
+
+        let ontoItself = try CLI.run(["backup", database, "--output", database, "--raw-key", "--key-file", keyFile, "--force"])
+        #expect(ontoItself.status == 64, "\(ontoItself.errorOutput)")
+        #expect(ontoItself.errorOutput.contains("Choose another output.") && !ontoItself.errorOutput.contains("in-place")
+                && !ontoItself.errorOutput.contains("inPlace"), "\(ontoItself.errorOutput)")
+    }
+
     @Test func aBackupUnderAnotherKeyOpensInTheSQLCipherShellWithThatKeyOnly() throws {
         let backup = workspace.path("offsite.db")
         let otherKeyFile = try workspace.keyFile("offsite.key", Self.otherRawKey)

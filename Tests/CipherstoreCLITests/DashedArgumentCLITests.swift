@@ -38,6 +38,11 @@ import Testing
         let output = try CLI.run(["encrypt", "-hist.db", "-o", "-out.db", "--key-file", keyFile], wrapper: inWorkspace)
         #expect(output.status == 64)
         #expect(!FileManager.default.fileExists(atPath: workspace.path("-out.db")))
+
+        // An option's value: the advice is ./, never a -- that would leave the option without it.
+        let value = try CLI.run(["encrypt", "./-hist.db", "-o", "-out.db", "--key-file", keyFile], wrapper: inWorkspace)
+        #expect(value.status == 64)
+        #expect(value.errorOutput.contains("write it as ./-out.db.") && !value.errorOutput.contains("put --"), "\(value.errorOutput)")
     }
 
     @Test func aDashedFileNameAfterDoubleDashOrWithDotSlashIsConverted() throws {

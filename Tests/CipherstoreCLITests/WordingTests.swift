@@ -52,7 +52,13 @@ import Testing
             ConversionError.outputExists(path: "a.db").message(spelling: marked),
             ConversionError.sourceHasOtherNames(path: "a.db", nameCount: 2, namesFound: ["b.db"]).message(spelling: marked),
             CipherStoreError.passphraseShapedLikeRawKey.message(spelling: marked),
+            ConversionError.outputIsSource(path: "a.db").message(spelling: marked),
+            ConversionError.damaged(path: "a.db", detail: "a page is lost").message(spelling: marked),
+            CipherStoreError.wrongKey(path: "a.db").message(spelling: marked),
+            BackupError.targetDamaged(path: "a.db", detail: "malformed").message(spelling: marked),
+            BackupError.targetUnreadable(path: "a.db", detail: "a wrong key").message(spelling: marked),
         ]
+        #expect(messages.count == Remedy.allCases.count)
         for (remedy, message) in zip(Remedy.allCases, messages) {
             #expect(message.contains("<\(remedy)>"), "\(message)")
             #expect(!message.contains(remedy.swiftSpelling), "\(message)")
@@ -62,6 +68,8 @@ import Testing
         let none = ConversionError.outputExists(path: "a.db").message { _ in nil }
         #expect(none.hasSuffix("Choose another output.") && !none.contains("overwrite"), "\(none)")
         #expect(CipherStoreError.passphraseShapedLikeRawKey.message { _ in nil }.hasSuffix("Choose another passphrase."))
+        #expect(ConversionError.outputIsSource(path: "a.db").message { _ in nil }.hasSuffix("Choose another output."))
+        #expect(ConversionError.damaged(path: "a.db", detail: "a page is lost").message { _ in nil }.hasSuffix("whether a copy is sound)."))
         #expect(CipherStoreError.passphraseShapedLikeRawKey.keyProblem(spelling: \.swiftSpelling)?.hasPrefix("the passphrase has the form") == true)
         #expect(CipherStoreError.connectionClosed.keyProblem(spelling: \.swiftSpelling) == nil)
     }

@@ -68,7 +68,7 @@ extension CipherStoreCommand {
 
         func run() throws {
             let json = self.json ? JSONOutput(command: "backup", path: database) : nil
-            try CommandRunner.run(json: json) {
+            try CommandRunner.run(json: json, remedies: .backup) {
                 if plaintext && newKey.source.isGiven {
                     throw CLIError(exitCode: 64, message: "--plaintext and --new-key-* exclude each other: a plaintext copy has no key. Nothing was written.")
                 }

@@ -68,6 +68,7 @@ enum CommandRunner {
             case .plaintextRefused: return 64
             case .sourceNotEncrypted: return ExitCodes.wrongFileKind
             case .targetUnreadable: return ExitCodes.wrongKey
+            case .targetDamaged: return ExitCodes.verificationFailed
             case .copyFailed, .slotFileChanged: return ExitCodes.ioFailure
             case .restoredWithOldSlotFile: return ExitCodes.notDurable
             }

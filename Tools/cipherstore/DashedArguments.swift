@@ -11,6 +11,10 @@ enum DashedArguments {
         for (index, argument) in arguments.enumerated() {
             if argument == "--" { return nil }
             guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.utf8.count > 2 else { continue }
+            if index > 0, arguments[index - 1].hasPrefix("-") {
+                // Perhaps the value of the option before it, which a -- between them would leave without one.
+                return "'\(argument)' is not an option of cipherstore. Nothing was done. If it is a file name, write it as ./\(argument)."
+            }
             let example = (["cipherstore"] + subcommand(in: arguments[..<index]) + ["--", argument]).joined(separator: " ")
             return "'\(argument)' is not an option of cipherstore. Nothing was done. If it is a file name, write it as ./\(argument), or put -- before it (e.g. `\(example)`, with the other options before the --)."
         }

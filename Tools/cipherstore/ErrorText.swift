@@ -11,21 +11,38 @@ enum ErrorText {
         var overwrite: String? = "pass --force"
         var replaceThisNameOnly: String? = "write to a new file with --output, or pass --force"
         var rawKey: String? = "pass --raw-key"
+        var inPlace: String? = "pass --in-place"
+        var repair: String? = "salvage its readable rows with `cipherstore repair`"
+        var findSettings: String? = "run `cipherstore settings` on it"
+        var replaceUnreadable: String? = nil
+        var currentKey: String? = nil
 
         func spelling(_ remedy: Remedy) -> String? {
             switch remedy {
             case .overwrite: return overwrite
             case .replaceThisNameOnly: return replaceThisNameOnly
             case .rawKey: return rawKey
+            case .inPlace: return inPlace
+            case .repair: return repair
+            case .findSettings: return findSettings
+            case .replaceUnreadable: return replaceUnreadable
+            case .currentKey: return currentKey
             }
         }
 
-        /// encrypt, decrypt, rekey, upgrade, backup, repair: `--output` and `--force`.
+        /// encrypt, decrypt, rekey, upgrade: `--output`, `--force` and `--in-place`.
         static let conversions = Remedies()
-        /// restore: `--force` replaces this name of a database with other names.
-        static let restore = Remedies(overwrite: nil, replaceThisNameOnly: "pass --force")
+        /// backup: always another file.
+        static let backup = Remedies(inPlace: nil)
+        /// repair: another file, and it is the salvage itself.
+        static let repairing = Remedies(inPlace: nil, repair: nil)
+        /// restore: `--force` replaces this name of a database with other names, or a
+        /// database its key does not open; `--old-key-*` gives that database's key.
+        static let restore = Remedies(overwrite: nil, replaceThisNameOnly: "pass --force", inPlace: nil,
+                                      replaceUnreadable: "run the restore again with --force",
+                                      currentKey: "give it with --old-key-file, --old-key-stdin or --old-key-env")
         /// keys init, keys rotate and encrypt --key-slots rewrite in place, without `--force`.
-        static let inPlaceOnly = Remedies(overwrite: nil, replaceThisNameOnly: nil)
+        static let inPlaceOnly = Remedies(overwrite: nil, replaceThisNameOnly: nil, inPlace: nil)
     }
 
     static func message(for error: any Error, remedies: Remedies = .conversions) -> String {
@@ -35,6 +52,8 @@ enum ErrorText {
         case let error as ConversionError:
             return error.message(spelling: remedies.spelling)
         case let error as CipherStoreError:
+            return error.message(spelling: remedies.spelling)
+        case let error as BackupError:
             return error.message(spelling: remedies.spelling)
         default:
             return String(describing: error)

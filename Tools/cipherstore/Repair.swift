@@ -60,7 +60,7 @@ extension CipherStoreCommand {
 
         func run() throws {
             let json = self.json ? JSONOutput(command: "repair", path: database) : nil
-            try CommandRunner.run(json: json) {
+            try CommandRunner.run(json: json, remedies: .repairing) {
                 try DatabaseFile.checkExistingDatabaseFile(database)
                 if DatabaseFileInfo.inspect(path: database).kind == .plaintext { throw CipherStoreError.notEncrypted(path: database) }
                 let current: DatabaseKey

@@ -14,11 +14,18 @@ public enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The database to restore over does not open with the key, so it cannot be held against
     /// other writers while it is replaced.
     case targetUnreadable(path: String, detail: String)
+    /// The database to restore over is damaged: its key opens it, but SQLite stops reading
+    /// it, so it cannot be held against other writers while it is replaced.
+    case targetDamaged(path: String, detail: String)
     /// The database was restored, but the slot file that opens it could not be put beside it:
     /// the slot file there still belongs to the database it replaced.
     case restoredWithOldSlotFile(path: String, slotFile: String, backupSlotFile: String, reason: String)
 
-    public var description: String {
+    public var description: String { message { $0.swiftSpelling } }
+
+    /// The description, with each way out it offers (a ``Remedy``) spelled by `spelling`; a
+    /// remedy spelled `nil` is not offered, and the message leaves it out.
+    public func message(spelling: (Remedy) -> String?) -> String {
         let nothing = "Nothing was written."
         switch self {
         case .plaintextRefused:
@@ -30,7 +37,12 @@ public enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
         case .slotFileChanged(let slotFile):
             return "The slot file '\(slotFile)' no longer opens the database that was being backed up: its data key was rotated meanwhile. \(nothing) Take the backup again."
         case .targetUnreadable(let path, let detail):
-            return "'\(path)' does not open with the key (\(detail)), so it cannot be locked against other writers while it is replaced. Nothing was changed. Close every app that uses it, then restore with `replacingUnreadable: true` (`cipherstore restore --force`)."
+            let otherKey = spelling(.currentKey).map { " If another key opens it, \($0)." } ?? ""
+            let replace = spelling(.replaceUnreadable).map { " To replace it anyway, close every app that uses it, then \($0)." } ?? ""
+            return "'\(path)' does not open with the key (\(detail)), so it cannot be locked against other writers while it is replaced. Nothing was changed.\(otherKey)\(replace)"
+        case .targetDamaged(let path, let detail):
+            let replace = spelling(.replaceUnreadable).map { " To replace it anyway, close every app that uses it, then \($0)." } ?? ""
+            return "'\(path)' is damaged (\(detail)), so it cannot be locked against other writers while it is replaced. Nothing was changed.\(replace)"
         case .restoredWithOldSlotFile(let path, let slotFile, let backupSlotFile, let reason):
             return "'\(path)' now holds the restored database, but its slot file could not be written (\(reason)): '\(slotFile)' still belongs to the database it replaced, so its passphrases do not open it. Copy '\(backupSlotFile)' to '\(slotFile)', or run the restore again."
         }

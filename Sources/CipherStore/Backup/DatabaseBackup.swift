@@ -73,7 +73,7 @@ public enum DatabaseBackup {
     ///   - replacingOtherLinks: replace this name of a database that has other names (hard
     ///     links), which keep the old contents.
     ///   - options: progress, cancellation, busy timeout, full read-back.
-    /// - Throws: ``BackupError/targetUnreadable(path:detail:)``, ``ConversionError``,
+    /// - Throws: ``BackupError/targetUnreadable(path:detail:)``, ``BackupError/targetDamaged(path:detail:)``, ``ConversionError``,
     ///   ``CipherStoreError`` (the backup's key is wrong), ``NotDurableError``.
     @discardableResult
     public static func restore(backup: String, key: DatabaseKey?, cipher: CipherSettings = .libraryDefaults, over path: String,

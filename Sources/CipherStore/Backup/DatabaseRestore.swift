@@ -88,7 +88,7 @@ struct DatabaseRestore {
         do {
             try DatabaseFile.openForReading(path: target, key: currentKey, cipher: cipher).close()
         } catch let error where Self.isUnreadable(error) {
-            guard replacingUnreadable else { throw BackupError.targetUnreadable(path: databasePath, detail: Self.unreadableDetail(error)) }
+            guard replacingUnreadable else { throw unreadable(error) }
             return nil
         }
         do {
@@ -97,17 +97,25 @@ struct DatabaseRestore {
                                configuration: Configuration(cipher: cipher, readOnly: readOnly, busyTimeout: options.busyTimeout, foreignKeys: false))
             }
         } catch let error where Self.isUnreadable(error) {
-            guard replacingUnreadable else { throw BackupError.targetUnreadable(path: databasePath, detail: Self.unreadableDetail(error)) }
+            guard replacingUnreadable else { throw unreadable(error) }
             return nil
         }
     }
 
-    private static func unreadableDetail(_ error: Error) -> String {
+    /// Why the database to replace cannot be locked: damage SQLite met past a first page the
+    /// key opened, or a file the key does not open.
+    private func unreadable(_ error: Error) -> BackupError {
         switch error {
-        case CipherStoreError.notEncrypted: return "it is not encrypted"
-        case CipherStoreError.notADatabase(_, let detail): return "it is not a database: \(detail)"
-        case let error as DatabaseError: return error.message ?? error.description
-        default: return "a wrong key (give the one it opens with now: `currentKey`, or `--old-key-*` with cipherstore restore), other cipher settings, or a damaged first page"
+        case let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_CORRUPT:
+            return .targetDamaged(path: databasePath, detail: error.message ?? error.description)
+        case CipherStoreError.notEncrypted:
+            return .targetUnreadable(path: databasePath, detail: "it is not encrypted")
+        case CipherStoreError.notADatabase(_, let detail):
+            return .targetUnreadable(path: databasePath, detail: "it is not a database: \(detail)")
+        case let error as DatabaseError:
+            return .targetUnreadable(path: databasePath, detail: error.message ?? error.description)
+        default:
+            return .targetUnreadable(path: databasePath, detail: "a wrong key, other cipher settings, or a damaged first page")
         }
     }
 

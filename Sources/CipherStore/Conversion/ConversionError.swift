@@ -73,13 +73,13 @@ public enum ConversionError: Error, Sendable, CustomStringConvertible, Equatable
             let others = names.isEmpty ? "" : " (" + names.joined(separator: ", ") + ")"
             return "'\(path)' has \(count) names (hard links)\(others). Replacing it in place would leave the old contents — plaintext, or readable with the old key — under the other names. \(unchanged) \(spelling(.replaceThisNameOnly).map { "Remove the other names first, \($0) to replace this name only." } ?? "Remove the other names first.")"
         case .damaged(let path, let detail):
-            return "'\(path)' is damaged: \(detail). \(unchanged) Restore it from a backup (`cipherstore verify` tells whether a copy is sound), or salvage its readable rows with `cipherstore repair` (`DatabaseRepair`)."
+            return "'\(path)' is damaged: \(detail). \(unchanged) Restore it from a backup (`cipherstore verify` tells whether a copy is sound)" + (spelling(.repair).map { ", or \($0)." } ?? ".")
         case .missingModule(let path, let table, let module):
             return "'\(path)' has the table '\(table)' made with the module \(module), which the linked SQLCipher (SQLite \(SQLCipherLibrary.sqliteVersion)) does not have. \(unchanged) Copy that table into a regular one with the SQLite that made it, or use a SQLCipher build that has \(module)."
         case .outputExists(let path):
             return "'\(path)' already exists. \(unchanged) \(spelling(.overwrite).map { "Choose another output, or \($0) to replace it." } ?? "Choose another output.")"
         case .outputIsSource(let path):
-            return "The output '\(path)' is the source file itself. \(unchanged) Choose another output (a conversion replaces its source in place with `--in-place`, `.inPlace`; a backup is always another file)."
+            return "The output '\(path)' is the source file itself. \(unchanged) Choose another output" + (spelling(.inPlace).map { "; a conversion replaces its source when you \($0)." } ?? ".")
         case .outputIsDirectory(let path):
             return "The output '\(path)' is a directory. \(unchanged) Give the path of the file to write, e.g. '\(path.hasSuffix("/") ? path : path + "/")app.db'."
         case .outputDirectoryUnusable(let path):
@@ -99,5 +99,17 @@ public enum ConversionError: Error, Sendable, CustomStringConvertible, Equatable
         case .io(let operation, let path, let reason):
             return "\(operation) failed for '\(path)': \(reason). The source was not changed. Check free space, permissions and the open-file limit (`ulimit -n`), then retry."
         }
+    }
+}
+
+extension ConversionError {
+    /// What a `SQLITE_CORRUPT` while a database at `path` opens means: a schema whose SQL the
+    /// linked SQLite cannot read (made by a newer SQLite) is ``unreadableSchema(path:detail:)``;
+    /// any other is damage, ``damaged(path:detail:)``.
+    static func openingFailed(path: String, _ error: DatabaseError) -> ConversionError {
+        if let message = error.message, message.hasPrefix("malformed database schema") {
+            return .unreadableSchema(path: path, detail: message)
+        }
+        return .damaged(path: path, detail: "SQLite stopped reading it: \(error.message ?? "database disk image is malformed")")
     }
 }

@@ -202,7 +202,7 @@ struct DatabaseConverter: Sendable {
         do {
             return try Connection(path: sourcePath, key: source.key, configuration: configuration)
         } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_CORRUPT {
-            throw ConversionError.unreadableSchema(path: sourcePath, detail: error.message ?? "malformed database schema")
+            throw ConversionError.openingFailed(path: sourcePath, error)
         } catch ResultCode.SQLITE_BUSY {
             throw ConversionError.databaseInUse(path: sourcePath, detail: "locked by another connection")
         }

@@ -145,11 +145,10 @@ public enum DatabaseFile {
         let db: Connection
         do {
             db = try openForReading(path: path, key: key, cipher: cipher)
-        } catch let error as DatabaseError where error.message?.hasPrefix("malformed database schema") == true {
-            throw ConversionError.unreadableSchema(path: path, detail: error.message ?? "")
-        } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_CORRUPT {
-            // The key opened the first page; what follows it is damaged (or missing).
-            throw ConversionError.damaged(path: path, detail: "SQLite stopped reading it: \(error.message ?? "database disk image is malformed")")
+        } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_CORRUPT
+                    || error.message?.hasPrefix("malformed database schema") == true {
+            // The key opened the first page; what follows it is damaged (or missing), or a newer SQLite's.
+            throw ConversionError.openingFailed(path: path, error)
         }
         defer { try? db.close() }
         return try reportingDamage(path: path) {
@@ -178,8 +177,9 @@ public enum DatabaseFile {
     /// every command makes: the path names a regular, non-empty file, and (once the key is
     /// checked) it holds whole pages. For tools that run a caller's SQL on a file: the
     /// connection refuses `ATTACH` and `DETACH` (an `ATTACH` would create a file, and
-    /// `ATTACH … KEY` puts a key into SQL text), and a schema it cannot read (made by a newer
-    /// SQLite, or damaged) is ``ConversionError/unreadableSchema(path:detail:)``.
+    /// `ATTACH … KEY` puts a key into SQL text), and a schema it cannot read is
+    /// ``ConversionError/unreadableSchema(path:detail:)`` (made by a newer SQLite) or
+    /// ``ConversionError/damaged(path:detail:)``.
     ///
     /// - Parameters:
     ///   - path: the database file.
@@ -197,7 +197,7 @@ public enum DatabaseFile {
                 ? try Connection(path: path, key: key, configuration: Configuration(cipher: cipher, foreignKeys: true))
                 : try openForReading(path: path, key: key, cipher: cipher)
         } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_CORRUPT {
-            throw ConversionError.unreadableSchema(path: path, detail: error.message ?? "malformed database schema")
+            throw ConversionError.openingFailed(path: path, error)
         }
         db.handle.hooks.refusesAttach = true
         do {

@@ -65,7 +65,8 @@ public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatabl
         if let problem = keyProblem(spelling: spelling) { return "Invalid key: \(problem)" }
         switch self {
         case .wrongKey(let path):
-            return "Cannot decrypt '\(path)': the key is wrong, or the file was encrypted with other cipher settings (page size, KDF iterations, HMAC), or its first page is damaged. The file was not changed. Retry with the right key and settings; if they are right, restore the file from a backup. To find the settings that open it with this key, run `cipherstore settings '\(path)'` (CipherSettingsFinder.find(path:key:))."
+            return "Cannot decrypt '\(path)': the key is wrong, or the file was encrypted with other cipher settings (page size, KDF iterations, HMAC), or its first page is damaged. The file was not changed. Retry with the right key and settings; if they are right, restore the file from a backup."
+                + (spelling(.findSettings).map { " To find the settings that open it with this key, \($0)." } ?? "")
                 + Self.wrongKeyHint(path: path)
         case .notEncrypted(let path):
             return "'\(path)' is a plaintext SQLite database, not encrypted, but a key was given. The file was not changed. Encrypt it first with `cipherstore encrypt`, or open it without a key."
@@ -115,6 +116,6 @@ public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatabl
     static func wrongKeyHint(path: String) -> String {
         let slotFile = KeySlots.slotFilePath(forDatabase: path)
         return sqlcipher3FileHint
-            + " If it is a key-slot database (its slot file is '\(slotFile)'): a passphrase or recovery key that opens none of its slots is wrong; one that opened a slot gave the right data key, so the cipher settings differ (found as said above, with that key); without its slot file, put it back from a backup, or open the database with its raw data key (from `cipherstore keys export-raw-key`)."
+            + " If it is a key-slot database (its slot file is '\(slotFile)'): a passphrase or recovery key that opens none of its slots is wrong; one that opened a slot gave the right data key, so the cipher settings differ (found as said above, with that key); without its slot file, put it back from a backup, or open the database with its raw data key (from `cipherstore keys export-raw-key`). A backup or repair written over it and cut off by a crash leaves its own slot file beside it as '\(slotFile).previous-…': move that back to '\(slotFile)'."
     }
 }

@@ -25,6 +25,19 @@ public enum Remedy: Sendable, Hashable, CaseIterable {
     /// Give the key as a raw key (its hex digits alone, without `x'…'`) rather than a
     /// passphrase. Follows "If it is a raw key, ".
     case rawKey
+    /// Convert a file in place instead of into a new file. Ends a sentence that begins
+    /// "Choose another output; a conversion replaces its source when you …".
+    case inPlace
+    /// Salvage the readable rows of a damaged database into a new one. Follows "or ".
+    case repair
+    /// Find the cipher settings that open a file with a given key. Follows "To find the
+    /// settings that open it with this key, ".
+    case findSettings
+    /// Replace a database that does not open with the key given for it. Follows "then ".
+    case replaceUnreadable
+    /// Give the key a database opens with now, beside the key of what replaces it. Follows
+    /// "give the one it opens with now: ".
+    case currentKey
 
     /// The library's spelling: the parameter or API of the Swift call.
     public var swiftSpelling: String {
@@ -32,6 +45,11 @@ public enum Remedy: Sendable, Hashable, CaseIterable {
         case .overwrite: return "pass `overwrite: true`"
         case .replaceThisNameOnly: return "write to a new file, or pass `replacingOtherLinks: true`"
         case .rawKey: return "use DatabaseKey.rawKey(hex:)"
+        case .inPlace: return "write to `OutputDestination.inPlace()`"
+        case .repair: return "salvage its readable rows with `DatabaseRepair`"
+        case .findSettings: return "use `CipherSettingsFinder.find(path:key:)`"
+        case .replaceUnreadable: return "restore with `replacingUnreadable: true`"
+        case .currentKey: return "pass it as `currentKey`"
         }
     }
 }
