@@ -95,8 +95,10 @@ test: deps $(LIBRARY)
 # The concurrency tests (the queue, the pool, observation, the services, conversions with their
 # second thread, key slots with their background derivation, backups while writers commit, the
 # corruption notice) under ThreadSanitizer; the
-# library's own suites (statements, rows, records, conversions, key slots, the pool) under
-# AddressSanitizer. The command-line suites run the same library code in child processes and
+# library's own suites (statements, rows, records, conversions, key slots, the pool, repair)
+# under AddressSanitizer, except the long concurrency runs of the queue, observation and the
+# services, which ThreadSanitizer already covers and which add minutes there and no other code.
+# The command-line suites run the same library code in child processes and
 # stay out of both, as do the memory tests (ASan changes resident memory and cannot run under
 # `ulimit -v`). Leak reports are off: the Swift runtime's one-time allocations would drown real
 # findings.
@@ -104,7 +106,7 @@ check-sanitizers: deps
 	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread \
 		--filter 'QueueTests|PoolTests|PoolKeyChangeTests|ObservationTests|StatusServiceTests|ConversionTests|KeySlotTests|OnlineBackupTests|CorruptionNoticeTests|AsyncConversionTests|SchemaCopyTests'
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --scratch-path .build-asan --sanitize=address \
-		--filter 'CipherStoreTests\.' --skip 'MemoryTests'
+		--filter 'CipherStoreTests\.' --skip 'MemoryTests|QueueTests|ObservationTests|StatusServiceTests'
 
 # libFuzzer (Tools/Fuzz), under AddressSanitizer, FUZZ_SECONDS seconds per target: `open` (whole
 # database files, opened with the right key, a wrong key and none), `slots` (slot files: parser,
