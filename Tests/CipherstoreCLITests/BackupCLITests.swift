@@ -100,6 +100,23 @@ import Testing
                 && !ontoItself.errorOutput.contains("inPlace"), "\(ontoItself.errorOutput)")
     }
 
+    @Test func aPlaintextDatabaseIsBackedUpAndRestoredWithoutAKey() throws {
+        let plaintext = workspace.path("plain.db")
+        let db = try Connection(path: plaintext, key: nil)
+        try db.executeScript("CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT); INSERT INTO note(body) VALUES ('p1'), ('p2');")
+        try db.close()
+        let backup = workspace.path("plain-backup.db")
+        let made = try CLI.run(["backup", plaintext, "--output", backup])
+        #expect(made.status == 0, "\(made.errorOutput)")
+        #expect(DatabaseFileInfo.inspect(path: backup).kind == .plaintext)
+        let restored = workspace.path("plain-restored.db")
+        let restore = try CLI.run(["restore", backup, "--to", restored])
+        #expect(restore.status == 0, "\(restore.errorOutput)")
+        let check = try Connection(path: restored, key: nil)
+        defer { try? check.close() }
+        #expect(try String.fetchAll(check, sql: "SELECT body FROM note ORDER BY id") == ["p1", "p2"])
+    }
+
     @Test func aBackupUnderAnotherKeyOpensInTheSQLCipherShellWithThatKeyOnly() throws {
         let backup = workspace.path("offsite.db")
         let otherKeyFile = try workspace.keyFile("offsite.key", Self.otherRawKey)

@@ -61,8 +61,11 @@ enum CommandRunner {
                  .invalidKDF, .nothingToKeep, .changeWouldBeUnreadable, .noRoomForRotation: return 64
             case .rotationLeftOldSlots: return ExitCodes.notDurable
             }
-        case is RepairError:
-            return ExitCodes.wrongKey
+        case let error as RepairError:
+            switch error {
+            case .nothingReadable: return ExitCodes.wrongKey
+            case .notEncrypted: return ExitCodes.wrongFileKind
+            }
         case let error as BackupError:
             switch error {
             case .plaintextRefused: return 64

@@ -62,7 +62,7 @@ extension CipherStoreCommand {
             let json = self.json ? JSONOutput(command: "repair", path: database) : nil
             try CommandRunner.run(json: json, remedies: .repairing) {
                 try DatabaseFile.checkExistingDatabaseFile(database)
-                if DatabaseFileInfo.inspect(path: database).kind == .plaintext { throw CipherStoreError.notEncrypted(path: database) }
+                if DatabaseFileInfo.inspect(path: database).kind == .plaintext { throw RepairError.notEncrypted(path: database) }
                 let current: DatabaseKey
                 var new: DatabaseKey?
                 if newKey.source.isGiven {

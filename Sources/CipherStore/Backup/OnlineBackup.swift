@@ -62,13 +62,15 @@ struct OnlineBackup {
         if source.isEncrypted && key == nil { throw BackupError.plaintextRefused }
         if !source.isEncrypted && key != nil { throw BackupError.sourceNotEncrypted(path: source.location.displayName) }
         try checkCancelled()
-        var cipher = try CipherSettings.inUse(by: source, encrypted: source.isEncrypted)
+        let inUse = try CipherSettings.inUse(by: source, encrypted: source.isEncrypted)
+        // A plaintext copy is opened without cipher settings (its page size comes with the pages).
+        var cipher = source.isEncrypted ? inUse : .libraryDefaults
         if (cipher.plaintextHeaderSize ?? 0) > 0 { cipher.salt = try CipherSettings.salt(in: source) }
         let sourceName = sourcePath ?? source.location.displayName
         // Read inside the same transaction as the pages: what the copy must match.
         let snapshot = try DatabaseFile.reportingDamage(path: sourceName) { try DatabaseSnapshot.capture(source) }
         try FileSystem.createOwnerOnlyFile(temporaryPath)
-        try copyPages(into: temporaryPath, cipher: cipher, sourceName: sourceName)
+        try copyPages(into: temporaryPath, cipher: cipher, pageSize: inUse.pageSize ?? 4096, sourceName: sourceName)
         try checkCancelled()
         report(.verifying, fraction: 0.8)
         let verified = try verify(temporaryPath, cipher: cipher, against: snapshot)
@@ -78,14 +80,14 @@ struct OnlineBackup {
 
     /// Copies every page of the source's snapshot into `temporaryPath`, a few MiB per step,
     /// checking for cancellation between steps.
-    private func copyPages(into temporaryPath: String, cipher: CipherSettings, sourceName: String) throws {
+    private func copyPages(into temporaryPath: String, cipher: CipherSettings, pageSize sourcePageSize: Int, sourceName: String) throws {
         let destination = try Connection(path: temporaryPath, key: key,
                                          configuration: Configuration(cipher: cipher, foreignKeys: false))
         defer { try? destination.close() }
         // A temporary file, synced once before it takes its name: no journal, no syncs.
         try destination.execute(sql: "PRAGMA journal_mode = OFF")
         try destination.execute(sql: "PRAGMA synchronous = OFF")
-        let pageSize = max(cipher.pageSize ?? 4096, 512)
+        let pageSize = max(sourcePageSize, 512)
         let pagesPerStep = Int32(max(64, (4 << 20) / pageSize))
         guard let backup = sqlite3_backup_init(try destination.handle.pointer, "main", try source.handle.pointer, "main") else {
             let error = destination.handle.error(sqlite3_errcode(try destination.handle.pointer), sql: nil)

@@ -47,14 +47,14 @@ public enum DatabaseRepair {
     /// - Returns: what was read and what was lost; ``RepairReport/isComplete`` tells whether
     ///   anything was lost.
     /// - Throws: ``RepairError/nothingReadable(path:pageCount:)`` (wrong key or settings),
-    ///   ``CipherStoreError/notEncrypted(path:)``, ``ConversionError``, ``NotDurableError``.
+    ///   ``RepairError/notEncrypted(path:)``, ``ConversionError``, ``NotDurableError``.
     @discardableResult
     public static func salvage(path: String, key: DatabaseKey, cipher: CipherSettings = .libraryDefaults, to output: String,
                                newKey: DatabaseKey? = nil, overwrite: Bool = false,
                                options: ConversionOptions = ConversionOptions()) throws -> RepairReport {
         let started = Date()
         try DatabaseFile.checkExistingDatabaseFile(path)
-        if DatabaseFileInfo.inspect(path: path).kind == .plaintext { throw CipherStoreError.notEncrypted(path: path) }
+        if DatabaseFileInfo.inspect(path: path).kind == .plaintext { throw RepairError.notEncrypted(path: path) }
         let settings = cipher.filling(from: .linkedDefaults)
         try settings.validate()
         let (pageKey, salt) = try pageKey(fileSalt: DatabaseFileInfo.salt(of: path), key: key, settings: settings)

@@ -191,7 +191,7 @@ import Testing
         let db = try Connection(path: plaintext, key: nil)
         try db.execute(sql: "CREATE TABLE t(x)")
         try db.close()
-        #expect(throws: CipherStoreError.notEncrypted(path: plaintext)) { try DatabaseRepair.salvage(path: plaintext, key: key, to: output) }
+        #expect(throws: RepairError.notEncrypted(path: plaintext)) { try DatabaseRepair.salvage(path: plaintext, key: key, to: output) }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == ["damaged.db", "plain.db"])
     }
 }
