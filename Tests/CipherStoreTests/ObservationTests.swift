@@ -7,7 +7,7 @@ import Testing
 
 /// Observed values: the current one, then one after each commit that changed what the fetch
 /// read; nothing for rollbacks or other tables; the last value is the final state.
-@Suite(.timeLimit(.minutes(2))) struct ObservationTests {
+@Suite(.timeLimit(.minutes(5))) struct ObservationTests {
     enum Kind: String, CaseIterable, Sendable { case queue, pool }
 
     let directory: TemporaryDirectory

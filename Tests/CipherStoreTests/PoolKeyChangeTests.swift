@@ -7,7 +7,7 @@ import Testing
 
 /// A key change through a pool waits for running reads, reopens every connection with the new
 /// key, and never shows a right key as wrong; idle readers are closed.
-@Suite(.timeLimit(.minutes(2))) struct PoolKeyChangeTests {
+@Suite(.timeLimit(.minutes(5))) struct PoolKeyChangeTests {
     let directory: TemporaryDirectory
     let path: String
 

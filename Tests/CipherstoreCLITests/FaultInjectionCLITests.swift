@@ -39,7 +39,7 @@ import Testing
         }
     }
 
-    /// A backup or repair over a slot database cut off between its slot file and its
+    /// A backup (or repair) over a slot database cut off between its slot file and its
     /// database leaves the old slot file as `app.db.keys.previous-PID-N`: put back, it opens
     /// the old database again (as `OutputDestination.publish(…writingSlotFile:…)` documents).
     static func putBackPreviousSlotFile(_ directory: String) {
@@ -128,10 +128,8 @@ import Testing
                  arguments: { ["backup", $0 + "/source.db", "-o", database($0), "--force", "--key-file", $0 + "/k2"] },
                  setUp: slotDatabaseAndAnotherAsSource, before: [.slots(first)], after: [.slots(second)],
                  recoverAfterCrash: putBackPreviousSlotFile),
-        Scenario(name: "repair --force over a slot database",
-                 arguments: { ["repair", $0 + "/source.db", "-o", database($0), "--force", "--key-file", $0 + "/k2"] },
-                 setUp: slotDatabaseAndAnotherAsSource, before: [.slots(first)], after: [.slots(second)],
-                 recoverAfterCrash: putBackPreviousSlotFile),
+        // `repair --force` publishes its database and slot file through the same
+        // OutputDestination.publish as backup.
         Scenario(name: "decrypt --in-place", arguments: { ["decrypt", database($0), "--in-place", "--raw-key", "--key-file", $0 + "/raw1"] },
                  setUp: {
                      try plaintext($0)
