@@ -194,12 +194,20 @@ import Testing
         let keyFile = try workspace.keyFile("k.key", "page size\n")
         let db = try Connection(path: source, key: nil)
         try db.execute(sql: "PRAGMA page_size = 8192")
-        try db.executeScript("CREATE TABLE t(x); INSERT INTO t VALUES ('row');")
+        try db.executeScript("""
+            CREATE TABLE t(x); INSERT INTO t VALUES ('row');
+            CREATE TABLE filler(b); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000) INSERT INTO filler SELECT randomblob(100) FROM n;
+            """)
         try db.close()
         let encrypted = workspace.path("e.db")
         let result = try CLI.run(["encrypt", source, "-o", encrypted, "--key-file", keyFile])
         #expect(result.status == 0, "\(result.errorOutput)")
         #expect(result.output.contains("Page size \(SQLCipherLibrary.defaultPageSize) bytes"), "\(result.output)")
+        // Smaller pages make a larger file: said from 5% up, with the way to keep the source's.
+        let growth = Double(try fileSize(encrypted)) / Double(try fileSize(source)) - 1
+        if SQLCipherLibrary.sqlcipherMajorVersion < 4 { #expect(growth > 0.05, "1024-byte pages hold less of each 8192-byte page") }
+        #expect(result.errorOutput.contains("where the source had 8192-byte pages; it is \(Int(growth * 100))% larger") == (growth >= 0.05), "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("--page-size source") == (growth >= 0.05))
         #expect(!result.errorOutput.contains("opens ONLY"), "\(result.errorOutput)")
         #expect(try CLI.run(["verify", encrypted, "--key-file", keyFile]).status == 0)
         let reopened = try Connection(path: encrypted, key: .passphrase("page size"))
@@ -211,10 +219,15 @@ import Testing
         #expect(keep.status == 0, "\(keep.errorOutput)")
         #expect(keep.output.contains("Page size 8192 bytes"), "\(keep.output)")
         #expect(keep.errorOutput.contains("opens ONLY with --page-size 8192"), "\(keep.errorOutput)")
+        #expect(!keep.errorOutput.contains("larger than the source"), "\(keep.errorOutput)")
         #expect(try CLI.run(["verify", kept, "--key-file", keyFile]).status == 65)
         #expect(try CLI.run(["verify", kept, "--key-file", keyFile, "--page-size", "8192"]).status == 0)
         let json = try CLI.run(["encrypt", source, "-o", workspace.path("kept2.db"), "--key-file", keyFile, "--page-size", "source", "--json"])
         let object = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
         #expect(object?["opensOnlyWith"] as? [String] == ["--page-size 8192"], "\(json.output)")
     }
+}
+
+private func fileSize(_ path: String) throws -> Int64 {
+    (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
 }

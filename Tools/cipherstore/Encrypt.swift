@@ -71,6 +71,7 @@ extension CipherStoreCommand {
                     return nil
                 }
                 let databaseKey = try KeyReader.read(key.source(confirm: true))
+                let sourceInfo = DatabaseFileInfo.inspect(path: source)
                 let backup = keepBackup ? source + ".plaintext-backup" : nil
                 // Other names of the file (hard links, allowed with --force) keep the plaintext.
                 let original = try? FileManager.default.attributesOfItem(atPath: URL(fileURLWithPath: source).resolvingSymlinksInPath().path)
@@ -79,6 +80,12 @@ extension CipherStoreCommand {
                     path: source, key: databaseKey, cipher: cipher.settings(encrypting: source),
                     to: output.destination(backup: backup), options: options())
                 var warnings: [String] = []
+                // The default page size keeps the result opening with its key alone; when it is
+                // smaller than the source's, say what that costs in size (from 5% up).
+                let growth = sourceInfo.size > 0 ? Int((Double(report.outputBytes) / Double(sourceInfo.size) - 1) * 100) : 0
+                if cipher.pageSize == nil, let sourcePageSize = sourceInfo.plaintextPageSize, report.verification.pageSize < sourcePageSize, growth >= 5 {
+                    warnings.append("the result has \(report.verification.pageSize)-byte pages, the linked SQLCipher's default (so it opens with its key alone), where the source had \(sourcePageSize)-byte pages; it is \(growth)% larger than the source. To keep the source's pages, encrypt with --page-size source, and open the result with that page size.")
+                }
                 if let backup = report.backupPath {
                     warnings.append("the backup \(backup) is PLAINTEXT: anyone who can read it reads your data. Delete it once you no longer need it.")
                 } else if output.inPlace {

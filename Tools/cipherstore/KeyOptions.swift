@@ -29,7 +29,7 @@ struct OldKeyOptions: ParsableArguments {
     var file: String?
     @Option(name: .customLong("old-key-env"), help: ArgumentHelp("Read the current key from this environment variable.", valueName: "name"))
     var environment: String?
-    @Flag(name: .customLong("old-key-stdin"), help: "Read the current key from standard input (its first line, when --new-key-stdin reads the rest).")
+    @Flag(name: .customLong("old-key-stdin"), help: "Read the current key from standard input (with another key read there too, the command's description says which line is which).")
     var standardInput = false
     @Flag(name: .customLong("old-raw-key"), help: "The current key is a raw key: 64 hexadecimal digits, or 96 with its salt.")
     var raw = false

@@ -41,6 +41,10 @@ extension CipherStoreCommand {
             try ConversionCommand.run("rekey", path: database, output: output, progressVerb: "rekeying") { options, _ in
                 // What the file is, before a key is asked for.
                 try DatabaseFile.checkExistingDatabaseFile(database)
+                if DatabaseFileInfo.inspect(path: database).kind == .plaintext {
+                    // The library's wording (a key was given to open it) does not fit a rekey.
+                    throw CLIError(exitCode: ExitCodes.wrongFileKind, message: "'\(database)' is not encrypted (a plaintext SQLite database): it has no key to change. Nothing was changed. Encrypt it with `cipherstore encrypt \(database) --in-place`.", kind: "notEncrypted")
+                }
                 // Only an encrypted file: a slot file beside a plaintext one (left by a
                 // decryption) is no reason to refuse, and rekey then says it is not encrypted.
                 if output.inPlace && SlotDatabase.usesSlotFile(database) && DatabaseFileInfo.inspect(path: database).kind == .encrypted {

@@ -21,7 +21,9 @@ extension CipherStoreCommand {
                 database (the same data key): its current passphrases open it then, not those \
                 of the backup's time. Otherwise the backup's slot file is put beside it, and \
                 the passphrases of the backup's time open it. The summary says which. When the database opens with another key \
-                now (after `keys rotate`, say), give that key with --old-key-*.
+                now (after `keys rotate`, say), give that key with --old-key-*. With both keys on \
+                standard input (--key-stdin and --old-key-stdin), the first line is the backup's \
+                key and the rest the database's current key.
 
                 A database whose first page does not open (damaged, or another key) cannot be \
                 locked: it is replaced only with --force, when no app has it open.

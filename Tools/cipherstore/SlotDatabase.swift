@@ -31,12 +31,15 @@ enum SlotDatabase {
 
     /// Refuses a database without a slot file before any key is asked for.
     static func requireSlotFile(_ database: String) throws {
-        guard hasSlotFile(database) else {
-            let error = KeySlotError.slotFileMissing(expectedAt: KeySlots.slotFilePath(forDatabase: database), database: database)
-            throw CLIError(exitCode: ExitCodes.ioFailure,
-                           message: error.description + " If '\(database)' does not use key slots yet, make it a slot database with `cipherstore keys init`.",
-                           kind: "slotFileMissing")
-        }
+        guard hasSlotFile(database) else { throw missingSlotFile(database) }
+    }
+
+    /// A missing slot file, in words for both cases it can be: lost, or never made.
+    static func missingSlotFile(_ database: String) -> CLIError {
+        let error = KeySlotError.slotFileMissing(expectedAt: KeySlots.slotFilePath(forDatabase: database), database: database)
+        return CLIError(exitCode: ExitCodes.ioFailure,
+                        message: error.description + " If '\(database)' does not use key slots yet, make it a slot database with `cipherstore keys init`.",
+                        kind: "slotFileMissing")
     }
 
     /// A database whose slot the passphrase opened in this run, with the data key: when the

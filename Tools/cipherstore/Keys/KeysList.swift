@@ -31,6 +31,8 @@ extension CipherStoreCommand.Keys {
                 } catch CipherStoreError.notEncrypted {
                     // No key was asked for: the library's wording ("but a key was given") does not fit.
                     throw CLIError(exitCode: ExitCodes.wrongFileKind, message: "'\(database)' is a plaintext SQLite database: it has no key slots. Nothing was changed. Make it a slot database with `cipherstore keys init \(database)`.", kind: "notEncrypted")
+                } catch KeySlotError.slotFileMissing {
+                    throw SlotDatabase.missingSlotFile(database)
                 }
                 let slotFile = KeySlots.slotFilePath(forDatabase: database)
                 output.finish(json, ["slotFile": slotFile, "slots": slots.map(Summary.fields)],
