@@ -25,6 +25,33 @@ import Testing
         #expect(try row.value(String.self, named: "at") == "2014-11-14 21:20:00.123")
     }
 
+    @Test func valuesBoundDirectlyBindAsArgumentsDo() throws {
+        let date = Date(timeIntervalSince1970: 1_416_000_000.123)
+        let sql = "INSERT INTO item(name, price, data, flag, at) VALUES (?, ?, ?, ?, ?)"
+        let insert = try db.makeStatement(sql: sql)
+        let note: String? = nil
+        try insert.execute(values: "名字 \"quoted\" 'single'", 9.5, Data([0, 1, 2, 255]), true, date)
+        try insert.execute(values: note, 2, Data(), false, Optional<Date>.none)
+        try db.execute(sql: sql, arguments: ["名字 \"quoted\" 'single'", 9.5, Data([0, 1, 2, 255]), true, date])
+        try db.execute(sql: sql, arguments: [note, 2, Data(), false, nil])
+        let rows = try db.fetchAll(sql: "SELECT name, price, data, flag, at, typeof(price) FROM item ORDER BY id")
+        #expect(rows.count == 4)
+        #expect(rows[0].values == rows[2].values)
+        #expect(rows[1].values == rows[3].values)
+        #expect(rows[0].values == [.text("名字 \"quoted\" 'single'"), .real(9.5), .blob(Data([0, 1, 2, 255])), .integer(1), .text("2014-11-14 21:20:00.123"), .text("real")])
+        #expect(rows[1].values == [.null, .real(2), .blob(Data()), .integer(0), .null, .text("real")])
+
+        // The wrong number of values: refused before anything is bound or run, and the
+        // statement still runs with the right number afterwards.
+        for attempt in [{ try insert.execute(values: "one") }, { try insert.execute(values: "a", 1, Data(), true, date, "six") }, { try insert.execute(values: 1, 2) }] {
+            let error = try #require(throws: CipherStoreError.self) { try attempt() }
+            #expect(error.description.contains("the statement has 5 parameter(s)"))
+        }
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM item") == 4)
+        try insert.execute(values: "again", 1, Data([1]), true, date)
+        #expect(try db.fetchScalar(String.self, sql: "SELECT name FROM item ORDER BY id DESC LIMIT 1") == "again")
+    }
+
     @Test func namedArgumentsBindWithAnyPrefix() throws {
         try db.execute(sql: "INSERT INTO item(name, price) VALUES (:name, @price)", arguments: ["name": "a", "price": 1.0])
         try db.execute(sql: "INSERT INTO item(name, price) VALUES ($name, :price)", arguments: [":price": 2.0, "name": "b"])
@@ -197,6 +224,26 @@ import Testing
         try db.execute(sql: "INSERT INTO item(id, name) VALUES (:id, :name)", arguments: [built.replacingOccurrences(of: "i0", with: "id"): 8, "name": "eight"])
         try db.execute(sql: "INSERT INTO item(id, name) VALUES (:id, :\(long))", arguments: ["id": 9, longBuilt: "nine"])
         #expect(try db.fetchAll(sql: "SELECT name FROM item WHERE id IN (8, 9) ORDER BY id").map { try $0.value(String.self, at: 0) } == ["eight", "nine"])
+    }
+
+    @Test func everyColumnAndParameterOfAWideStatementIsFoundByName() throws {
+        // 300 names, short and long, fill the table of name bits enough for slots to collide:
+        // each name still finds its own column, in any order, and a name not there finds none.
+        let names = (0..<300).map { $0 % 3 == 0 ? "c\($0)" : "column_with_a_long_name_\($0)" }
+        let row = try #require(try db.fetchOne(sql: "SELECT " + names.enumerated().map { "\($0.offset) AS \($0.element)" }.joined(separator: ", ")))
+        for (offset, name) in names.enumerated().reversed() {
+            #expect(try row.value(Int.self, named: name) == offset)
+            #expect(try row.value(Int.self, named: name.uppercased()) == offset)
+        }
+        for missing in ["c1", "c300", "column_with_a_long_name_0", ""] { #expect(row[missing] == nil) }
+
+        try db.execute(sql: "CREATE TABLE wide(" + names.joined(separator: ", ") + ")")
+        let insert = try db.makeStatement(sql: "INSERT INTO wide VALUES (" + names.map { ":" + $0 }.joined(separator: ", ") + ")")
+        var arguments: [String: (any DatabaseValueConvertible)?] = [:]
+        for (offset, name) in names.enumerated() { arguments[offset % 2 == 0 ? name : "@" + name] = offset * 7 }
+        try insert.execute(arguments: StatementArguments(arguments))
+        let stored = try #require(try db.fetchOne(sql: "SELECT * FROM wide"))
+        #expect(try names.indices.allSatisfy { try stored.value(Int.self, at: $0) == $0 * 7 })
     }
 
     @Test func quotingIdentifiersAndTableExists() throws {

@@ -3,9 +3,8 @@
 @usableFromInline
 final class RowLayout: Sendable {
     @usableFromInline let columnNames: [String]
-    /// Each column name's ``StringBits``, in column order; `nil` for a name an earlier column
-    /// already has, so the shortcut finds the leftmost column of a name, as the lookups below do.
-    private let nameBits: [StringBits?]
+    /// Each column name's ``StringBits`` to its leftmost column, as the lookups below find it.
+    @usableFromInline let columnByBits: StringBitsIndex
     /// Exact names and lowercased names, each to its leftmost column.
     private let indexByExactName: [String: Int]
     private let indexByName: [String: Int]
@@ -21,19 +20,27 @@ final class RowLayout: Sendable {
         }
         self.indexByExactName = exact
         self.indexByName = lowercased
-        self.nameBits = columnNames.enumerated().map { offset, name in exact[name] == offset ? StringBits(name) : nil }
+        // Only a name's leftmost column: a later column of the same name is another string
+        // with other bits, which must not find itself.
+        self.columnByBits = StringBitsIndex(columnNames.enumerated().compactMap { offset, name in
+            exact[name] == offset ? StringBits(name).map { (bits: $0, position: offset) } : nil
+        })
     }
 
     /// The column of a name: the leftmost column spelled exactly so, else the leftmost whose
     /// name matches case-insensitively.
-    @usableFromInline
+    @inlinable
     func index(of name: String) -> Int? {
         // The usual read names its column with the same short literal on every row: that
-        // string's two words equal the column name's, so it is found with integer compares,
-        // before any string comparison or hashing.
-        if let bits = StringBits(name) {
-            for offset in nameBits.indices where nameBits[offset] == bits { return offset }
-        }
+        // string's two words equal the column name's, so it is found by them in a small hash
+        // table (inlined in the caller), before any string comparison or hashing of characters.
+        if let bits = StringBits(name), let offset = columnByBits.position(of: bits) { return offset }
+        return index(spelled: name)
+    }
+
+    /// The lookup by the name's characters, when its two words found no column.
+    @usableFromInline
+    func index(spelled name: String) -> Int? {
         if columnNames.count <= 16 {
             for (offset, column) in columnNames.enumerated() where column == name { return offset }
         } else if let offset = indexByExactName[name] {
@@ -59,24 +66,5 @@ final class RowLayout: Sendable {
             throw CipherStoreError.valueConversion(column: name, reason: "no such column; the row has \(columnNames.joined(separator: ", "))")
         }
         return index
-    }
-}
-
-/// The two words a `String` is made of, on 64-bit platforms. Equal words are the same string:
-/// the same inline bytes of a short string (up to 15 UTF-8 bytes, stored in the words
-/// themselves), or the same storage of a long one. Unequal words say nothing, so a match is
-/// only ever a shortcut.
-struct StringBits: Equatable, Sendable {
-    private let first: UInt64
-    private let second: UInt64
-
-    /// `nil` where a `String` is not two 64-bit words (32-bit platforms such as arm64_32).
-    @inline(__always)
-    init?(_ string: String) {
-        #if _pointerBitWidth(_64)
-        (first, second) = unsafeBitCast(string, to: (UInt64, UInt64).self)
-        #else
-        return nil
-        #endif
     }
 }

@@ -57,14 +57,48 @@ public final class Statement {
         while try step() {}
     }
 
+    /// Runs the statement to completion with one value per parameter, in order, each bound
+    /// as it is: no ``StatementArguments`` and no array are built.
+    ///
+    /// The same binding as `execute(arguments: [a, b, c])`, for a statement run many times in
+    /// a loop: an array literal of arguments costs about as much to build as the statement
+    /// costs to run (BENCHMARKS.md, "insert, positional").
+    ///
+    /// ```swift
+    /// let insert = try db.makeStatement(sql: "INSERT INTO point(x, y, label) VALUES (?, ?, ?)")
+    /// for point in points { try insert.execute(values: point.x, point.y, point.label) }
+    /// ```
+    /// - Throws: ``CipherStoreError/invalidArguments(reason:sql:)`` when the number of values
+    ///   is not the statement's parameter count (nothing runs), or ``DatabaseError``.
+    @inlinable
+    public func execute<each Value: DatabaseValueConvertible>(values: repeat each Value) throws {
+        var count = 0
+        for _ in repeat (each Value).self { count += 1 }
+        try prepareToBind(count: count)
+        var index: Int32 = 1
+        for value in repeat each values {
+            try bind(value.databaseValue, at: index)
+            index += 1
+        }
+        defer { reset() }
+        while try step() {}
+    }
+
+    /// Checks a count of positional values against the parameters and resets the statement
+    /// if it ran: every parameter then gets a value, so old bindings need no clearing.
+    @usableFromInline
+    func prepareToBind(count: Int) throws {
+        guard count == parameterCount else {
+            throw CipherStoreError.invalidArguments(
+                reason: "the statement has \(parameterCount) parameter(s) but \(count) value(s) were given; pass one value per parameter", sql: sql)
+        }
+        if hasRun { reset() }
+    }
+
     /// Runs the statement to completion with an encoded record's values, one per parameter in
     /// order: the positional arguments without an array of their own.
     func execute(columns: [(name: String, value: DatabaseValue)]) throws {
-        guard columns.count == parameterCount else {
-            throw CipherStoreError.invalidArguments(
-                reason: "the statement has \(parameterCount) parameter(s) but \(columns.count) value(s) were given; pass one value per parameter", sql: sql)
-        }
-        if hasRun { reset() }
+        try prepareToBind(count: columns.count)
         for index in columns.indices { try bind(columns[index].value, at: Int32(index + 1)) }
         defer { reset() }
         while try step() {}
@@ -73,18 +107,14 @@ public final class Statement {
     /// Resets the statement and binds new arguments.
     /// - Throws: ``CipherStoreError/invalidArguments(reason:sql:)`` when they do not fit.
     public func bind(_ arguments: StatementArguments) throws {
-        if hasRun { reset() }
         switch arguments.values {
         case .positional(let values):
-            // Every parameter gets a value, so old bindings need no clearing.
-            guard values.count == parameterCount else {
-                throw CipherStoreError.invalidArguments(
-                    reason: "the statement has \(parameterCount) parameter(s) but \(values.count) value(s) were given; pass one value per parameter", sql: sql)
-            }
+            try prepareToBind(count: values.count)
             for index in 0..<values.count {
                 try bind(values[index], at: Int32(index + 1))
             }
         case .named(let values):
+            if hasRun { reset() }
             try bind(named: values)
         }
     }
@@ -130,18 +160,16 @@ public final class Statement {
         return indexes
     }()
 
-    /// The parameter names' ``StringBits``, in index order.
-    private lazy var parameterNameBits: [(bits: StringBits, index: Int32)] = parameterIndexes
-        .sorted { $0.value < $1.value }
-        .compactMap { name, index in StringBits(name).map { ($0, index) } }
+    /// The parameter names' ``StringBits`` to their indexes.
+    private lazy var parameterByBits = StringBitsIndex(parameterIndexes.compactMap { name, index in
+        StringBits(name).map { (bits: $0, position: Int(index)) }
+    })
 
-    /// A named argument's parameter: the name as the statement spells it is found by comparing
-    /// two words per parameter, as rows find columns, before any hashing.
+    /// A named argument's parameter: the name as the statement spells it is found by its two
+    /// words, as rows find columns, before any hashing of its characters.
     @inline(__always)
     private func parameterIndex(named name: String, _ indexes: [String: Int32]) -> Int32? {
-        if let bits = StringBits(name) {
-            for parameter in parameterNameBits where parameter.bits == bits { return parameter.index }
-        }
+        if let bits = StringBits(name), let index = parameterByBits.position(of: bits) { return Int32(index) }
         return indexes[name] ?? Self.unprefixed(name).flatMap { indexes[$0] }
     }
 
@@ -151,7 +179,7 @@ public final class Statement {
     }
 
     /// Binds one value at a 1-based parameter index.
-    @inline(__always)
+    @usableFromInline
     func bind(_ value: DatabaseValue, at index: Int32) throws {
         let code: Int32
         switch value {

@@ -28,6 +28,19 @@ func insertingWorkloads(_ bench: Benchmark, directory: String, rows: Int, key: D
             return .commit
         }
     }
+    // The same rows bound straight from the values: no array literal of arguments.
+    let (baselineDirect, direct) = try bench.compare("raw C: insert", "CipherStore: insert, values bound directly",
+                                                     setup: reset, baseline: rawInsert) {
+        let db = try Connection(path: path, key: key)
+        try db.inTransaction {
+            let statement = try db.makeStatement(sql: "INSERT INTO item VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+            for row in 0..<rows {
+                let r = Int64(row)
+                try statement.execute(values: r, r &* 2, r &* 3, r &* 4, r &* 5, r &* 6, r &* 7, r &* 8, r &* 9, r &* 10)
+            }
+            return .commit
+        }
+    }
     let (baseline2, named) = try bench.compare("raw C: insert", "CipherStore: insert, named arguments", setup: reset, baseline: rawInsert) {
         let db = try Connection(path: path, key: key)
         try db.inTransaction {
@@ -52,6 +65,8 @@ func insertingWorkloads(_ bench: Benchmark, directory: String, rows: Int, key: D
     }
     return [
         Benchmark.row("4. insert, positional", baseline: baseline, library: positional, target: VersusWorkload.insertPositional.cipherStoreTarget),
+        Benchmark.row("4. insert, positional, values bound directly (`execute(values:)`, no array literal)", baseline: baselineDirect, library: direct,
+                      target: VersusWorkload.insertPositional.cipherStoreTarget),
         Benchmark.row("4. insert, named", baseline: baseline2, library: named, target: VersusWorkload.insertNamed.cipherStoreTarget),
         Benchmark.row("5. Encodable insert", baseline: baseline3, library: encodable, target: VersusWorkload.insertEncodable.cipherStoreTarget),
     ]
