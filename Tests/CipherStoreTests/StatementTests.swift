@@ -50,6 +50,16 @@ import Testing
         #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM item") == 4)
         try insert.execute(values: "again", 1, Data([1]), true, date)
         #expect(try db.fetchScalar(String.self, sql: "SELECT name FROM item ORDER BY id DESC LIMIT 1") == "again")
+
+        // Refused in the middle of a run, a statement is still reset: it lets go of its read,
+        // and steps from its first row again.
+        let select = try db.makeStatement(sql: "SELECT name FROM item WHERE id = ?")
+        try select.bind([1])
+        #expect(try select.step())
+        #expect(throws: CipherStoreError.self) { try select.execute(values: 1, 2) }
+        #expect(try select.step())
+        #expect(select.string(at: 0) == "名字 \"quoted\" 'single'")
+        select.reset()
     }
 
     @Test func namedArgumentsBindWithAnyPrefix() throws {
@@ -244,6 +254,24 @@ import Testing
         try insert.execute(arguments: StatementArguments(arguments))
         let stored = try #require(try db.fetchOne(sql: "SELECT * FROM wide"))
         #expect(try names.indices.allSatisfy { try stored.value(Int.self, at: $0) == $0 * 7 })
+    }
+
+    @Test func aCachedSelectStarSeesColumnsAddedSinceItWasPrepared() throws {
+        try db.execute(sql: "INSERT INTO item(name) VALUES ('a')")
+        let sql = "SELECT * FROM item"
+        #expect(try db.fetchOne(sql: sql)?.columnNames == ["id", "name", "price", "data", "flag", "at"])
+        try db.execute(sql: "ALTER TABLE item ADD COLUMN extra TEXT DEFAULT 'new'")
+        let row = try #require(try db.fetchOne(sql: sql))
+        #expect(row.columnNames == ["id", "name", "price", "data", "flag", "at", "extra"])
+        #expect(try row.value(String.self, named: "extra") == "new")
+        var viewed: [String] = []
+        try db.forEachRow(sql: sql) { viewed.append(try $0.value(String.self, named: "extra")) }
+        #expect(viewed == ["new"])
+        // Through a script and a table made anew, the same.
+        try db.executeScript("DROP TABLE item; CREATE TABLE item(only INTEGER)")
+        try db.execute(sql: "INSERT INTO item VALUES (7)")
+        #expect(try db.fetchOne(sql: sql)?.columnNames == ["only"])
+        #expect(try db.cachedStatement(sql: sql).columnCount == 1)
     }
 
     @Test func quotingIdentifiersAndTableExists() throws {

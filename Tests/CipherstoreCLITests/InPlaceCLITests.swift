@@ -225,6 +225,40 @@ import Testing
         let json = try CLI.run(["encrypt", source, "-o", workspace.path("kept2.db"), "--key-file", keyFile, "--page-size", "source", "--json"])
         let object = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
         #expect(object?["opensOnlyWith"] as? [String] == ["--page-size 8192"], "\(json.output)")
+
+        // A slot database made in place says it too, against the source's size before.
+        let slotSource = workspace.path("slots.db")
+        try FileManager.default.copyItem(atPath: source, toPath: slotSource)
+        let sourceBytes = try fileSize(slotSource)
+        let slots = try CLI.run(["encrypt", slotSource, "--in-place", "--key-slots", "--key-file", keyFile, "--slot-kdf-ms", "10"])
+        #expect(slots.status == 0, "\(slots.errorOutput)")
+        let slotGrowth = Double(try fileSize(slotSource)) / Double(sourceBytes) - 1
+        if SQLCipherLibrary.sqlcipherMajorVersion < 4 { #expect(slotGrowth > 0.05) }
+        #expect(slots.errorOutput.contains("it is \(Int(slotGrowth * 100))% larger than the source was") == (slotGrowth >= 0.05), "\(slots.errorOutput)")
+    }
+
+    /// A source in WAL mode has pages in its `-wal`: the size a result is compared with
+    /// counts them, as the copy does.
+    @Test func aWALSourcesSizeCountsItsWAL() throws {
+        let workspace = try TemporaryDirectory()
+        let source = workspace.path("wal.db")
+        let keyFile = try workspace.keyFile("k.key", "wal size\n")
+        // Kept open, with no checkpoint, so the rows stay in the WAL while the tool runs.
+        let db = try Connection(path: source, key: nil)
+        try db.executeScript("""
+            PRAGMA page_size = 8192; PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;
+            CREATE TABLE filler(b); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000) INSERT INTO filler SELECT randomblob(100) FROM n;
+            """)
+        defer { try? db.close() }
+        let walBytes = try fileSize(source + "-wal")
+        #expect(walBytes > 10 * (try fileSize(source)), "the rows are in the WAL")
+        let encrypted = workspace.path("e.db")
+        let result = try CLI.run(["encrypt", source, "-o", encrypted, "--key-file", keyFile])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        let growth = Double(try fileSize(encrypted)) / Double(try fileSize(source) + walBytes) - 1
+        #expect(growth < 1, "a WAL holds a page and a frame header per page: the result is not several times larger")
+        #expect(result.errorOutput.contains("it is \(Int(growth * 100))% larger than the source was") == (growth >= 0.05), "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("\(source)-wal beside it"), "\(result.errorOutput)")
     }
 }
 

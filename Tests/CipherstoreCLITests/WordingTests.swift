@@ -92,7 +92,9 @@ import Testing
         #expect(result.status == 64)
         #expect(result.errorOutput.contains("The key cannot be used: a raw key must be 64 hexadecimal digits"), "\(result.errorOutput)")
         #expect(!result.errorOutput.contains("Invalid key"), "\(result.errorOutput)")
-        let rekey = try CLI.run(["rekey", source, "--in-place", "--old-key-file", keyFile, "--new-raw-key", "--new-key-stdin"], input: "xyz\n")
+        let encrypted = workspace.path("enc.db")
+        #expect(try CLI.run(["encrypt", source, "-o", encrypted, "--key-file", keyFile]).status == 0)
+        let rekey = try CLI.run(["rekey", encrypted, "--in-place", "--old-key-file", keyFile, "--new-raw-key", "--new-key-stdin"], input: "xyz\n")
         #expect(rekey.status == 64)
         #expect(rekey.errorOutput.contains("The new key cannot be used: "), "\(rekey.errorOutput)")
     }

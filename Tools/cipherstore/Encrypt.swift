@@ -71,7 +71,7 @@ extension CipherStoreCommand {
                     return nil
                 }
                 let databaseKey = try KeyReader.read(key.source(confirm: true))
-                let sourceInfo = DatabaseFileInfo.inspect(path: source)
+                let sourceSize = SourceSize(source)
                 let backup = keepBackup ? source + ".plaintext-backup" : nil
                 // Other names of the file (hard links, allowed with --force) keep the plaintext.
                 let original = try? FileManager.default.attributesOfItem(atPath: URL(fileURLWithPath: source).resolvingSymlinksInPath().path)
@@ -80,11 +80,8 @@ extension CipherStoreCommand {
                     path: source, key: databaseKey, cipher: cipher.settings(encrypting: source),
                     to: output.destination(backup: backup), options: options())
                 var warnings: [String] = []
-                // The default page size keeps the result opening with its key alone; when it is
-                // smaller than the source's, say what that costs in size (from 5% up).
-                let growth = sourceInfo.size > 0 ? Int((Double(report.outputBytes) / Double(sourceInfo.size) - 1) * 100) : 0
-                if cipher.pageSize == nil, let sourcePageSize = sourceInfo.plaintextPageSize, report.verification.pageSize < sourcePageSize, growth >= 5 {
-                    warnings.append("the result has \(report.verification.pageSize)-byte pages, the linked SQLCipher's default (so it opens with its key alone), where the source had \(sourcePageSize)-byte pages; it is \(growth)% larger than the source. To keep the source's pages, encrypt with --page-size source, and open the result with that page size.")
+                if let note = sourceSize.pageSizeNote(given: cipher.pageSize, resultPageSize: report.verification.pageSize, resultBytes: report.outputBytes) {
+                    warnings.append(note)
                 }
                 if let backup = report.backupPath {
                     warnings.append("the backup \(backup) is PLAINTEXT: anyone who can read it reads your data. Delete it once you no longer need it.")
@@ -94,7 +91,7 @@ extension CipherStoreCommand {
                     }
                     warnings.append("the plaintext original was replaced. Its old blocks may survive on SSDs, in file-system snapshots and in backups: deleting is best effort there.")
                 } else {
-                    warnings.append("the plaintext original \(source) is still there (with any \(source)-journal beside it). Delete them once the encrypted copy is in use; on SSDs, snapshots and backups, deletion is best effort.")
+                    warnings.append("the plaintext original \(source) is still there (with any \(source)-journal or \(source)-wal beside it). Delete them once the encrypted copy is in use; on SSDs, snapshots and backups, deletion is best effort.")
                 }
                 return .init(report: report, verb: "Encrypted", warnings: warnings)
             }
@@ -104,15 +101,42 @@ extension CipherStoreCommand {
         private func encryptWithKeySlots(json: JSONOutput?, options: () -> ConversionOptions) throws {
             if SlotDatabase.hasSlotFile(source) { throw KeySlotError.slotFileExists(path: KeySlots.slotFilePath(forDatabase: source)) }
             let passphrase = try KeyReader.readPassphrase(key.source(role: "passphrase", confirm: true))
+            let sourceSize = SourceSize(source)
             let slot = try KeySlots.encrypt(path: source, passphrase: passphrase, kdf: kdf.kdf, cipher: cipher.settings(encrypting: source), options: options())
             let slotFile = KeySlots.slotFilePath(forDatabase: source)
-            let warning = "the plaintext original was replaced. Its old blocks may survive on SSDs, in file-system snapshots and in backups: deleting is best effort there."
+            var warnings = ["the plaintext original was replaced. Its old blocks may survive on SSDs, in file-system snapshots and in backups: deleting is best effort there."]
+            let resultPageSize = cipher.settings(encrypting: source).pageSize ?? SQLCipherLibrary.defaultPageSize
+            let resultBytes = SourceSize(source).bytes  // The result has the source's name now.
+            if let note = sourceSize.pageSizeNote(given: cipher.pageSize, resultPageSize: resultPageSize, resultBytes: resultBytes) {
+                warnings.append(note)
+            }
             if let json {
-                json.succeed(["output": source, "slotFile": slotFile, "slot": Summary.fields(slot), "warnings": [warning]])
+                json.succeed(["output": source, "slotFile": slotFile, "slot": Summary.fields(slot), "warnings": warnings])
             } else {
                 CommandRunner.say("Encrypted \(source) in place into a slot database, verified; its slot file is \(slotFile) (\(Summary.text(slot))). Back up the two together.", quiet: output.quiet)
             }
-            warn(warning)
+            warnings.forEach(warn)
         }
+    }
+}
+
+/// A plaintext source's page size and bytes (its WAL's too), taken before it is encrypted.
+private struct SourceSize {
+    let pageSize: Int?
+    let bytes: Int64
+
+    init(_ path: String) {
+        pageSize = DatabaseFileInfo.inspect(path: path).plaintextPageSize
+        let size = { (path: String) in ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0 }
+        bytes = size(path) + size(path + "-wal")
+    }
+
+    /// The default page size keeps the result opening with its key alone; when it is smaller
+    /// than the source's, this says what that costs in size, from 5% up.
+    func pageSizeNote(given: PageSizeOption?, resultPageSize: Int, resultBytes: Int64) -> String? {
+        guard given == nil, let pageSize, resultPageSize < pageSize, bytes > 0 else { return nil }
+        let growth = Int((Double(resultBytes) / Double(bytes) - 1) * 100)
+        guard growth >= 5 else { return nil }
+        return "the result has \(resultPageSize)-byte pages, the linked SQLCipher's default (so it opens with its key alone), where the source had \(pageSize)-byte pages; it is \(growth)% larger than the source was. --page-size source keeps the source's pages (the result then opens only with that page size)."
     }
 }

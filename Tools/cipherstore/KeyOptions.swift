@@ -9,7 +9,7 @@ struct KeyOptions: ParsableArguments {
     @Option(name: .customLong("key-env"), help: ArgumentHelp("Read the key from this environment variable.", valueName: "name"))
     var environment: String?
 
-    @Flag(name: .customLong("key-stdin"), help: "Read the key from standard input, to its end, minus one trailing line ending.")
+    @Flag(name: .customLong("key-stdin"), help: "Read the key from standard input, to its end (its first line, when another key is read there too), minus one trailing line ending.")
     var standardInput = false
 
     @Flag(name: .customLong("raw-key"), help: "The key is a raw 256-bit key, not a passphrase: 64 hexadecimal digits, or 96 with its salt (as `keys export-raw-key` writes).")
@@ -34,9 +34,11 @@ struct OldKeyOptions: ParsableArguments {
     @Flag(name: .customLong("old-raw-key"), help: "The current key is a raw key: 64 hexadecimal digits, or 96 with its salt.")
     var raw = false
 
-    var source: KeyReader.Source {
+    var source: KeyReader.Source { source(role: "current key") }
+
+    func source(role: String) -> KeyReader.Source {
         KeyReader.Source(file: file, environment: environment, standardInput: standardInput, raw: raw,
-                         role: "current key", optionPrefix: "--old-key", confirm: false)
+                         role: role, optionPrefix: "--old-key", confirm: false)
     }
 }
 

@@ -119,9 +119,9 @@ enum KeyReader {
         guard stat(path, &status) == 0 else {
             throw CLIError(exitCode: ExitCodes.ioFailure, message: "Cannot read the \(role) file '\(path)': \(String(cString: strerror(errno))).")
         }
-        // Only a regular file keeps the key: a pipe such as `<(pass show app)` holds it for
-        // one read, and its mode says nothing about who can read the key later.
-        if status.st_mode & S_IFMT == S_IFREG && status.st_mode & 0o077 != 0 {
+        // A named pipe too: whoever may open it can race the reader for the key. (An
+        // anonymous pipe, as `<(pass show app)` gives, is the owner's alone.)
+        if status.st_mode & 0o077 != 0 {
             warn("the \(role) file '\(path)' is readable by group or others; restrict it with `chmod 600 \(path)`.")
         }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)

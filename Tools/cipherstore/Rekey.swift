@@ -43,7 +43,7 @@ extension CipherStoreCommand {
                 try DatabaseFile.checkExistingDatabaseFile(database)
                 if DatabaseFileInfo.inspect(path: database).kind == .plaintext {
                     // The library's wording (a key was given to open it) does not fit a rekey.
-                    throw CLIError(exitCode: ExitCodes.wrongFileKind, message: "'\(database)' is not encrypted (a plaintext SQLite database): it has no key to change. Nothing was changed. Encrypt it with `cipherstore encrypt \(database) --in-place`.", kind: "notEncrypted")
+                    throw CLIError(exitCode: ExitCodes.wrongFileKind, message: "'\(database)' is not encrypted (a plaintext SQLite database): it has no key to change. Nothing was changed. Encrypt it with `cipherstore encrypt` (rekey changes the key of an encrypted database).", kind: "notEncrypted")
                 }
                 // Only an encrypted file: a slot file beside a plaintext one (left by a
                 // decryption) is no reason to refuse, and rekey then says it is not encrypted.

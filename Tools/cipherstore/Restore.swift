@@ -70,8 +70,8 @@ extension CipherStoreCommand {
                 if isPlaintext {
                     backupKey = nil
                 } else if currentKey.source.isGiven {
-                    (backupKey, current) = try KeyReader.readPair(current: key.source(confirm: false), as: SlotDatabase.keyMaker(for: backup),
-                                                                  new: currentKey.source, as: SlotDatabase.keyMaker(for: to))
+                    (backupKey, current) = try KeyReader.readPair(current: key.source(role: "backup's key", confirm: false), as: SlotDatabase.keyMaker(for: backup),
+                                                                  new: currentKey.source(role: "database's current key"), as: SlotDatabase.keyMaker(for: to))
                 } else {
                     backupKey = try SlotDatabase.openingKey(for: backup, from: key.source(confirm: false))
                 }

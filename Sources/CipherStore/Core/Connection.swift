@@ -42,6 +42,8 @@ public final class Connection {
     let logger: Logger?
     /// Statements of ``cachedStatement(sql:)``; emptied by ``close()``.
     let statementCache: StatementCache
+    /// The schema changes the statement cache has seen (``ConnectionHooks/schemaChangeCount``).
+    private var statementCacheSchemaChangeCount: UInt64 = 0
     /// How many savepoints of ``inSavepoint(_:)`` are open; names the next one.
     var savepointDepth = 0
     /// The INSERT of the last record inserted into each table, reused while its columns match:
@@ -363,6 +365,13 @@ public final class Connection {
     /// and drops the least recently used one when full; a dropped statement still in use by a
     /// cursor stays valid until the cursor is released.
     public func cachedStatement(sql: String) throws -> Statement {
+        // A statement keeps the result columns it was prepared with: after a schema change
+        // made here, `SELECT *` is prepared again (SQLite would re-prepare it, but the
+        // statement's column names would stay as they were).
+        if statementCacheSchemaChangeCount != handle.hooks.schemaChangeCount {
+            statementCache.removeAll()
+            statementCacheSchemaChangeCount = handle.hooks.schemaChangeCount
+        }
         // close() empties the cache, so a hit always comes from an open connection.
         if let statement = statementCache.statement(for: sql) {
             // A miss is recorded by makeStatement.

@@ -42,6 +42,10 @@ final class ConnectionHooks {
     /// keeps the schema copy (see ``SchemaCopyKeeper``).
     var schemaMayHaveChanged = false
 
+    /// How many statements that may change the schema were prepared: the statement cache
+    /// starts afresh when it moves (a cached `SELECT *` keeps the columns it was prepared with).
+    private(set) var schemaChangeCount: UInt64 = 0
+
     /// The tables observed statements read, learned once per schema (see ``ObservedRegion``).
     let observedRegions = ObservedRegion.Cache()
 
@@ -67,6 +71,7 @@ final class ConnectionHooks {
             if ConnectionHooks.schemaActions.contains(action) {
                 hooks.changedUnseen = true
                 hooks.schemaMayHaveChanged = true
+                hooks.schemaChangeCount &+= 1
             }
             switch action {
             case SQLITE_PRAGMA:

@@ -68,6 +68,9 @@ public final class Statement {
     /// let insert = try db.makeStatement(sql: "INSERT INTO point(x, y, label) VALUES (?, ?, ?)")
     /// for point in points { try insert.execute(values: point.x, point.y, point.label) }
     /// ```
+    ///
+    /// A `nil` needs its type (`String?.none`, or an optional variable): each value's type is
+    /// the pack's.
     /// - Throws: ``CipherStoreError/invalidArguments(reason:sql:)`` when the number of values
     ///   is not the statement's parameter count (nothing runs), or ``DatabaseError``.
     @inlinable
@@ -84,15 +87,16 @@ public final class Statement {
         while try step() {}
     }
 
-    /// Checks a count of positional values against the parameters and resets the statement
-    /// if it ran: every parameter then gets a value, so old bindings need no clearing.
+    /// Resets the statement if it ran (a refused count too lets go of its read), then checks a
+    /// count of positional values against the parameters: every parameter then gets a value,
+    /// so old bindings need no clearing.
     @usableFromInline
     func prepareToBind(count: Int) throws {
+        if hasRun { reset() }
         guard count == parameterCount else {
             throw CipherStoreError.invalidArguments(
                 reason: "the statement has \(parameterCount) parameter(s) but \(count) value(s) were given; pass one value per parameter", sql: sql)
         }
-        if hasRun { reset() }
     }
 
     /// Runs the statement to completion with an encoded record's values, one per parameter in
