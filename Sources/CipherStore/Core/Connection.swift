@@ -363,7 +363,10 @@ public final class Connection {
     /// When the cached statement is busy (a cursor over it is still open), a fresh one is
     /// returned instead. The cache keeps ``Configuration/statementCacheCapacity`` statements
     /// and drops the least recently used one when full; a dropped statement still in use by a
-    /// cursor stays valid until the cursor is released.
+    /// cursor stays valid until the cursor is released. A schema change made on this connection
+    /// (`CREATE`, `DROP`, `ALTER`) empties the cache, so that `SELECT *` is prepared again with
+    /// the columns the table has now; a schema change made by another connection does not
+    /// (SQLite prepares the statement again, but its column names stay those it had).
     public func cachedStatement(sql: String) throws -> Statement {
         // A statement keeps the result columns it was prepared with: after a schema change
         // made here, `SELECT *` is prepared again (SQLite would re-prepare it, but the
