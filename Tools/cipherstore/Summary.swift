@@ -104,6 +104,12 @@ enum Summary {
         return object
     }
 
+    /// The warning for a journal or log removed from beside an output's name before the
+    /// result took it.
+    static func sideFileRemoved(_ path: String) -> String {
+        "removed \(path), a journal or log left beside the name by an earlier program: SQLite would have applied it to the new file."
+    }
+
     /// A conversion's result: the summary line (unless quiet) or, with `--json`, the object;
     /// the warnings (leftovers of earlier runs removed first) on standard error either way.
     static func conversionFinished(_ report: ConversionReport, verb: String, output: OutputOptions, json: JSONOutput?, warnings: [String]) {
@@ -120,7 +126,8 @@ enum Summary {
         let copyWarning = report.verification.isEncrypted && report.schemaCopyPath == nil
             ? ["its schema copy '\(report.outputPath).schema' could not be written (check the directory's permissions and free space): a repair of a damaged first page would not know its tables. Any later write through CipherStore writes it."]
             : []
-        let warnings = report.removedLeftovers.map { "removed \($0), left by an interrupted earlier run." } + warnings + copyWarning + settingsWarning
+        let warnings = report.removedLeftovers.map { "removed \($0), left by an interrupted earlier run." }
+            + report.removedSideFiles.map(sideFileRemoved) + warnings + copyWarning + settingsWarning
         if let json {
             var object = fields(report, fullCheck: fullCheck, warnings: warnings)
             object["opensOnlyWith"] = needed.map(\.option)

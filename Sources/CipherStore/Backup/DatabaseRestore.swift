@@ -47,10 +47,14 @@ struct DatabaseRestore {
         if options.cancellation?.isCancelled == true { throw ConversionError.cancelled }
         let restoredSalt = DatabaseFileInfo.salt(of: temporaryPath)
         let result = FileSystem.identity(temporaryPath)
+        var removedSideFiles: [String] = []
         do {
             if exists {
-                // Not hot (the lock's first read would have rolled it back): old pages only.
-                FileSystem.removeIfPresent(target + "-journal")
+                // What lies beside the old file is its own or stale: a journal the lock's first
+                // read did not roll back, a log it did not checkpoint (a damaged database
+                // replaced with `replacingUnreadable` is never read). Applied to the restored
+                // file, either would replace its pages with the old file's.
+                removedSideFiles = try DatabaseSideFiles.clear(beside: target)
                 let replacedFile = try ReplacedFile(path: target)
                 do {
                     try DurableReplacement.rename(temporaryPath, over: target)
@@ -60,7 +64,7 @@ struct DatabaseRestore {
                 }
                 _ = replacedFile.retire()
             } else {
-                try OutputDestination.publish(temporaryPath, as: target, overwrite: false)
+                removedSideFiles = try OutputDestination.publish(temporaryPath, as: target, overwrite: false)
             }
         } catch {
             // Read from the disk: once the name leads to the restored file, the restore happened.
@@ -77,7 +81,8 @@ struct DatabaseRestore {
         let schemaCopyPath = SchemaCopy.publish(schemaCopy, forDatabase: target)
         return ConversionReport(outputPath: databasePath, backupPath: nil, removedLeftovers: removedLeftovers,
                                 verification: verification.at(path: databasePath), outputBytes: FileSystem.size(target),
-                                seconds: Date().timeIntervalSince(started), slotFilePath: slotFile, schemaCopyPath: schemaCopyPath)
+                                seconds: Date().timeIntervalSince(started), slotFilePath: slotFile, schemaCopyPath: schemaCopyPath,
+                                removedSideFiles: removedSideFiles)
     }
 
     /// Locks the database to replace as an in-place conversion locks its source.

@@ -26,32 +26,33 @@ struct OnlineBackup {
         try OutputDestination.checkNewFile(outputPath, source: sourcePath, overwrite: overwrite)
         let removedLeftovers = TemporaryFiles.removeLeftovers(for: outputPath)
         let temporaryPath = TemporaryFiles.path(for: outputPath)
-        var published = false
+        var isPublished = false
         defer {
-            if !published { FileSystem.removeDatabaseFiles(temporaryPath) }
+            if !isPublished { FileSystem.removeDatabaseFiles(temporaryPath) }
         }
         let (verification, schemaCopy) = try writeVerifiedCopy(into: temporaryPath)
         try checkCancelled()
         report(.replacing, fraction: 0.95)
 
         let copySalt = DatabaseFileInfo.salt(of: temporaryPath)
-        let slotFile: String?
+        let published: (slotFile: String?, removedSideFiles: [String])
         do {
-            slotFile = try OutputDestination.publish(
+            published = try OutputDestination.publish(
                 temporaryPath, as: outputPath, overwrite: overwrite, slotFile: KeySlots.slotFilePath(forDatabase: outputPath),
                 writingSlotFile: { try copySlotFile(to: outputPath, copySalt: copySalt) },
                 nowOnDisk: "'\(outputPath)' holds the verified backup",
                 nextStep: "Check the disk (`dmesg`) and run `sync` once it is healthy, or take the backup again.")
         } catch let error as NotDurableError {
-            published = true
+            isPublished = true
             throw error
         }
-        published = true
+        isPublished = true
         let schemaCopyPath = SchemaCopy.publish(schemaCopy, forDatabase: outputPath)
         report(.done, fraction: 1)
         return ConversionReport(outputPath: outputPath, backupPath: nil, removedLeftovers: removedLeftovers,
                                 verification: verification.at(path: outputPath), outputBytes: FileSystem.size(outputPath),
-                                seconds: Date().timeIntervalSince(started), slotFilePath: slotFile, schemaCopyPath: schemaCopyPath)
+                                seconds: Date().timeIntervalSince(started), slotFilePath: published.slotFile, schemaCopyPath: schemaCopyPath,
+                                removedSideFiles: published.removedSideFiles)
     }
 
     /// Copies the source's snapshot into a new file at `temporaryPath` (mode 0600), checks it

@@ -19,4 +19,7 @@ public struct ConversionReport: Sendable {
     /// ``DatabaseRepair`` reads when the schema pages are lost), or `nil` when none could be
     /// written; a plaintext result has none.
     public var schemaCopyPath: String? = nil
+    /// A journal, write-ahead log or log index that lay beside the output's name and was
+    /// removed before the result took the name: SQLite would have applied it to the result.
+    public var removedSideFiles: [String] = []
 }

@@ -80,18 +80,20 @@ struct DatabaseConverter: Sendable {
             report(.replacing, written: FileSystem.size(temporaryPath))
             // The last moment to stop: after the rename the result is in place.
             try checkCancelled()
+            var removedSideFiles: [String] = []
             if isInPlace {
                 // A journal kept by PERSIST or TRUNCATE mode holds old pages — plaintext, for an
                 // encryption. It is not hot (the lock's first read would have rolled it back) and
-                // nobody else can write to it while the lock is held.
-                FileSystem.removeIfPresent(sourcePath + "-journal")
+                // nobody else can write to it while the lock is held. A log beside the source
+                // was checkpointed when the lock left WAL mode.
+                removedSideFiles = try DatabaseSideFiles.clear(beside: sourcePath)
             }
             // Opened before the rename, while its name still leads to it (see ReplacedFile).
             let replacedFile = isInPlace ? try ReplacedFile(path: sourcePath) : nil
             let result = FileSystem.identity(temporaryPath)
             let backupPath: String?
             do {
-                backupPath = try replace(outputPath, with: temporaryPath)
+                (backupPath, removedSideFiles) = try replace(outputPath, with: temporaryPath, removedSideFiles: removedSideFiles)
             } catch {
                 // What to report is read from the disk: once the output's name leads to the
                 // result, the conversion happened, whichever step failed after it.
@@ -111,7 +113,8 @@ struct DatabaseConverter: Sendable {
             return ConversionReport(
                 outputPath: outputPath, backupPath: backupPath, removedLeftovers: removedLeftovers,
                 verification: verification.at(path: outputPath),
-                outputBytes: bytes, seconds: Date().timeIntervalSince(started), schemaCopyPath: schemaCopyPath)
+                outputBytes: bytes, seconds: Date().timeIntervalSince(started), schemaCopyPath: schemaCopyPath,
+                removedSideFiles: removedSideFiles)
         } catch {
             FileSystem.removeDatabaseFiles(temporaryPath)
             throw error
@@ -354,16 +357,17 @@ struct DatabaseConverter: Sendable {
         return (verification, schema)
     }
 
-    /// Moves the verified file into place; returns the backup path, if any.
+    /// Moves the verified file into place; returns the backup path, if any, and the side files
+    /// removed (`removedSideFiles`, those removed before, and those beside a new output's name).
     ///
     /// - Throws: ``DurableReplacement/Unsynced`` when the result took the name but the
     ///   directory sync failed; any other error leaves the output's name as it was (a backup
     ///   link made for it is removed again).
-    private func replace(_ outputPath: String, with temporaryPath: String) throws -> String? {
+    private func replace(_ outputPath: String, with temporaryPath: String,
+                         removedSideFiles: [String]) throws -> (backup: String?, removedSideFiles: [String]) {
         switch destination {
         case .file(_, let overwrite):
-            try OutputDestination.publish(temporaryPath, as: outputPath, overwrite: overwrite)
-            return nil
+            return (nil, try OutputDestination.publish(temporaryPath, as: outputPath, overwrite: overwrite))
         case .inPlace(let backup, _):
             let source = FileSystem.identity(sourcePath)
             if let backup {
@@ -379,7 +383,7 @@ struct DatabaseConverter: Sendable {
                 if let backup, DurableReplacement.holds(sourcePath, identity: source) { FileSystem.removeIfPresent(backup) }
                 throw error
             }
-            return backup
+            return (backup, removedSideFiles)
         }
     }
 

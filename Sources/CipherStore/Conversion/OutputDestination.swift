@@ -48,27 +48,35 @@ extension OutputDestination {
 
     /// Puts a finished, synced file under a new name: `link(2)`, which fails instead of
     /// replacing a file that appeared meanwhile, or with `overwrite` a rename over the existing
-    /// file, whose journal or WAL is removed first so it is never applied to the new one.
+    /// file. A journal, log or log index beside the name is removed first, so it is never
+    /// applied to the new file (see ``DatabaseSideFiles``).
     ///
-    /// - Throws: ``ConversionError/outputExists(path:)`` (nothing changed), and the errors of
+    /// - Returns: the side files removed.
+    /// - Throws: ``ConversionError/outputExists(path:)``, ``ConversionError/databaseInUse(path:detail:)``
+    ///   (another process has a side file open; nothing changed), and the errors of
     ///   ``DurableReplacement`` (``DurableReplacement/Unsynced`` when the name holds the new
     ///   file but its directory sync failed).
-    static func publish(_ temporaryPath: String, as path: String, overwrite: Bool) throws {
+    @discardableResult
+    static func publish(_ temporaryPath: String, as path: String, overwrite: Bool) throws -> [String] {
+        if !overwrite && FileSystem.exists(path) { throw ConversionError.outputExists(path: path) }
+        let removed = try DatabaseSideFiles.clear(beside: path)
         if overwrite {
-            for suffix in ["-journal", "-wal", "-shm"] { FileSystem.removeIfPresent(path + suffix) }
             try DurableReplacement.rename(temporaryPath, over: path)
         } else {
             guard try DurableReplacement.link(temporaryPath, as: path) else { throw ConversionError.outputExists(path: path) }
         }
+        return removed
     }
 
     /// ``publish(_:as:overwrite:)``, with what a failure means read from the disk: once the
     /// name leads to the new file, the error is a ``NotDurableError`` saying `nowOnDisk`;
     /// before that, nothing changed and the error is rethrown.
-    static func publish(_ temporaryPath: String, as path: String, overwrite: Bool, nowOnDisk: String, nextStep: String) throws {
+    /// - Returns: the side files removed.
+    @discardableResult
+    static func publish(_ temporaryPath: String, as path: String, overwrite: Bool, nowOnDisk: String, nextStep: String) throws -> [String] {
         let identity = FileSystem.identity(temporaryPath)
         do {
-            try publish(temporaryPath, as: path, overwrite: overwrite)
+            return try publish(temporaryPath, as: path, overwrite: overwrite)
         } catch {
             guard DurableReplacement.holds(path, identity: identity) else { throw error }
             throw NotDurableError(path: path, failure: (error as? DurableReplacement.Unsynced)?.failure ?? "\(error)",
@@ -87,14 +95,16 @@ extension OutputDestination {
     /// and the old database still opens. Once the database has the name, the new slot file
     /// stays (with a ``NotDurableError`` too) and the old one is removed. A crash in between
     /// leaves the old one beside them as `NAME.keys.previous-PID-N`.
-    /// - Returns: the slot file written, or `nil`.
+    /// - Returns: the slot file written, or `nil`, and the side files removed.
     static func publish(_ temporaryPath: String, as path: String, overwrite: Bool, slotFile: String,
-                        writingSlotFile writeSlotFile: () throws -> String?, nowOnDisk: String, nextStep: String) throws -> String? {
+                        writingSlotFile writeSlotFile: () throws -> String?, nowOnDisk: String, nextStep: String)
+        throws -> (slotFile: String?, removedSideFiles: [String]) {
         let previous = overwrite ? try setAside(slotFile) : nil
         var written: String?
+        var removed: [String] = []
         do {
             written = try writeSlotFile()
-            try publish(temporaryPath, as: path, overwrite: overwrite, nowOnDisk: nowOnDisk, nextStep: nextStep)
+            removed = try publish(temporaryPath, as: path, overwrite: overwrite, nowOnDisk: nowOnDisk, nextStep: nextStep)
         } catch let error as NotDurableError {
             if let previous { FileSystem.removeIfPresent(previous) }
             throw error
@@ -111,7 +121,7 @@ extension OutputDestination {
             throw error
         }
         if let previous { FileSystem.removeIfPresent(previous) }
-        return written
+        return (written, removed)
     }
 
     /// A second name for the file at `path` (the name itself when it is a symbolic link), or

@@ -82,9 +82,9 @@ public enum DatabaseRepair {
         // A slot database repaired with its data key keeps its salt: its slot file opens the
         // new database too.
         let outputSalt = DatabaseFileInfo.salt(of: temporaryPath)
-        let slotFile: String?
+        let publication: (slotFile: String?, removedSideFiles: [String])
         do {
-            slotFile = try OutputDestination.publish(
+            publication = try OutputDestination.publish(
                 temporaryPath, as: output, overwrite: overwrite, slotFile: KeySlots.slotFilePath(forDatabase: output),
                 writingSlotFile: {
                     try outputSalt.flatMap { try KeySlotStore.copySlotFile(of: path, to: output, salt: $0, overwrite: overwrite, databaseSaltDamaged: true) }
@@ -105,8 +105,9 @@ public enum DatabaseRepair {
         return RepairReport(outputPath: output, pageCount: max(expected, pagesLost.last ?? 0), pagesRead: reader.readPages.count,
                             pagesLost: pagesLost, schemaRecovered: result.salvage.schemaRecovered,
                             schemaCopyTaken: schemaCopy.copy?.taken, schemaFromCopy: result.salvage.usedSchemaCopy,
-                            tables: result.salvage.tables, problems: walProblems + result.salvage.problems, slotFilePath: slotFile,
-                            schemaCopyPath: schemaCopyPath, seconds: Date().timeIntervalSince(started))
+                            tables: result.salvage.tables, problems: walProblems + result.salvage.problems, slotFilePath: publication.slotFile,
+                            schemaCopyPath: schemaCopyPath, seconds: Date().timeIntervalSince(started),
+                            removedSideFiles: publication.removedSideFiles)
     }
 
     /// The page cipher for a file: the key (a passphrase stretched once, with the salt the key

@@ -48,4 +48,7 @@ public struct RepairReport: Sendable {
     public var recoveredRows: Int { tables.reduce(0) { $0 + $1.recoveredRows } }
     /// Wall-clock seconds.
     public let seconds: Double
+    /// A journal, write-ahead log or log index that lay beside the output's name and was
+    /// removed before the new database took the name: SQLite would have applied it to it.
+    public var removedSideFiles: [String] = []
 }
