@@ -89,7 +89,7 @@ import Testing
         #expect(encrypted1["kdfIterations"] as? Int == 12_000)
         #expect(encrypted1["pageSize"] as? Int == SQLCipherLibrary.defaultPageSize)
         #expect(encrypted1["verified"] as? Bool == true)
-        #expect(encrypted1["checks"] as? [String] == ["integrity check", "schema", "row counts"])
+        #expect(encrypted1["checks"] as? [String] == ["integrity check", "schema", "every row with its rowid"])
         #expect((encrypted1["outputBytes"] as? Int ?? 0) > 0)
         #expect((encrypted1["warnings"] as? [String])?.first?.contains("plaintext original") == true)
         // Warnings stay on standard error too; the human summary is not printed.
@@ -104,7 +104,7 @@ import Testing
         let rekeyed = try object(rekey)
         #expect(rekeyed["command"] as? String == "rekey")
         #expect(rekeyed["output"] as? String == encrypted)
-        #expect(rekeyed["checks"] as? [String] == ["integrity check", "schema", "row counts", "every page read back"])
+        #expect(rekeyed["checks"] as? [String] == ["integrity check", "schema", "every row with its rowid", "every page read back"])
         #expect(rekeyed["kdfIterations"] as? Int != nil)
 
         let decrypted = workspace.path("out.db")

@@ -10,7 +10,7 @@ extension CipherStoreCommand {
             discussion: """
                 Copies every table, index, view, trigger and sqlite_sequence, plus user_version, \
                 application_id and auto_vacuum, into a new encrypted file; verifies it against the \
-                source (integrity check, schema, row counts; with --full-check also every page \
+                source (integrity check, schema, every row with its rowid; with --full-check also every page \
                 read back from the file); syncs it; then moves it into place with one atomic \
                 rename. If anything fails, the source's content is unchanged and no partial output \
                 remains. Writers are kept out of the source while it is read. As when any SQLite \

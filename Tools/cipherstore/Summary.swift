@@ -13,7 +13,7 @@ enum Summary {
 
     /// What a conversion checked before replacing anything.
     static func checks(fullCheck: Bool) -> [String] {
-        ["integrity check", "schema", "row counts"] + (fullCheck ? ["every page read back"] : [])
+        ["integrity check", "schema", "every row with its rowid"] + (fullCheck ? ["every page read back"] : [])
     }
 
     /// "Page size 4096 bytes, 64000 KDF iterations" (no iterations for a plaintext file).

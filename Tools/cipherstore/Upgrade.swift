@@ -12,7 +12,7 @@ extension CipherStoreCommand {
                 with --old-page-size and --old-kdf-iterations) and rewrites it with SQLCipher 4's \
                 (4096-byte pages, 256000 PBKDF2-HMAC-SHA512 iterations, HMAC-SHA512), under the \
                 same key. Like rekey, it verifies the result against the source (integrity check, \
-                schema with triggers and FTS tables, row counts, sqlite_sequence, user_version, \
+                schema with triggers and FTS tables, every row with its rowid, sqlite_sequence, user_version, \
                 application_id), syncs it and moves it into place atomically: a crash leaves the \
                 complete old file or the complete new one. SQLCipher's in-place cipher_migrate is \
                 not used: it checks nothing. Afterwards the file opens with SQLCipher 4's \

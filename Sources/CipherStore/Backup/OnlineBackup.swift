@@ -69,7 +69,7 @@ struct OnlineBackup {
         if (cipher.plaintextHeaderSize ?? 0) > 0 { cipher.salt = try CipherSettings.salt(in: source) }
         let sourceName = sourcePath ?? source.location.displayName
         // Read inside the same transaction as the pages: what the copy must match.
-        let snapshot = try DatabaseFile.reportingDamage(path: sourceName) { try DatabaseSnapshot.capture(source) }
+        let snapshot = try DatabaseFile.reportingDamage(path: sourceName) { try DatabaseSnapshot.capture(source, comparingContent: true) }
         try FileSystem.createOwnerOnlyFile(temporaryPath)
         try copyPages(into: temporaryPath, cipher: cipher, pageSize: inUse.pageSize ?? 4096, sourceName: sourceName)
         try checkCancelled()
@@ -124,7 +124,7 @@ struct OnlineBackup {
         do {
             let check = try Connection(path: temporaryPath, key: key, configuration: Configuration(cipher: cipher, foreignKeys: false))
             defer { try? check.close() }
-            let copied = try DatabaseSnapshot.capture(check)
+            let copied = try DatabaseSnapshot.capture(check, comparingContent: true)
             if let difference = snapshot.difference(from: copied) {
                 throw ConversionError.verificationFailed(detail: difference)
             }
@@ -133,7 +133,7 @@ struct OnlineBackup {
                 SchemaCopy.Pending(copy: try SchemaCopy.capture(check, counting: false, rowCounts: copied.rowCounts), key: $0, cipher: cipher)
             }
             return (try DatabaseFile.verificationReport(check, path: temporaryPath, snapshot: copied), schemaCopy)
-        } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode.primaryResultCode) {
+        } catch let error as DatabaseError where CorruptionWatch.isDamage(error) {
             throw ConversionError.verificationFailed(detail: "reading the backup back: \(error.message ?? error.description)")
         }
     }

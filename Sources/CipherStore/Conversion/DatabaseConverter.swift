@@ -1,7 +1,7 @@
 import CSQLCipher
 import Foundation
 
-/// One encrypt, decrypt or key change: copy with `sqlcipher_export` into a temporary file,
+/// One encrypt, decrypt or key change: copy (``DatabaseExport``, rowids kept) into a temporary file,
 /// verify, sync, and move into place. See ``DatabaseFile`` for the guarantees.
 struct DatabaseConverter: Sendable {
     /// A key and the cipher settings that go with it; no key means plaintext.
@@ -215,7 +215,7 @@ struct DatabaseConverter: Sendable {
     private func captureSource() throws -> DatabaseSnapshot {
         let db = try openSource(readOnly: true)
         defer { try? db.close() }
-        return try DatabaseSnapshot.capture(db)
+        return try DatabaseSnapshot.capture(db, comparingContent: true)
     }
 
     /// Exports the source into `temporaryPath`, checks the result against the source and
@@ -242,7 +242,7 @@ struct DatabaseConverter: Sendable {
     }
 
     /// Attaches `temporaryPath` to `exporter` with the target key and settings and copies the
-    /// source into it with `sqlcipher_export`, reporting progress.
+    /// source into it with ``DatabaseExport``, reporting progress.
     ///
     /// - Returns: for a passphrase on SQLCipher 4 (which reports the salt it chose for the
     ///   result), the key derived from it for that salt, computed on another thread during
@@ -280,10 +280,10 @@ struct DatabaseConverter: Sendable {
                                              totalBytes: sourceBytes(), options: options)
         do {
             try progress.observe(exporter) {
-                try exporter.execute(sql: "SELECT sqlcipher_export('\(schema)')")
+                try DatabaseExport(connection: exporter, target: schema).run()
             }
         } catch let error as DatabaseError {
-            // sqlcipher_export reports a full disk or a failed write as a generic error.
+            // A full disk or a failed write comes back as a generic error.
             throw ConversionError.io(operation: "writing the converted database", path: temporaryPath,
                                      reason: error.message ?? error.description)
         }
@@ -337,7 +337,7 @@ struct DatabaseConverter: Sendable {
             var resultSnapshot: DatabaseSnapshot?
             try ReadProgressPoller.observe(check, expectedBytes: bytes * (options.fullReadBack ? 2 : 1), totalBytes: bytes,
                                            options: options, phase: .verifying, span: 0.8...0.94) {
-                let snapshot = try DatabaseSnapshot.capture(check)
+                let snapshot = try DatabaseSnapshot.capture(check, comparingContent: true)
                 if let difference = sourceSnapshot.difference(from: snapshot) {
                     throw ConversionError.verificationFailed(detail: difference)
                 }
@@ -350,7 +350,7 @@ struct DatabaseConverter: Sendable {
                 schema = SchemaCopy.Pending(copy: try SchemaCopy.capture(check, counting: false, rowCounts: resultSnapshot.rowCounts),
                                             key: checkKey, cipher: target.cipher)
             }
-        } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode.primaryResultCode) {
+        } catch let error as DatabaseError where CorruptionWatch.isDamage(error) {
             throw ConversionError.verificationFailed(detail: "reading the written file back: \(error.message ?? error.description)")
         }
         try syncing.value()

@@ -5,7 +5,7 @@
 /// cipher settings (old before new), then the destination (`to:`), then `options`.
 ///
 /// Every conversion writes a new file beside its output, checks it against the source
-/// (`integrity_check`, schema, row counts, `sqlite_sequence`, `user_version`,
+/// (`integrity_check`, schema, every row with its rowid, `sqlite_sequence`, `user_version`,
 /// `application_id`, `auto_vacuum`), syncs it, and only then moves it into place with one
 /// atomic rename, followed by a sync of the directory. The integrity check runs on the pages
 /// the conversion wrote, in memory; ``ConversionOptions/fullReadBack`` adds one that reads
@@ -97,7 +97,7 @@ public enum DatabaseFile {
     /// read with SQLCipher 3's settings and written with SQLCipher 4's.
     ///
     /// SQLCipher's own `PRAGMA cipher_migrate` is not used: it rewrites the file in place and
-    /// checks nothing. Here the result is verified against the source (schema, row counts,
+    /// checks nothing. Here the result is verified against the source (schema, every row with its rowid,
     /// `sqlite_sequence`, `user_version`, `application_id`; triggers and FTS tables are part of
     /// the schema) before it replaces anything, and a crash leaves the complete old file or the
     /// complete new one.

@@ -1,17 +1,23 @@
-/// What must be equal between a source and its converted copy: schema, row counts,
-/// `sqlite_sequence` and the header values `sqlcipher_export` does not copy.
+/// What must be equal between a source and its converted copy: schema, row counts, the
+/// content of every stored table (each row with its rowid, see ``TableContentDigest``),
+/// `sqlite_sequence` and the header values an export does not copy.
 struct DatabaseSnapshot: Equatable, Sendable {
     var schema: [String]
     var rowCounts: [String: Int]
+    /// Each stored table's ``TableContentDigest``, when the capture compared content.
+    var contentDigests: [String: [UInt8]]
     var sequence: [String]
     var userVersion: Int
     var applicationID: Int
     var autoVacuum: Int
 
-    static func capture(_ db: Connection) throws -> DatabaseSnapshot {
-        let objects = try db.fetchAll(sql: "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name")
+    /// - Parameter comparingContent: also digest every stored table's rows (a whole read of
+    ///   every table), for comparing a copy with its source.
+    static func capture(_ db: Connection, comparingContent: Bool = false) throws -> DatabaseSnapshot {
+        let objects = try db.fetchAll(sql: "SELECT type, name, tbl_name, sql, rootpage FROM sqlite_master ORDER BY type, name")
         var schema: [String] = []
         var rowCounts: [String: Int] = [:]
+        var contentDigests: [String: [UInt8]] = [:]
         for object in objects {
             let type = try object.value(String.self, at: 0)
             let name = try object.value(String.self, at: 1)
@@ -24,6 +30,10 @@ struct DatabaseSnapshot: Equatable, Sendable {
                     throw ConversionError.missingModule(path: db.location.displayName, table: name,
                                                         module: String(error.message?.dropFirst("no such module: ".count) ?? ""))
                 }
+                // A virtual table (no root page) stores its rows in tables of its own.
+                if comparingContent, try object.value(Int.self, at: 4) > 0 {
+                    contentDigests[name] = try TableContentDigest.of(TableShape.read(name, in: db), in: db)
+                }
             }
         }
         var sequence: [String] = []
@@ -31,7 +41,7 @@ struct DatabaseSnapshot: Equatable, Sendable {
             sequence = try db.fetchAll(sql: "SELECT name, seq FROM sqlite_sequence ORDER BY name, seq").map { "\($0[0])=\($0[1])" }
         }
         return DatabaseSnapshot(
-            schema: schema, rowCounts: rowCounts, sequence: sequence,
+            schema: schema, rowCounts: rowCounts, contentDigests: contentDigests, sequence: sequence,
             userVersion: try db.fetchScalar(Int.self, sql: "PRAGMA user_version") ?? 0,
             applicationID: try db.fetchScalar(Int.self, sql: "PRAGMA application_id") ?? 0,
             autoVacuum: try db.fetchScalar(Int.self, sql: "PRAGMA auto_vacuum") ?? 0)
@@ -45,6 +55,9 @@ struct DatabaseSnapshot: Equatable, Sendable {
         }
         for (table, count) in rowCounts.sorted(by: { $0.key < $1.key }) where other.rowCounts[table] != count {
             return "table \(table) has \(other.rowCounts[table].map(String.init) ?? "no") rows instead of \(count)"
+        }
+        for (table, digest) in contentDigests.sorted(by: { $0.key < $1.key }) where other.contentDigests[table] != digest {
+            return "table \(table) has the same number of rows but not the same rows: a rowid or a value differs"
         }
         if sequence != other.sequence { return "sqlite_sequence differs" }
         if userVersion != other.userVersion { return "user_version is \(other.userVersion) instead of \(userVersion)" }

@@ -1,6 +1,6 @@
 import CSQLCipher
 
-/// Reports the progress of `sqlcipher_export` and lets it be cancelled, through SQLite's
+/// Reports the progress of the export (``DatabaseExport``) and lets it be cancelled, through SQLite's
 /// progress handler. The export is one SQL call that writes most pages when it commits, so
 /// how far it has come is how much of the source it has read (counted by the conversion VFS).
 final class ExportProgressMonitor {
@@ -42,7 +42,7 @@ final class ExportProgressMonitor {
         do {
             try withExtendedLifetime(self) { try body() }
         } catch where cancelled {
-            // sqlcipher_export reports the interrupt as a generic error ("interrupted"), not
+            // The copy reports the interrupt as a generic error ("interrupted"), not
             // as SQLITE_INTERRUPT: once cancelled, whatever the export failed with is that.
             throw ConversionError.cancelled
         }
