@@ -15,6 +15,12 @@ enum CommandRunner {
     static func run(json: JSONOutput? = nil, remedies: ErrorText.Remedies = .conversions, _ body: () throws -> Void) throws {
         do {
             try body()
+            // A result that did not reach standard output was not delivered.
+            do throws(StandardStreams.OutputFailure) {
+                try StandardStreams.flushOutput()
+            } catch {
+                throw error.error(consequence: "What the command printed there is incomplete.")
+            }
         } catch let error as CLIError {
             report(error.message)
             json?.fail(error, message: error.message, exitCode: error.exitCode)
@@ -87,7 +93,7 @@ enum CommandRunner {
 
     static func report(_ message: String) {
         ProgressBar.endOpenLine()
-        FileHandle.standardError.write(Data("cipherstore: error: \(message)\n".utf8))
+        StandardStreams.writeError("cipherstore: error: \(message)\n")
     }
 
     /// Conversion options wired to a progress bar (when standard error is a terminal and not

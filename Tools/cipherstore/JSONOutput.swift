@@ -76,7 +76,7 @@ struct JSONOutput {
     }
 
     private static func print(_ object: [String: Any]) {
-        FileHandle.standardOutput.write(Data((text(object) + "\n").utf8))
+        StandardStreams.writeOutput(text(object) + "\n")
     }
 
     /// `error.kind`: the case name of a library error (`wrongKey`, `damaged`, `outputExists`,

@@ -210,5 +210,5 @@ enum KeyReader {
 /// Prints a warning on standard error.
 func warn(_ message: String) {
     ProgressBar.endOpenLine()
-    FileHandle.standardError.write(Data("cipherstore: warning: \(message)\n".utf8))
+    StandardStreams.writeError("cipherstore: warning: \(message)\n")
 }

@@ -57,7 +57,7 @@ final class ProgressBar: Sendable {
         }
         guard let line else { return }
         Self.openLine.withLock { isOpen in
-            FileHandle.standardError.write(Data(("\r" + line + "\u{1B}[K" + (progress.phase == .done ? "\n" : "")).utf8))
+            StandardStreams.writeError("\r" + line + "\u{1B}[K" + (progress.phase == .done ? "\n" : ""))
             isOpen = progress.phase != .done
         }
     }
@@ -69,7 +69,7 @@ final class ProgressBar: Sendable {
     /// error, a warning, the cancel message).
     static func endOpenLine() {
         openLine.withLock { isOpen in
-            if isOpen { FileHandle.standardError.write(Data("\n".utf8)) }
+            if isOpen { StandardStreams.writeError("\n") }
             isOpen = false
         }
     }

@@ -124,7 +124,7 @@ extension CipherStoreCommand {
             }
             let changes = writing ? db.changesCount : 0
             if writing && statement.columnCount == 0 && !quiet {
-                FileHandle.standardError.write(Data("\(changes) row\(changes == 1 ? "" : "s") changed.\n".utf8))
+                StandardStreams.writeError("\(changes) row\(changes == 1 ? "" : "s") changed.\n")
             }
             return changes
         }

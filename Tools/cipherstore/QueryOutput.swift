@@ -119,7 +119,7 @@ final class QueryOutput {
     }
 
     private func flush() {
-        FileHandle.standardOutput.write(Data(buffer.utf8))
+        StandardStreams.writeOutput(buffer)
         buffer.removeAll(keepingCapacity: true)
     }
 

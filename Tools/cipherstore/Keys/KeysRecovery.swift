@@ -44,6 +44,13 @@ extension CipherStoreCommand.Keys {
                         \(recovery.text)
 
                     """)
+                do throws(StandardStreams.OutputFailure) {
+                    try StandardStreams.flushOutput()
+                } catch {
+                    // Nobody has the key: a slot that opens the database with it must not stay.
+                    try KeySlots.removeSlot(path: database, id: recovery.slot.id, remaining: existing)
+                    throw error.error(consequence: "The recovery key was not delivered, so its slot was removed again: no recovery key was added.")
+                }
                 warn("the recovery key above is not stored anywhere: whoever does not write it down loses it. Anyone who has it, and the slot file, can read the database.")
             }
         }
