@@ -89,13 +89,22 @@ extension CipherStoreCommand {
         }
 
         static func text(_ report: RepairReport) -> String {
-            var lines = [String(format: "Repaired into %@: %@, %@; %d of %d pages lost (score %.1f %%).",
-                                report.outputPath, Summary.counted(report.tables.count, "table"), Summary.counted(report.recoveredRows, "row"),
-                                report.pagesLost.count, report.pageCount, report.score * 100)]
+            let lost = report.pagesLost.count + report.pagesMissingAtEnd
+            var lines = ["Repaired into \(report.outputPath): \(Summary.counted(report.tables.count, "table")), \(Summary.counted(report.recoveredRows, "row")); "
+                         + "\(lost) of \(report.pageCount) pages lost (score \(scoreText(report.score)) %)."]
+            if report.pagesMissingAtEnd > 0 {
+                lines.append("Page 1's header says the database has \(report.pageCount) pages; the file holds \(report.pageCount - report.pagesMissingAtEnd): it was cut short, or its header is damaged.")
+            }
+            if lost == 0 && !report.isComplete {
+                lines.append("No page was lost, but not everything could be put back: see the problems below.")
+            }
+            lines += report.notes
             let copyTaken = report.schemaCopyTaken.map { ISO8601DateFormatter().string(from: $0) }
             if !report.schemaRecovered {
                 if report.schemaFromCopy, let copyTaken {
                     lines.append("The schema could not be read whole: what it lacked was taken from its schema copy of \(copyTaken).")
+                } else if report.tables.contains(where: { !$0.name.hasPrefix("recovered_") }) {
+                    lines.append("The schema could not be read whole: the tables named below were found on its pages cut off from page 1, and no schema copy filled the rest; rows of tables it no longer names are in recovered_N tables, by number of columns.")
                 } else {
                     lines.append("The schema could not be read, and no schema copy opened with the key: rows are in recovered_N tables, by number of columns.")
                 }
@@ -108,14 +117,21 @@ extension CipherStoreCommand {
             return lines.joined(separator: "\n")
         }
 
+        /// The score in percent, one decimal, rounded down: a loss never shows as 100.0.
+        static func scoreText(_ score: Double) -> String {
+            String(format: "%.1f", (score * 1000).rounded(.down) / 10)
+        }
+
         static func fields(_ report: RepairReport) -> [String: Any] {
             [
                 "output": report.outputPath,
                 "complete": report.isComplete,
-                "score": (report.score * 10_000).rounded() / 10_000,
+                "score": (report.score * 10_000).rounded(.down) / 10_000,
                 "pageCount": report.pageCount,
                 "pagesRead": report.pagesRead,
                 "pagesLost": report.pagesLost,
+                "pagesMissingAtEnd": report.pagesMissingAtEnd,
+                "notes": report.notes,
                 "schemaRecovered": report.schemaRecovered,
                 "schemaFromCopy": report.schemaFromCopy,
                 "schemaCopyTaken": report.schemaCopyTaken.map { ISO8601DateFormatter().string(from: $0) as Any } ?? NSNull(),

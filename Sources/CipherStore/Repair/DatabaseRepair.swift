@@ -70,8 +70,8 @@ public enum DatabaseRepair {
         defer { if !published { FileSystem.removeDatabaseFiles(temporaryPath) } }
         try FileSystem.createOwnerOnlyFile(temporaryPath)
 
-        var walProblems: [String] = []
-        if FileSystem.size(path + "-wal") > 32, reader.wal == nil {
+        var walProblems = reader.refusals
+        if FileSystem.size(path + "-wal") > 32, reader.wal == nil, reader.refusals.isEmpty {
             // A log with no committed frame that reads: anything in it is not in the new database.
             walProblems.append("'\(path)-wal' (\(FileSystem.size(path + "-wal")) bytes) holds no commit that could be read: if it held commits, they are not in the new database")
         }
@@ -98,16 +98,24 @@ public enum DatabaseRepair {
         published = true
         let schemaCopyPath = SchemaCopy.publish(result.schemaCopy, forDatabase: output)
         options.progress?(ConversionProgress(phase: .done, bytesWritten: FileSystem.size(output), bytesTotal: FileSystem.size(path), fractionCompleted: 1))
-        // Pages the file should have but no longer holds (cut short) count as lost.
-        let expected = max(reader.pageCount, result.headerPageCount ?? 0)
-        let lost = reader.lostPages.map(Int.init) + (expected > reader.pageCount ? Array((reader.pageCount + 1)...expected) : [])
-        let pagesLost = Set(lost).sorted()
-        return RepairReport(outputPath: output, pageCount: max(expected, pagesLost.last ?? 0), pagesRead: reader.readPages.count,
+        // Pages page 1's header says the database has and the file no longer holds (cut short,
+        // or a damaged header: either way not read) are counted, not listed: the header's
+        // number is not bounded by anything on disk.
+        let missingAtEnd = max(0, (result.headerPageCount ?? 0) - reader.pageCount)
+        let pagesLost = reader.lostPages.map(Int.init).filter { $0 <= reader.pageCount }.sorted()
+        var notes: [String] = []
+        if let journal = reader.journal {
+            notes.append("'\(path)-journal' held a transaction that never committed: its \(journal.images.count) page images were read in place of the file's pages (rolled back), as SQLite would at its next open")
+        }
+        var report = RepairReport(outputPath: output, pageCount: reader.pageCount + missingAtEnd, pagesRead: reader.readPages.count,
                             pagesLost: pagesLost, schemaRecovered: result.salvage.schemaRecovered,
                             schemaCopyTaken: schemaCopy.copy?.taken, schemaFromCopy: result.salvage.usedSchemaCopy,
                             tables: result.salvage.tables, problems: walProblems + result.salvage.problems, slotFilePath: publication.slotFile,
                             schemaCopyPath: schemaCopyPath, seconds: Date().timeIntervalSince(started),
                             removedSideFiles: publication.removedSideFiles)
+        report.pagesMissingAtEnd = missingAtEnd
+        report.notes = notes
+        return report
     }
 
     /// The page cipher for a file: the key (a passphrase stretched once, with the salt the key

@@ -26,6 +26,12 @@ final class EncryptedPageReader {
     /// The committed frames of the database's WAL file, read before the file's own pages.
     let wal: WALIndex?
     private let walDescriptor: Int32
+    /// The original images of pages an unfinished transaction changed, read instead of the
+    /// file's (the transaction rolled back).
+    let journal: RollbackJournal?
+    private let journalDescriptor: Int32
+    /// Why the WAL file or the journal beside the database was not read, when one was not.
+    private(set) var refusals: [String] = []
 
     init(path: String, cipher: PageCipher) throws {
         self.path = path
@@ -33,12 +39,47 @@ final class EncryptedPageReader {
         pageSize = cipher.pageSize
         descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw FileSystem.ioError("open", path) }
-        wal = WALIndex(path: path + "-wal", pageSize: cipher.pageSize)
+        let filePages = Int(FileSystem.size(path) / Int64(cipher.pageSize))
+        var wal = WALIndex(path: path + "-wal", pageSize: cipher.pageSize)
+        // A commit grows the database only by pages it wrote into the log.
+        if let log = wal, log.pageCount > max(filePages, Int(log.frames.keys.max() ?? 0)) {
+            refusals.append("'\(path)-wal' says the database has \(log.pageCount) pages after its last commit, more than the file and the log hold together: it was not read")
+            wal = nil
+        } else if let log = wal, !Self.anyDecrypts(log.frames, in: path + "-wal", cipher: cipher) {
+            refusals.append("'\(path)-wal' holds \(log.frameCount) committed frames, none of which decrypts with this key: it is not this database's log and was not read")
+            wal = nil
+        }
+        self.wal = wal
         walDescriptor = wal == nil ? -1 : open(path + "-wal", O_RDONLY | O_CLOEXEC)
-        // After a commit in the log, the database has the size the commit gave it.
-        pageCount = wal?.pageCount ?? Int(FileSystem.size(path) / Int64(cipher.pageSize))
+        // A database in WAL mode has no journal to roll back.
+        var journal = wal == nil ? RollbackJournal(path: path + "-journal", pageSize: cipher.pageSize) : nil
+        if let found = journal, !found.images.isEmpty, !Self.anyDecrypts(found.images, in: path + "-journal", cipher: cipher) {
+            refusals.append("'\(path)-journal' holds \(found.images.count) page images, none of which decrypts with this key: it is not this database's journal and was not rolled back")
+            journal = nil
+        }
+        self.journal = journal
+        journalDescriptor = journal == nil ? -1 : open(path + "-journal", O_RDONLY | O_CLOEXEC)
+        // After a commit in the log, the database has the size the commit gave it; rolled
+        // back, the size it had before the transaction (never more than the file and the
+        // journal hold together).
+        pageCount = wal?.pageCount ?? journal.map { min($0.originalPageCount, max(filePages, Int($0.images.keys.max() ?? 0))) } ?? filePages
         buffer = [UInt8](repeating: 0, count: cipher.pageSize)
         image = nil
+    }
+
+    /// Whether any of the first pages stored at `offsets` in the file at `path` decrypts.
+    /// Checksums need no key: a log or journal of another database, or of this one under
+    /// another key, passes them, but its pages do not decrypt with this key.
+    private static func anyDecrypts(_ offsets: [UInt32: Int64], in path: String, cipher: PageCipher) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        // A few are enough: one that decrypts shows the key is the file's.
+        for (page, offset) in offsets.sorted(by: { $0.key < $1.key }).prefix(16) {
+            guard (try? handle.seek(toOffset: UInt64(offset))) != nil,
+                  let data = try? handle.read(upToCount: cipher.pageSize), data.count == cipher.pageSize else { continue }
+            if (try? cipher.decrypt(ArraySlice(data), number: page)) ?? nil != nil { return true }
+        }
+        return false
     }
 
     /// Pages held in memory: encrypted with `cipher`, or with none, decrypted already.
@@ -52,11 +93,14 @@ final class EncryptedPageReader {
         self.image = image
         wal = nil
         walDescriptor = -1
+        journal = nil
+        journalDescriptor = -1
     }
 
     deinit {
         if descriptor >= 0 { close(descriptor) }
         if walDescriptor >= 0 { close(walDescriptor) }
+        if journalDescriptor >= 0 { close(journalDescriptor) }
     }
 
     /// The decrypted page (its usable part), or `nil` when it is lost or beyond the file.
@@ -73,6 +117,10 @@ final class EncryptedPageReader {
         } else if let frame = wal?.frames[number], walDescriptor >= 0 {
             let read = buffer.withUnsafeMutableBytes { pread(walDescriptor, $0.baseAddress, size, off_t(frame)) }
             guard read == size else { throw FileSystem.ioError("read", path + "-wal") }
+            stored = buffer[...]
+        } else if let original = journal?.images[number], journalDescriptor >= 0 {
+            let read = buffer.withUnsafeMutableBytes { pread(journalDescriptor, $0.baseAddress, size, off_t(original)) }
+            guard read == size else { throw FileSystem.ioError("read", path + "-journal") }
             stored = buffer[...]
         } else {
             let read = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, size, off_t(start)) }

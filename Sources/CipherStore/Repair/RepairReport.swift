@@ -15,11 +15,13 @@ public struct RepairReport: Sendable {
 
     /// The new, verified database.
     public let outputPath: String
-    /// Whole pages in the damaged file.
+    /// The pages the damaged database has: those of the file (after its log's last commit, or
+    /// with an unfinished transaction rolled back), and those page 1's header says it has
+    /// beyond them (``pagesMissingAtEnd``).
     public let pageCount: Int
     /// Pages that were read intact (their HMAC matched). Free pages are not read.
     public let pagesRead: Int
-    /// Pages that could not be read: their HMAC did not match, or the file is too short.
+    /// Pages of the file that could not be read: their HMAC did not match.
     public let pagesLost: [Int]
     /// Whether the schema was read from the file; when not, rows were sorted into
     /// `recovered_N` tables by their number of columns.
@@ -39,11 +41,13 @@ public struct RepairReport: Sendable {
     public let slotFilePath: String?
     /// The schema copy written beside the new database, when one could be.
     public let schemaCopyPath: String?
-    /// The share of the file's pages that were not lost, from 0 to 1. Free pages, which hold
-    /// no rows and are not read, count as not lost.
-    public var score: Double { pageCount == 0 ? 0 : Double(pageCount - pagesLost.count) / Double(pageCount) }
-    /// Whether everything was recovered: no page lost, the schema read, nothing refused.
-    public var isComplete: Bool { pagesLost.isEmpty && schemaRecovered && problems.isEmpty }
+    /// The share of the database's pages that were not lost, from 0 to 1. Free pages, which
+    /// hold no rows and are not read, count as not lost.
+    public var score: Double {
+        pageCount == 0 ? 0 : Double(pageCount - pagesLost.count - pagesMissingAtEnd) / Double(pageCount)
+    }
+    /// Whether everything was recovered: no page lost or missing, the schema read, nothing refused.
+    public var isComplete: Bool { pagesLost.isEmpty && pagesMissingAtEnd == 0 && schemaRecovered && problems.isEmpty }
     /// Rows recovered in all.
     public var recoveredRows: Int { tables.reduce(0) { $0 + $1.recoveredRows } }
     /// Wall-clock seconds.
@@ -51,4 +55,9 @@ public struct RepairReport: Sendable {
     /// A journal, write-ahead log or log index that lay beside the output's name and was
     /// removed before the new database took the name: SQLite would have applied it to it.
     public var removedSideFiles: [String] = []
+    /// Pages page 1's header says the database has beyond the end of the file: the file was
+    /// cut short, or its header is damaged. Counted as lost.
+    public var pagesMissingAtEnd = 0
+    /// What the repair did that loses nothing, in words (an unfinished transaction rolled back).
+    public var notes: [String] = []
 }
