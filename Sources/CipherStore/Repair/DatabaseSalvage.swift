@@ -8,8 +8,13 @@ import Foundation
 ///    intact are inserted with their rowids, each row whole (its overflow chain included) or
 ///    not at all.
 /// 3. Table leaves no walk reached (their parent page was lost) are matched to the one table
-///    with as many columns; leaves that match none, or several, go to `recovered_N` tables.
-///    Free pages, listed from page 1, are left out: their rows were deleted.
+///    with as many columns when the freelist was read whole: free pages, listed from page 1,
+///    are left out (their rows were deleted), so such a leaf is a live one cut off from its
+///    table. Without the freelist (page 1 or a trunk page lost), a leaf no walk reached may
+///    just as well hold deleted rows: every such leaf goes to a `recovered_N` table, apart
+///    from the live tables, and is counted. Leaves that match no table, or several, go there
+///    too. A page the freelist names that a table's walk reaches is read (page 1 is older
+///    than the page, or the freelist damaged) and named as a problem, never dropped.
 /// 4. Indexes, views and triggers are created last, once the rows are in.
 ///
 /// When the schema cannot be read whole (page 1, or a page of its b-tree, lost), the tables,
@@ -77,6 +82,9 @@ final class DatabaseSalvage {
     }
 
     private var visited = Set<UInt32>()
+    /// The pages page 1's freelist names, and whether it was read whole.
+    private var freePages = Set<UInt32>()
+    private var freelistWhole = false
     private var encoding = RecordFormat.TextEncoding.utf8
     private var problems: [String] = []
     /// Rows no table took, even a `recovered_N` one.
@@ -119,17 +127,15 @@ final class DatabaseSalvage {
 
     func run() throws -> Result {
         let firstPage = try pages.page(1)
-        var freePages = Set<UInt32>()
         var header: (userVersion: Int32, applicationID: Int32)?
         if let firstPage {
             encoding = RecordFormat.TextEncoding(rawValue: BTreePage.uint32(firstPage, at: 56)) ?? .utf8
-            freePages = try freelist(firstTrunk: BTreePage.uint32(firstPage, at: 32))
+            (freePages, freelistWhole) = try freelist(firstTrunk: BTreePage.uint32(firstPage, at: 32))
             header = (Int32(bitPattern: BTreePage.uint32(firstPage, at: 60)), Int32(bitPattern: BTreePage.uint32(firstPage, at: 68)))
             if BTreePage.uint32(firstPage, at: 92) == BTreePage.uint32(firstPage, at: 24) {
                 headerPageCount = Int(BTreePage.uint32(firstPage, at: 28))
             }
         }
-        visited.formUnion(freePages)
         var schema: [SchemaObject] = []
         var schemaWhole = false
         if firstPage != nil {
@@ -186,9 +192,15 @@ final class DatabaseSalvage {
                 continue
             }
             do {
-                try output.execute(sql: sql)
+                try createAsWritten(sql, object: object.name)
             } catch {
-                problems.append("table \(object.name) could not be created (\(error)); its rows were put in a recovered_N table")
+                // Its rows are its own: into recovered_N tables, never into another table by width.
+                var moved = 0
+                try walkTable(root: object.rootPage) { rowID, values in
+                    try insertRecovered(rowID, values)
+                    moved += 1
+                }
+                problems.append("table \(object.name) could not be created (\(error)): its \(moved) rows were put in recovered_N tables")
                 continue
             }
             var target = try tableTarget(object.name)
@@ -205,6 +217,14 @@ final class DatabaseSalvage {
             targets.append(target)
             try progress(Double(visited.count) / Double(max(pages.pageCount, 1)))
         }
+        // Pages the freelist names that a walk read: page 1 (and its freelist) is older than
+        // they are, or the freelist is damaged. Their rows were kept where the walk put them.
+        let freeButUsed = freePages.intersection(visited)
+        if !freeButUsed.isEmpty {
+            freelistWhole = false
+            problems.append("page 1's freelist names \(freeButUsed.count) pages that tables still use (page 1 is older than the rest of the file, or damaged): their rows were read, but deleted rows cannot be told from live ones on pages no table reaches")
+        }
+        visited.formUnion(freePages)
         try collectOrphanLeaves(into: &targets)
         if let schemaCopy, !createdFromCopy.isEmpty {
             problems.insert(copyCaveat(schemaCopy, tables: createdFromCopy, firstPage: firstPage), at: 0)
@@ -218,7 +238,7 @@ final class DatabaseSalvage {
             for object in schema where object.type == kind {
                 guard let sql = object.sql, !object.name.hasPrefix("sqlite_") else { continue }
                 do {
-                    try output.execute(sql: sql)
+                    try createAsWritten(sql, object: object.name)
                 } catch {
                     problems.append("\(kind) \(object.name) could not be created: \(error)")
                 }
@@ -298,7 +318,8 @@ final class DatabaseSalvage {
     private func schemaRowsOnUnreachedLeaves() throws -> [SchemaObject] {
         guard pages.pageCount >= 2 else { return [] }
         var objects: [SchemaObject] = []
-        for number in UInt32(2)...UInt32(pages.pageCount) where !visited.contains(number) {
+        // A free page may hold the schema's rows of before a change.
+        for number in UInt32(2)...UInt32(pages.pageCount) where !visited.contains(number) && !freePages.contains(number) {
             guard let data = try pages.page(number), let leaf = BTreePage(data, number: number), leaf.kind == .tableLeaf,
                   !leaf.cells.isEmpty else { continue }
             var found: [SchemaObject] = []
@@ -318,18 +339,20 @@ final class DatabaseSalvage {
         return objects
     }
 
-    /// The free pages, from the freelist's trunk pages (each lists leaf pages).
-    private func freelist(firstTrunk: UInt32) throws -> Set<UInt32> {
+    /// The free pages, from the freelist's trunk pages (each lists leaf pages), and whether
+    /// every trunk page was read.
+    private func freelist(firstTrunk: UInt32) throws -> (pages: Set<UInt32>, whole: Bool) {
         var free = Set<UInt32>()
         var trunk = firstTrunk
-        while trunk != 0, !free.contains(trunk), let page = try pages.page(trunk) {
+        while trunk != 0 {
+            guard !free.contains(trunk), Int(trunk) <= pages.pageCount, let page = try pages.page(trunk) else { return (free, false) }
             free.insert(trunk)
             let count = Int(BTreePage.uint32(page, at: 4))
-            guard 8 + 4 * count <= page.count else { break }
+            guard 8 + 4 * count <= page.count else { return (free, false) }
             for index in 0..<count { free.insert(BTreePage.uint32(page, at: 8 + 4 * index)) }
             trunk = BTreePage.uint32(page, at: 0)
         }
-        return free
+        return (free, true)
     }
 
     /// Walks a table b-tree from `root`, handing each readable row to `row`.
@@ -388,10 +411,13 @@ final class DatabaseSalvage {
         return false
     }
 
-    /// Table leaves that no walk reached: each goes to the one table with its rows' column
-    /// count, or to a `recovered_N` table.
+    /// Table leaves that no walk reached: with the freelist read whole, each goes to the one
+    /// table with its rows' column count, else to a `recovered_N` table; without it, every
+    /// one goes to a `recovered_N` table (deleted rows may be among them) and is counted.
     private func collectOrphanLeaves(into targets: inout [TableTarget]) throws {
         guard pages.pageCount >= 2 else { return }
+        var uncertainRows = 0
+        var uncertainLeaves = 0
         for number in UInt32(2)...UInt32(pages.pageCount) where !visited.contains(number) {
             guard let data = try pages.page(number), let leaf = BTreePage(data, number: number), leaf.kind == .tableLeaf else { continue }
             visited.insert(number)
@@ -399,12 +425,33 @@ final class DatabaseSalvage {
             try readRows(leaf) { rows.append(($0, $1)) }
             guard let width = rows.first?.1.count else { continue }
             let matching = targets.indices.filter { targets[$0].columnCount == width }
-            if matching.count == 1 {
+            if freelistWhole && matching.count == 1 {
                 for (rowID, values) in rows { try insert(rowID, values, into: &targets[matching[0]]) }
             } else {
+                if !freelistWhole && !targets.isEmpty {
+                    uncertainRows += rows.count
+                    uncertainLeaves += 1
+                }
                 for (rowID, values) in rows { try insertRecovered(rowID, values) }
             }
             try progress(Double(visited.count) / Double(max(pages.pageCount, 1)))
+        }
+        if uncertainRows > 0 {
+            problems.append("\(uncertainRows) rows on \(uncertainLeaves) pages no table reaches were put in recovered_N tables, apart from the live tables: without page 1's freelist, rows deleted earlier cannot be told from live rows cut off from their table. Check them before moving any back")
+        }
+    }
+
+    /// Creates a table or index as its schema gives it. A collation the schema names and this
+    /// process does not have (an app's own) is registered as a binary placeholder first, and
+    /// named as a problem.
+    private func createAsWritten(_ sql: String, object name: String) throws {
+        do {
+            try output.execute(sql: sql)
+        } catch let error where Connection.missingCollation(in: error) != nil {
+            let collation = Connection.missingCollation(in: error)!
+            try output.addPlaceholderCollation(named: collation)
+            try output.execute(sql: sql)
+            problems.append("\(name) uses the collation \(collation), which this tool does not have: it was created as written, with \(collation) comparing as BINARY here. Before relying on an index that uses it, run `REINDEX \(collation)` in the app that has it")
         }
     }
 

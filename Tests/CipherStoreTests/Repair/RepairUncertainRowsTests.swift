@@ -1,0 +1,129 @@
+@testable import CipherStore
+import Foundation
+import TestSupport
+import Testing
+
+/// A repair never puts a row whose state is uncertain into a live table, nor a table's rows
+/// into another table, and never drops rows silently: deleted rows on pages no table reaches,
+/// a table created under a collation the tool does not have, a stale page 1 whose freelist
+/// names pages in use.
+@Suite struct RepairUncertainRowsTests {
+    let directory: TemporaryDirectory
+    let path: String
+    let output: String
+    let key: DatabaseKey
+    let pageSize = SQLCipherLibrary.defaultPageSize
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        path = directory.path("app.db")
+        output = directory.path("salvaged.db")
+        key = try DatabaseKey.rawKey(hex: String(repeating: "4c", count: 32))
+    }
+
+    func query(_ sql: String) throws -> [Int] {
+        let db = try Connection(path: output, key: key)
+        defer { try? db.close() }
+        return try Int.fetchAll(db, sql: sql)
+    }
+
+    func pageImage(_ page: Int) -> Data {
+        fileBytes(path).subdata(in: (page - 1) * pageSize..<page * pageSize)
+    }
+
+    func write(_ image: Data, atPage page: Int) throws {
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        try handle.seek(toOffset: UInt64((page - 1) * pageSize))
+        try handle.write(contentsOf: image)
+    }
+
+    @Test func deletedRowsOnFreePagesStayOutOfTheLiveTableWhenPageOneIsLost() throws {
+        // A queue keeps the schema copy that names t's root page once page 1 is gone.
+        let queue = try DatabaseQueue(path: path, key: key)
+        try queue.inDatabase { db in
+            try db.executeScript("""
+                PRAGMA secure_delete = OFF;
+                CREATE TABLE t(a, b);
+                WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10000)
+                INSERT INTO t SELECT x, printf('row %d', x) FROM c;
+                CREATE TABLE gone(a, b);
+                WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10000)
+                INSERT INTO gone(rowid, a, b) SELECT x + 10000, x + 10000, printf('deleted %d', x) FROM c;
+                """)
+            // Dropped: its leaves go to the freelist whole, rows and all.
+            try db.execute(sql: "DROP TABLE gone")
+        }
+        try queue.close()
+        // Page 1 unreadable: its freelist, which names the dropped table's pages, is lost.
+        var first = pageImage(1)
+        for index in 200..<216 { first[index] ^= 0x5A }
+        try write(first, atPage: 1)
+
+        let report = try DatabaseRepair.salvage(path: path, key: key, to: output)
+        #expect(!report.isComplete)
+        #expect(report.schemaFromCopy)
+        let live = try #require(report.tables.first { $0.name == "t" })
+        #expect(live.recoveredRows == 10000)
+        #expect(try query("SELECT count(*) FROM t WHERE a > 10000") == [0])
+        #expect(try query("SELECT count(*) FROM t") == [10000])
+        // The deleted rows that survived on free pages are kept apart, and counted.
+        let apart = report.tables.filter { $0.name.hasPrefix("recovered_") }.reduce(0) { $0 + $1.recoveredRows }
+        #expect(apart > 0)
+        #expect(report.problems.contains { $0.contains("rows deleted earlier cannot be told from live rows") }, "\(report.problems)")
+    }
+
+    @Test func aTableUnderACollationTheToolLacksIsCreatedAsWrittenAndKeepsItsRows() throws {
+        let db = try Connection(path: path, key: key)
+        try db.addPlaceholderCollation(named: "myapp")
+        try db.executeScript("""
+            CREATE TABLE words(w TEXT COLLATE myapp, n);
+            CREATE INDEX words_w ON words(w);
+            CREATE TABLE pairs(a, b);
+            INSERT INTO words VALUES ('banana', 2), ('apple', 1), ('cherry', 3);
+            INSERT INTO pairs VALUES (10, 20), (30, 40);
+            """)
+        try db.close()
+
+        let report = try DatabaseRepair.salvage(path: path, key: key, to: output)
+        #expect(report.tables.map(\.name).sorted() == ["pairs", "words"])
+        #expect(report.tables.first { $0.name == "words" }?.recoveredRows == 3)
+        #expect(report.tables.first { $0.name == "pairs" }?.recoveredRows == 2)
+        #expect(report.problems.contains { $0.contains("collation myapp") && $0.contains("REINDEX myapp") }, "\(report.problems)")
+        let check = try Connection(path: output, key: key)
+        defer { try? check.close() }
+        try check.addPlaceholderCollation(named: "myapp")
+        #expect(try String.fetchAll(check, sql: "SELECT sql FROM sqlite_master WHERE name = 'words'") == ["CREATE TABLE words(w TEXT COLLATE myapp, n)"])
+        #expect(try Int.fetchAll(check, sql: "SELECT n FROM words ORDER BY n") == [1, 2, 3])
+        #expect(try Int.fetchAll(check, sql: "SELECT a FROM pairs ORDER BY a") == [10, 30])
+    }
+
+    @Test func aStalePageOneWhoseFreelistNamesPagesInUseDropsNoRow() throws {
+        let db = try Connection(path: path, key: key)
+        try db.executeScript("""
+            PRAGMA secure_delete = OFF;
+            CREATE TABLE t(a, b);
+            WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 4000)
+            INSERT INTO t SELECT x, printf('first %d', x) FROM c;
+            DELETE FROM t WHERE a > 2000;
+            """)
+        // Page 1 now lists the freed pages; keep that version of it.
+        let stale = pageImage(1)
+        try db.executeScript("""
+            WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 2000)
+            INSERT INTO t SELECT x + 100000, printf('second %d', x) FROM c;
+            """)
+        try db.close()
+        // An older copy of page 1 put back: its HMAC holds (SQLCipher cannot tell it is old).
+        try write(stale, atPage: 1)
+
+        let report = try DatabaseRepair.salvage(path: path, key: key, to: output)
+        #expect(!report.isComplete)
+        #expect(report.problems.contains { $0.contains("freelist names") }, "\(report.problems)")
+        let everywhere = try report.tables.map(\.name).flatMap { table in
+            try query("SELECT count(*) FROM \(Connection.quoteIdentifier(table)) ").map { $0 }
+        }.reduce(0, +)
+        #expect(everywhere >= 4000, "rows of pages the stale freelist names were dropped")
+        #expect(try query("SELECT count(*) FROM t WHERE a > 100000") == [2000])
+    }
+}
