@@ -15,6 +15,8 @@ struct BTreePage {
         let payloadSize: Int
         let local: ArraySlice<UInt8>
         let firstOverflowPage: UInt32
+        /// Where the cell is: its page number (high bits) and its index on the page.
+        var slot: UInt64 = 0
     }
 
     let kind: Kind
@@ -44,7 +46,8 @@ struct BTreePage {
                 guard offset + 4 <= page.count else { return nil }
                 children.append(Self.uint32(page, at: offset))
             case .tableLeaf:
-                guard let cell = Self.tableLeafCell(page, at: offset) else { return nil }
+                guard var cell = Self.tableLeafCell(page, at: offset) else { return nil }
+                cell.slot = UInt64(number) << 16 | UInt64(index)
                 cells.append(cell)
             case .indexLeaf:
                 break

@@ -390,25 +390,13 @@ final class DatabaseSalvage {
                   let values = RecordFormat.values(payload, encoding: encoding) else {
                 // A lost overflow page is counted as lost already; anything else is damage
                 // that passed the HMAC.
-                if !cellLostAPage(cell) { unreadableRows += 1 }
+                if !pages.lastPayloadLostAPage { unreadableRows += 1 }
                 whole = false
                 continue
             }
             try row(cell.rowID, values)
         }
         return whole
-    }
-
-    /// Whether the cell's overflow chain runs into a page whose HMAC failed.
-    private func cellLostAPage(_ cell: BTreePage.Cell) -> Bool {
-        var next = cell.firstOverflowPage
-        var seen = Set<UInt32>()
-        while next != 0, seen.insert(next).inserted {
-            if pages.lostPages.contains(next) { return true }
-            guard let page = try? pages.page(next), page.count >= 4 else { return false }
-            next = BTreePage.uint32(page, at: 0)
-        }
-        return false
     }
 
     /// Table leaves that no walk reached: with the freelist read whole, each goes to the one

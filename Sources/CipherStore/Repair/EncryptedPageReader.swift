@@ -30,6 +30,12 @@ final class EncryptedPageReader {
     /// file's (the transaction rolled back).
     let journal: RollbackJournal?
     private let journalDescriptor: Int32
+    /// The cell that first reached each overflow page (see ``BTreePage/Cell/slot``).
+    private var overflowOwners: [UInt32: UInt64] = [:]
+    /// Overflow pages read by ``payload(of:visit:)``, in all.
+    private(set) var overflowPagesRead = 0
+    /// Whether the last ``payload(of:visit:)`` that failed ran into a page lost to damage.
+    private(set) var lastPayloadLostAPage = false
     /// Why the WAL file or the journal beside the database was not read, when one was not.
     private(set) var refusals: [String] = []
 
@@ -147,15 +153,32 @@ final class EncryptedPageReader {
     }
 
     /// The whole payload of a cell: its local part and its overflow chain, or `nil` when a
-    /// page of the chain is lost or the chain loops. Each overflow page read is passed to `visit`.
+    /// page of the chain is lost (then ``lastPayloadLostAPage`` is true), the chain loops,
+    /// runs into another cell's chain, or is longer than the file. Each overflow page read is
+    /// passed to `visit`.
+    ///
+    /// An overflow page belongs to one cell: the first cell whose chain reaches it keeps it,
+    /// and any other cell's chain that reaches it is damage. So every chain is walked once,
+    /// however many cells of a hostile file point into it.
     func payload(of cell: BTreePage.Cell, visit: (UInt32) -> Void) throws -> [UInt8]? {
+        lastPayloadLostAPage = false
         guard cell.local.count < cell.payloadSize else { return Array(cell.local) }
+        // Each overflow page holds less than a page: a longer payload is not in this file.
+        guard cell.payloadSize - cell.local.count <= pageCount * pageSize else { return nil }
         var payload = Array(cell.local)
-        payload.reserveCapacity(cell.payloadSize)
+        payload.reserveCapacity(min(cell.payloadSize, 1 << 20))
         var next = cell.firstOverflowPage
         var seen = Set<UInt32>()
         while payload.count < cell.payloadSize {
-            guard next != 0, seen.insert(next).inserted, let page = try page(next), page.count > 4 else { return nil }
+            guard next != 0, seen.insert(next).inserted else { return nil }
+            if let owner = overflowOwners[next], owner != cell.slot { return nil }
+            overflowOwners[next] = cell.slot
+            guard let page = try page(next) else {
+                lastPayloadLostAPage = lostPages.contains(next)
+                return nil
+            }
+            guard page.count > 4 else { return nil }
+            overflowPagesRead += 1
             visit(next)
             let wanted = min(cell.payloadSize - payload.count, page.count - 4)
             payload += page[4..<(4 + wanted)]
