@@ -173,7 +173,14 @@ public enum DatabaseRepair {
         try output.beginTransaction(.immediate)
         let result = try salvage.run()
         try output.commit()
-        guard !reader.readPages.isEmpty else {
+        // Without an HMAC every page "decrypts", a wrong key's into noise: when nothing came
+        // out and page 1's header fields do not read as this page size, the key is wrong (or
+        // the settings are), not the file.
+        var noise = false
+        if let cipher = reader.cipher, cipher.hmac == nil, result.tables.allSatisfy({ $0.recoveredRows == 0 }) {
+            noise = try !(reader.storedFirstPage().map { try cipher.firstPageHeaderMatches($0[...]) } ?? false)
+        }
+        guard !reader.readPages.isEmpty, !noise else {
             // The key is right when the schema copy opened with it: the pages are what is lost.
             if schemaCopy.copy != nil {
                 throw ConversionError.damaged(path: reader.path, detail: "none of its \(reader.pageCount) pages could be read, though the key is right (the schema copy beside it opens with it)")

@@ -82,6 +82,8 @@ final class DatabaseSalvage {
     }
 
     private var visited = Set<UInt32>()
+    /// Pages stepped over so far, for ``reportEvery(_:)``.
+    private var steps = 0
     /// The pages page 1's freelist names, and whether it was read whole.
     private var freePages = Set<UInt32>()
     private var freelistWhole = false
@@ -320,6 +322,7 @@ final class DatabaseSalvage {
         var objects: [SchemaObject] = []
         // A free page may hold the schema's rows of before a change.
         for number in UInt32(2)...UInt32(pages.pageCount) where !visited.contains(number) && !freePages.contains(number) {
+            try reportEvery(256)
             guard let data = try pages.page(number), let leaf = BTreePage(data, number: number), leaf.kind == .tableLeaf,
                   !leaf.cells.isEmpty else { continue }
             var found: [SchemaObject] = []
@@ -337,6 +340,13 @@ final class DatabaseSalvage {
             objects += found
         }
         return objects
+    }
+
+    /// Reports progress (and so meets a cancellation) once every `pages` calls: often enough
+    /// that a large table's walk is cancelled within a second, rarely enough to cost nothing.
+    private func reportEvery(_ pages: Int) throws {
+        steps += 1
+        if steps % pages == 0 { try progress(Double(visited.count) / Double(max(self.pages.pageCount, 1))) }
     }
 
     /// The free pages, from the freelist's trunk pages (each lists leaf pages), and whether
@@ -363,6 +373,7 @@ final class DatabaseSalvage {
         var whole = true
         while let number = stack.popLast() {
             guard visited.insert(number).inserted else { continue }
+            try reportEvery(64)
             guard let data = try pages.page(number) else {
                 whole = false
                 continue
@@ -407,6 +418,7 @@ final class DatabaseSalvage {
         var uncertainRows = 0
         var uncertainLeaves = 0
         for number in UInt32(2)...UInt32(pages.pageCount) where !visited.contains(number) {
+            try reportEvery(256)
             guard let data = try pages.page(number), let leaf = BTreePage(data, number: number), leaf.kind == .tableLeaf else { continue }
             visited.insert(number)
             var rows: [(Int64, [DatabaseValue])] = []

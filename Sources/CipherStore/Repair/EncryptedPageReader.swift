@@ -109,6 +109,14 @@ final class EncryptedPageReader {
         if journalDescriptor >= 0 { close(journalDescriptor) }
     }
 
+    /// Page 1 as the file stores it (encrypted), or `nil` when the file is shorter.
+    func storedFirstPage() -> [UInt8]? {
+        if let image { return image.count >= pageSize ? Array(image.prefix(pageSize)) : nil }
+        var bytes = [UInt8](repeating: 0, count: pageSize)
+        let read = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, pageSize, 0) }
+        return read == pageSize ? bytes : nil
+    }
+
     /// The decrypted page (its usable part), or `nil` when it is lost or beyond the file.
     func page(_ number: UInt32) throws -> [UInt8]? {
         guard number >= 1, Int(number) <= pageCount else {

@@ -91,3 +91,27 @@ import Testing
         #expect(try reader.payload(of: cell, visit: { _ in })?.count == cell.payloadSize)
     }
 }
+
+/// Without an HMAC, a wrong key decrypts every page into noise: the repair says so instead of
+/// writing an empty database.
+@Suite struct RepairWithoutHMACTests {
+    @Test func aWrongPassphraseIsRefusedAndTheRightOneReadsTheRows() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("nohmac.db")
+        var settings = CipherSettings.libraryDefaults
+        settings.useHMAC = false
+        settings.kdfIterations = 4000
+        let db = try Connection(path: path, key: .passphrase("right passphrase"), configuration: Configuration(cipher: settings))
+        try db.executeScript("CREATE TABLE t(x); INSERT INTO t VALUES ('one'), ('two');")
+        try db.close()
+
+        let wrongOutput = directory.path("wrong.db")
+        #expect(throws: RepairError.self) {
+            try DatabaseRepair.salvage(path: path, key: .passphrase("wrong passphrase"), cipher: settings, to: wrongOutput)
+        }
+        #expect(!FileManager.default.fileExists(atPath: wrongOutput))
+        let report = try DatabaseRepair.salvage(path: path, key: .passphrase("right passphrase"), cipher: settings, to: directory.path("right.db"))
+        #expect(report.isComplete)
+        #expect(report.recoveredRows == 2)
+    }
+}
