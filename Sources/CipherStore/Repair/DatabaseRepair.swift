@@ -57,8 +57,20 @@ public enum DatabaseRepair {
         if DatabaseFileInfo.inspect(path: path).kind == .plaintext { throw RepairError.notEncrypted(path: path) }
         let settings = cipher.filling(from: .linkedDefaults)
         try settings.validate()
-        let (pageKey, salt) = try pageKey(fileSalt: DatabaseFileInfo.salt(of: path), key: key, settings: settings)
-        let reader = try EncryptedPageReader(path: path, cipher: pageCipher(pageKey: pageKey, salt: salt, settings: settings))
+        var (pageKey, salt) = try pageKey(fileSalt: DatabaseFileInfo.salt(of: path), key: key, settings: settings)
+        var reader = try EncryptedPageReader(path: path, cipher: pageCipher(pageKey: pageKey, salt: salt, settings: settings))
+        var notes: [String] = []
+        // The file's first 16 bytes are its salt: damaged, no page decrypts. The schema copy
+        // keeps it too, for a key that does not carry its own (a passphrase, a bare raw key).
+        if settings.salt == nil, (settings.plaintextHeaderSize ?? 0) == 0, (try key.kind == .passphrase || key.rawKeyBytes().salt == nil),
+           let kept = SchemaCopy.storedSalt(forDatabase: path), kept != salt, !reader.anyOfFirstPagesDecrypts(16) {
+            let (keptKey, _) = try Self.pageKey(fileSalt: kept, key: key, settings: settings)
+            let keptReader = try EncryptedPageReader(path: path, cipher: pageCipher(pageKey: keptKey, salt: kept, settings: settings))
+            if keptReader.anyOfFirstPagesDecrypts(16) {
+                (pageKey, salt, reader) = (keptKey, kept, keptReader)
+                notes.append("the file's first 16 bytes, its salt, are damaged: the salt its schema copy '\(SchemaCopy.path(forDatabase: path))' keeps was used")
+            }
+        }
         let schemaCopy = pageKey.withUnsafeBytes { SchemaCopy.read(forDatabase: path, key: SchemaCopyKey(pageKey: $0, salt: salt)) }
         guard reader.pageCount > 0 else {
             throw ConversionError.damaged(path: path, detail: "it is shorter than one \(settings.pageSize ?? 0)-byte page")
@@ -103,7 +115,6 @@ public enum DatabaseRepair {
         // number is not bounded by anything on disk.
         let missingAtEnd = max(0, (result.headerPageCount ?? 0) - reader.pageCount)
         let pagesLost = reader.lostPages.map(Int.init).filter { $0 <= reader.pageCount }.sorted()
-        var notes: [String] = []
         if let journal = reader.journal {
             notes.append("'\(path)-journal' held a transaction that never committed: its \(journal.images.count) page images were read in place of the file's pages (rolled back), as SQLite would at its next open")
         }

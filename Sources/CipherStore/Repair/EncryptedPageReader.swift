@@ -109,6 +109,18 @@ final class EncryptedPageReader {
         if journalDescriptor >= 0 { close(journalDescriptor) }
     }
 
+    /// Whether any of the file's first `count` pages decrypts with the cipher (the log and the
+    /// journal aside); nothing is recorded as read or lost.
+    func anyOfFirstPagesDecrypts(_ count: Int) -> Bool {
+        guard let cipher, descriptor >= 0 else { return false }
+        var bytes = [UInt8](repeating: 0, count: pageSize)
+        for number in 1...max(1, min(count, pageCount)) {
+            let read = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, pageSize, off_t((number - 1) * pageSize)) }
+            if read == pageSize, (try? cipher.decrypt(bytes[...], number: UInt32(number))) ?? nil != nil { return true }
+        }
+        return false
+    }
+
     /// Page 1 as the file stores it (encrypted), or `nil` when the file is shorter.
     func storedFirstPage() -> [UInt8]? {
         if let image { return image.count >= pageSize ? Array(image.prefix(pageSize)) : nil }

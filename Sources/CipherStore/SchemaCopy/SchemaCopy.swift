@@ -42,7 +42,11 @@ struct SchemaCopy: Codable, Sendable, Equatable {
     /// The copy's file beside a database.
     static func path(forDatabase path: String) -> String { path + ".schema" }
 
-    private static let magic = Array("CSSCHEMA".utf8) + [1]
+    /// Version 1 holds the sealed box after the magic; version 2 the database's salt first, in
+    /// the clear (it is not secret: the database file holds it in its first 16 bytes), so a
+    /// repair still knows it when those bytes are lost.
+    private static let magicV1 = Array("CSSCHEMA".utf8) + [1]
+    private static let magic = Array("CSSCHEMA".utf8) + [2]
     /// Far more than any real schema: a larger file is not read.
     static let maximumFileSize = 16 << 20
 
@@ -79,13 +83,24 @@ struct SchemaCopy: Codable, Sendable, Equatable {
         FileSystem.removeIfPresent(temporary)
         try FileSystem.createOwnerOnlyFile(temporary)
         do {
-            try (Data(Self.magic) + combined).write(to: URL(fileURLWithPath: temporary))
+            try (Data(Self.magic + key.salt) + combined).write(to: URL(fileURLWithPath: temporary))
             try FileSystem.sync(temporary)
             try FileSystem.rename(temporary, to: path)
         } catch {
             FileSystem.removeIfPresent(temporary)
             throw error
         }
+    }
+
+    /// The database's salt as its schema copy keeps it (version 2 copies), read without a
+    /// key; `nil` without one. Nothing vouches for it until the database's pages decrypt with it.
+    static func storedSalt(forDatabase database: String) -> [UInt8]? {
+        let path = Self.path(forDatabase: database)
+        guard FileSystem.size(path) <= maximumFileSize, let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let head = try? handle.read(upToCount: magic.count + 16), head.count == magic.count + 16,
+              Array(head.prefix(magic.count)) == magic else { return nil }
+        return Array(head.dropFirst(magic.count))
     }
 
     /// What was found beside a database.
@@ -113,11 +128,17 @@ struct SchemaCopy: Codable, Sendable, Equatable {
         guard let data = FileManager.default.contents(atPath: path) else {
             return .unusable("'\(path)' could not be read (\(String(cString: strerror(errno)))): check its permissions")
         }
-        guard data.count > magic.count, Array(data.prefix(magic.count)) == magic,
-              let box = try? AES.GCM.SealedBox(combined: data.dropFirst(magic.count)) else {
+        let header: [UInt8]
+        switch Array(data.prefix(magic.count)) {
+        case magic where data.count > magic.count + 16: header = magic
+        case magicV1: header = magicV1
+        default: return .unusable("'\(path)' is not a schema copy (damaged, or another kind of file)")
+        }
+        let boxStart = header == magic ? magic.count + 16 : magicV1.count
+        guard data.count > boxStart, let box = try? AES.GCM.SealedBox(combined: data.dropFirst(boxStart)) else {
             return .unusable("'\(path)' is not a schema copy (damaged, or another kind of file)")
         }
-        guard let plain = try? AES.GCM.open(box, using: key.key, authenticating: magic + key.salt) else {
+        guard let plain = try? AES.GCM.open(box, using: key.key, authenticating: header + key.salt) else {
             return .unusable("'\(path)' does not open with this key and salt (it belongs to another key or file, or it is damaged)")
         }
         let decoder = JSONDecoder()

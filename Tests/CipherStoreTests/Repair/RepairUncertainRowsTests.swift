@@ -127,3 +127,43 @@ import Testing
         #expect(try query("SELECT count(*) FROM t WHERE a > 100000") == [2000])
     }
 }
+
+/// The salt is not secret, and the schema copy keeps it: a passphrase database whose first
+/// 16 bytes are lost still gives back its rows.
+@Suite struct RepairLostSaltTests {
+    @Test func aPassphraseDatabaseWithoutItsSaltIsReadWithTheSaltItsSchemaCopyKeeps() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("salted.db")
+        let key = try DatabaseKey.passphrase("a passphrase whose salt is lost")
+        let queue = try DatabaseQueue(path: path, key: key)
+        try queue.inDatabase { db in
+            try db.executeScript("""
+                CREATE TABLE t(a, b);
+                WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 500)
+                INSERT INTO t SELECT x, printf('row %d', x) FROM c;
+                """)
+        }
+        try queue.close()
+        let salt = try #require(DatabaseFileInfo.salt(of: path))
+        #expect(SchemaCopy.storedSalt(forDatabase: path) == salt)
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        try handle.write(contentsOf: Data(repeating: 0xAB, count: 16))
+        try handle.close()
+
+        let output = directory.path("out.db")
+        let report = try DatabaseRepair.salvage(path: path, key: key, to: output)
+        #expect(report.recoveredRows == 500)
+        #expect(report.notes.contains { $0.contains("its salt, are damaged") }, "\(report.notes)")
+        let db = try Connection(path: output, key: key)
+        defer { try? db.close() }
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM t") == 500)
+
+        // Without the copy, nothing decrypts: the error says where the salt can come from.
+        try FileManager.default.removeItem(atPath: SchemaCopy.path(forDatabase: path))
+        #expect {
+            try DatabaseRepair.salvage(path: path, key: key, to: directory.path("again.db"))
+        } throws: { error in
+            "\(error)".contains("salt")
+        }
+    }
+}
