@@ -26,35 +26,41 @@ struct RollbackJournal {
 
     /// - Returns: `nil` when there is nothing to roll back.
     init?(path: String, pageSize: Int) {
-        guard FileSystem.size(path) >= 28, let data = FileManager.default.contents(atPath: path) else { return nil }
-        self.init(bytes: [UInt8](data), pageSize: pageSize)
+        guard FileSystem.size(path) >= 28, let source = ByteSource(path: path) else { return nil }
+        self.init(source, pageSize: pageSize)
     }
 
     /// The same, for a journal in memory (offsets are into `bytes`).
     init?(bytes: [UInt8], pageSize: Int) {
+        self.init(ByteSource(bytes: bytes), pageSize: pageSize)
+    }
+
+    /// Reads the journal one record at a time: memory holds one record and the page map.
+    private init?(_ source: ByteSource, pageSize: Int) {
         var images: [UInt32: Int64] = [:]
         var originalPageCount: Int?
         var offset = 0
-        segments: while offset + 28 <= bytes.count, Array(bytes[offset..<(offset + 8)]) == Self.magic {
-            let declared = BTreePage.uint32(bytes, at: offset + 8)
-            let seed = BTreePage.uint32(bytes, at: offset + 12)
-            let pageCount = Int(BTreePage.uint32(bytes, at: offset + 16))
-            let sectorSize = Int(BTreePage.uint32(bytes, at: offset + 20))
-            guard Int(BTreePage.uint32(bytes, at: offset + 24)) == pageSize,
+        segments: while let header = source.bytes(at: offset, count: 28), Array(header[0..<8]) == Self.magic {
+            let declared = BTreePage.uint32(header, at: 8)
+            let seed = BTreePage.uint32(header, at: 12)
+            let pageCount = Int(BTreePage.uint32(header, at: 16))
+            let sectorSize = Int(BTreePage.uint32(header, at: 20))
+            guard Int(BTreePage.uint32(header, at: 24)) == pageSize,
                   sectorSize >= 32, sectorSize <= 65536, sectorSize & (sectorSize - 1) == 0 else { break }
             if originalPageCount == nil { originalPageCount = pageCount }
             let recordSize = pageSize + 8
             var record = offset + sectorSize
             // 0xFFFFFFFF, or 0 in a journal never synced: as many records as the file holds.
-            let count = declared == 0 || declared == 0xFFFF_FFFF ? max(0, (bytes.count - record) / recordSize) : Int(declared)
+            // Never more than it holds, whatever the header says.
+            let fits = max(0, (source.count - record) / recordSize)
+            let count = declared == 0 || declared == 0xFFFF_FFFF ? fits : min(Int(declared), fits)
             for _ in 0..<count {
-                guard record + recordSize <= bytes.count else { break segments }
-                let page = BTreePage.uint32(bytes, at: record)
-                let image = record + 4
-                guard page > 0, Self.checksum(bytes, image: image, pageSize: pageSize, seed: seed) == BTreePage.uint32(bytes, at: image + pageSize) else {
+                guard let bytes = source.bytes(at: record, count: recordSize) else { break segments }
+                let page = BTreePage.uint32(bytes, at: 0)
+                guard page > 0, Self.checksum(bytes, image: 4, pageSize: pageSize, seed: seed) == BTreePage.uint32(bytes, at: 4 + pageSize) else {
                     break segments
                 }
-                if images[page] == nil { images[page] = Int64(image) }
+                if images[page] == nil { images[page] = Int64(record + 4) }
                 record += recordSize
             }
             // The next segment starts at the next sector boundary.

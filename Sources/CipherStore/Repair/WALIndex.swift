@@ -20,32 +20,37 @@ struct WALIndex {
     /// - Returns: `nil` when there is no usable log (missing, empty, another page size, or no
     ///   committed frame).
     init?(path: String, pageSize: Int) {
-        guard FileSystem.size(path) >= 32 + 24 + pageSize, let data = FileManager.default.contents(atPath: path) else { return nil }
-        self.init(bytes: [UInt8](data), pageSize: pageSize)
+        guard FileSystem.size(path) >= 32 + 24 + pageSize, let source = ByteSource(path: path) else { return nil }
+        self.init(source, pageSize: pageSize)
     }
 
     /// The same, for a log in memory (offsets are into `bytes`).
     init?(bytes: [UInt8], pageSize: Int) {
-        guard pageSize >= 512, bytes.count >= 32 + 24 + pageSize else { return nil }
-        let magic = BTreePage.uint32(bytes, at: 0)
-        guard magic == 0x377f0682 || magic == 0x377f0683, Int(BTreePage.uint32(bytes, at: 8)) == pageSize else { return nil }
+        self.init(ByteSource(bytes: bytes), pageSize: pageSize)
+    }
+
+    /// Reads the log one frame at a time: memory holds one frame and the page map.
+    private init?(_ source: ByteSource, pageSize: Int) {
+        guard pageSize >= 512, source.count >= 32 + 24 + pageSize, let header = source.bytes(at: 0, count: 32) else { return nil }
+        let magic = BTreePage.uint32(header, at: 0)
+        guard magic == 0x377f0682 || magic == 0x377f0683, Int(BTreePage.uint32(header, at: 8)) == pageSize else { return nil }
         let bigEndian = magic & 1 == 1
-        var checksum = Self.checksum(bytes[0..<24], bigEndian: bigEndian, from: (0, 0))
-        guard checksum == (BTreePage.uint32(bytes, at: 24), BTreePage.uint32(bytes, at: 28)) else { return nil }
-        let salts = (BTreePage.uint32(bytes, at: 16), BTreePage.uint32(bytes, at: 20))
+        var checksum = Self.checksum(header[0..<24], bigEndian: bigEndian, from: (0, 0))
+        guard checksum == (BTreePage.uint32(header, at: 24), BTreePage.uint32(header, at: 28)) else { return nil }
+        let salts = (BTreePage.uint32(header, at: 16), BTreePage.uint32(header, at: 20))
         var pending: [UInt32: Int64] = [:]
         var committed: [UInt32: Int64] = [:]
         var pageCount = 0
         var frames = 0
         var offset = 32
-        while offset + 24 + pageSize <= bytes.count {
-            guard BTreePage.uint32(bytes, at: offset + 8) == salts.0, BTreePage.uint32(bytes, at: offset + 12) == salts.1 else { break }
-            checksum = Self.checksum(bytes[offset..<(offset + 8)], bigEndian: bigEndian, from: checksum)
-            checksum = Self.checksum(bytes[(offset + 24)..<(offset + 24 + pageSize)], bigEndian: bigEndian, from: checksum)
-            guard checksum == (BTreePage.uint32(bytes, at: offset + 16), BTreePage.uint32(bytes, at: offset + 20)) else { break }
-            let page = BTreePage.uint32(bytes, at: offset)
+        while offset + 24 + pageSize <= source.count, let frame = source.bytes(at: offset, count: 24 + pageSize) {
+            guard BTreePage.uint32(frame, at: 8) == salts.0, BTreePage.uint32(frame, at: 12) == salts.1 else { break }
+            checksum = Self.checksum(frame[0..<8], bigEndian: bigEndian, from: checksum)
+            checksum = Self.checksum(frame[24...], bigEndian: bigEndian, from: checksum)
+            guard checksum == (BTreePage.uint32(frame, at: 16), BTreePage.uint32(frame, at: 20)) else { break }
+            let page = BTreePage.uint32(frame, at: 0)
             pending[page] = Int64(offset + 24)
-            let sizeAfterCommit = Int(BTreePage.uint32(bytes, at: offset + 4))
+            let sizeAfterCommit = Int(BTreePage.uint32(frame, at: 4))
             if sizeAfterCommit > 0 {
                 committed.merge(pending) { $1 }
                 pending.removeAll()
