@@ -111,17 +111,21 @@ check-sanitizers: deps
 # libFuzzer (Tools/Fuzz), under AddressSanitizer, FUZZ_SECONDS seconds per target: `open` (whole
 # database files, opened with the right key, a wrong key and none), `slots` (slot files: parser,
 # recovery-key slots), `pages` (the page reader: HMAC and decryption of a first page, raw key)
-# `records` (the record decoder) and `repair` (the repair's page reader, b-tree and record
-# parsers, on encrypted and on already-decrypted pages). Each seed corpus is copied first, so the one in the
-# repository stays small.
+# `records` (the record decoder), `repair` (the repair's page reader, b-tree and record
+# parsers, on encrypted and on already-decrypted pages) and `repair-structured` (the whole
+# salvage on files built from the input's decisions: valid headers, schemas, b-trees and WALs
+# whose fields lie; an input slower than 2 s or a process above 1 GiB fails the run). Each seed
+# corpus is copied first, so the one in the repository stays small.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS = open slots pages records repair
+FUZZ_TARGETS = open slots pages records repair repair-structured
 fuzz: deps
 	cd Tools/Fuzz && $(SWIFT) build -c release --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address
 	for target in $(FUZZ_TARGETS); do \
 		rm -rf .build-fuzz-corpus/$$target && mkdir -p .build-fuzz-corpus/$$target && cp Tools/Fuzz/Corpus/$$target/* .build-fuzz-corpus/$$target/ && \
 		ASAN_OPTIONS=detect_leaks=0 Tools/Fuzz/.build-fuzz/release/fuzz $$target -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
-			$$( [ $$target = pages ] && echo -max_len=4096 ) $$( [ $$target = repair ] && echo -max_len=16384 ) -artifact_prefix=Tools/Fuzz/crash-$$target- .build-fuzz-corpus/$$target || exit 1; \
+			$$( [ $$target = pages ] && echo -max_len=4096 ) $$( [ $$target = repair ] && echo -max_len=16384 ) \
+			$$( [ $$target = repair-structured ] && echo -max_len=4096 -timeout=2 -rss_limit_mb=1024 -malloc_limit_mb=256 ) \
+			-artifact_prefix=Tools/Fuzz/crash-$$target- .build-fuzz-corpus/$$target || exit 1; \
 	done
 
 # Benchmarks: a separate package (Tools/Benchmarks), release builds. QUICK=1 for a smoke run.

@@ -103,26 +103,7 @@ import Testing
         // Checksums need no key: a log of one frame that says the database has 200,000,000
         // pages after its commit.
         let pageSize = SQLCipherLibrary.defaultPageSize
-        var log = [UInt8](repeating: 0, count: 32 + 24 + pageSize)
-        func put(_ value: UInt32, at offset: Int) {
-            for index in 0..<4 { log[offset + index] = UInt8(truncatingIfNeeded: value >> (24 - 8 * UInt32(index))) }
-        }
-        put(0x377f_0682, at: 0)
-        put(3_007_000, at: 4)
-        put(UInt32(pageSize), at: 8)
-        put(0x1234_5678, at: 16)
-        put(0x9abc_def0, at: 20)
-        var sums = Self.walChecksum(log[0..<24], from: (0, 0))
-        put(sums.0, at: 24)
-        put(sums.1, at: 28)
-        put(1, at: 32)
-        put(200_000_000, at: 36)
-        put(0x1234_5678, at: 40)
-        put(0x9abc_def0, at: 44)
-        sums = Self.walChecksum(log[32..<40], from: sums)
-        sums = Self.walChecksum(log[56...], from: sums)
-        put(sums.0, at: 48)
-        put(sums.1, at: 52)
+        let log = craftedWAL(pageSize: pageSize, frames: [(1, [UInt8](repeating: 0, count: pageSize))], sizeAfterCommit: 200_000_000)
         try Data(log).write(to: URL(fileURLWithPath: database + "-wal"))
 
         let started = Date()
@@ -150,18 +131,5 @@ import Testing
         let text = try CLI.run(["repair", database, "-o", workspace.path("again.db"), "--raw-key", "--key-file", keyFile])
         #expect(text.output.contains("the file holds \(pages - 5): it was cut short, or its header is damaged"), "\(text.output)")
         #expect(!text.output.contains("score 100.0 %"))
-    }
-
-    /// SQLite's WAL checksum, little-endian words (magic 0x377f0682).
-    static func walChecksum(_ bytes: ArraySlice<UInt8>, from start: (UInt32, UInt32)) -> (UInt32, UInt32) {
-        var (first, second) = start
-        var index = bytes.startIndex
-        while index + 8 <= bytes.endIndex {
-            let word = { (at: Int) in UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24 }
-            first = first &+ word(index) &+ second
-            second = second &+ word(index + 4) &+ first
-            index += 8
-        }
-        return (first, second)
     }
 }

@@ -16,17 +16,27 @@ import Foundation
 /// ```
 ///
 /// What it cannot know:
-/// - Without page 1 (the schema's root), rows are sorted into `recovered_N` tables by their
-///   number of columns, each with an `original_rowid` column.
+/// - Without page 1 (the schema's root) and without a schema copy, rows are sorted into
+///   `recovered_N` tables by their number of columns, each with an `original_rowid` column.
 /// - Leaf pages cut off from their table by a lost parent page are put into the one table with
-///   as many columns, or into a `recovered_N` table when several tables match.
+///   as many columns when page 1's freelist was read whole (so they cannot be deleted rows),
+///   otherwise into `recovered_N` tables, apart from the live tables, and counted as a
+///   problem: no row whose state is uncertain lands in a live table.
 /// - Rows of `WITHOUT ROWID` tables (stored as index b-trees) and of virtual tables are not
 ///   recovered: the report lists each as a problem, so the repair is not complete.
 /// - Commits still in the database's `-wal` file are read, as SQLite would: the latest
-///   committed copy of each page, from frames whose salts and checksums hold. A log that
-///   holds nothing readable is named as a problem.
-/// - The file's first 16 bytes are its salt: if they are damaged, no page decrypts; a key with
-///   its salt (``DatabaseKey/rawKey(_:salt:)``, as a slot database's) still reads the file.
+///   committed copy of each page, from frames whose salts and checksums hold, when some of
+///   them decrypt with the key and the log claims no more pages than it and the file hold. A
+///   log that fails either, or holds nothing readable, is named as a problem and not read.
+/// - A transaction that never committed (a hot `-journal`, left by a writer that died) is
+///   rolled back as SQLite would: the journal's original page images are read in place of
+///   the file's, and nothing past the database's size before the transaction.
+/// - The file's first 16 bytes are its salt: if they are damaged, no page decrypts with the
+///   file's salt; the salt the schema copy keeps is tried next, and a key with its salt
+///   (``DatabaseKey/rawKey(_:salt:)``, as a slot database's) still reads the file.
+///
+/// Every count the file gives — page count, payload sizes, overflow chains, log and journal
+/// sizes — is bounded by the file's size, and each overflow page is read for one cell only.
 ///
 /// The damaged file is only read. The new database is checked (integrity check, row counts),
 /// synced and linked into place, as conversions are. A slot database repaired with its data
@@ -230,6 +240,23 @@ public enum DatabaseRepair {
             }
         }
         return rows
+    }
+
+    /// The whole salvage — schema finding, freelist, b-tree walks, orphan leaves, overflow
+    /// chains, rows inserted, indexes created — over decrypted pages in memory and an
+    /// optional WAL file, into an in-memory database: the structure-aware fuzzer's entry point.
+    /// Everything is written in one transaction that is rolled back, so one connection (an
+    /// in-memory database) serves run after run.
+    /// - Returns: the rows salvaged and the problems reported.
+    @_spi(Fuzzing)
+    public static func salvage(image: [UInt8], log: [UInt8]?, pageSize: Int, into output: Connection) throws -> (rows: Int, problems: Int) {
+        let reader = EncryptedPageReader(image: image, log: log, pageSize: pageSize, cipher: nil)
+        guard reader.pageCount > 0 else { return (0, 0) }
+        let salvage = DatabaseSalvage(pages: reader, output: output, schemaCopy: .none) { _ in }
+        try output.beginTransaction(.immediate)
+        defer { try? output.rollback() }
+        let result = try salvage.run()
+        return (result.tables.reduce(0) { $0 + $1.recoveredRows }, result.problems.count)
     }
 
     /// The WAL reader over a log in memory, for the fuzzer, with the linked SQLCipher's

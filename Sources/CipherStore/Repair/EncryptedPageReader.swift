@@ -23,6 +23,8 @@ final class EncryptedPageReader {
     private let descriptor: Int32
     private var buffer: [UInt8]
     private let image: [UInt8]?
+    /// The WAL file of an image in memory.
+    private var logImage: [UInt8]?
     /// The committed frames of the database's WAL file, read before the file's own pages.
     let wal: WALIndex?
     private let walDescriptor: Int32
@@ -47,8 +49,7 @@ final class EncryptedPageReader {
         guard descriptor >= 0 else { throw FileSystem.ioError("open", path) }
         let filePages = Int(FileSystem.size(path) / Int64(cipher.pageSize))
         var wal = WALIndex(path: path + "-wal", pageSize: cipher.pageSize)
-        // A commit grows the database only by pages it wrote into the log.
-        if let log = wal, log.pageCount > max(filePages, Int(log.frames.keys.max() ?? 0)) {
+        if let log = wal, !Self.isPlausible(log, filePages: filePages) {
             refusals.append("'\(path)-wal' says the database has \(log.pageCount) pages after its last commit, more than the file and the log hold together: it was not read")
             wal = nil
         } else if let log = wal, !Self.anyDecrypts(log.frames, in: path + "-wal", cipher: cipher) {
@@ -73,6 +74,12 @@ final class EncryptedPageReader {
         image = nil
     }
 
+    /// A commit grows the database only by pages it wrote into the log: every page between
+    /// the file's end and the size the log claims must have a frame.
+    private static func isPlausible(_ log: WALIndex, filePages: Int) -> Bool {
+        log.pageCount <= filePages || log.frames.keys.count { Int($0) > filePages } >= log.pageCount - filePages
+    }
+
     /// Whether any of the first pages stored at `offsets` in the file at `path` decrypts.
     /// Checksums need no key: a log or journal of another database, or of this one under
     /// another key, passes them, but its pages do not decrypt with this key.
@@ -88,16 +95,19 @@ final class EncryptedPageReader {
         return false
     }
 
-    /// Pages held in memory: encrypted with `cipher`, or with none, decrypted already.
-    init(image: [UInt8], pageSize: Int, cipher: PageCipher?) {
+    /// Pages held in memory: encrypted with `cipher`, or with none, decrypted already; with
+    /// `log`, a WAL file in memory whose committed frames are read first (when plausible).
+    init(image: [UInt8], log: [UInt8]? = nil, pageSize: Int, cipher: PageCipher?) {
         path = ":image:"
         self.cipher = cipher
         self.pageSize = pageSize
         descriptor = -1
-        pageCount = image.count / pageSize
+        let filePages = image.count / pageSize
+        wal = log.flatMap { WALIndex(bytes: $0, pageSize: pageSize) }.flatMap { Self.isPlausible($0, filePages: filePages) ? $0 : nil }
+        logImage = wal == nil ? nil : log
+        pageCount = wal?.pageCount ?? filePages
         buffer = []
         self.image = image
-        wal = nil
         walDescriptor = -1
         journal = nil
         journalDescriptor = -1
@@ -139,7 +149,14 @@ final class EncryptedPageReader {
         let start = Int(number - 1) * size
         let stored: ArraySlice<UInt8>
         if let image {
-            stored = image[start..<(start + size)]
+            if let frame = wal?.frames[number].map(Int.init), let logImage {
+                stored = logImage[frame..<(frame + size)]
+            } else if start + size <= image.count {
+                stored = image[start..<(start + size)]
+            } else {
+                lostPages.insert(number)
+                return nil
+            }
         } else if let frame = wal?.frames[number], walDescriptor >= 0 {
             let read = buffer.withUnsafeMutableBytes { pread(walDescriptor, $0.baseAddress, size, off_t(frame)) }
             guard read == size else { throw FileSystem.ioError("read", path + "-wal") }

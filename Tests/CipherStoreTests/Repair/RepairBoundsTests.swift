@@ -115,3 +115,20 @@ import Testing
         #expect(report.recoveredRows == 2)
     }
 }
+
+/// A log is read only when every page between the file's end and the size it claims has a
+/// frame: one frame numbered 4,294,967,295 does not make a claim of as many pages plausible.
+@Suite struct RepairLogBoundsTests {
+    @Test func aFrameWithTheLargestPageNumberDoesNotMakeAHugeClaimPlausible() throws {
+        let pageSize = 1024
+        let image = [UInt8](repeating: 0, count: 2 * pageSize)
+        let blank = [UInt8](repeating: 0, count: pageSize)
+        let hostile = craftedWAL(pageSize: pageSize, frames: [(1, blank), (UInt32.max, blank)], sizeAfterCommit: UInt32.max)
+        #expect(EncryptedPageReader(image: image, log: hostile, pageSize: pageSize, cipher: nil).pageCount == 2)
+        // A commit that grew the database by the pages it wrote is read.
+        let grown = craftedWAL(pageSize: pageSize, frames: [(3, blank), (4, blank)], sizeAfterCommit: 4)
+        #expect(EncryptedPageReader(image: image, log: grown, pageSize: pageSize, cipher: nil).pageCount == 4)
+        let gap = craftedWAL(pageSize: pageSize, frames: [(4, blank)], sizeAfterCommit: 4)
+        #expect(EncryptedPageReader(image: image, log: gap, pageSize: pageSize, cipher: nil).pageCount == 2)
+    }
+}
