@@ -33,6 +33,27 @@ import Testing
         #expect(verify.status == 0, "\(verify.errorOutput)")
     }
 
+    /// Damage is called damage (exit 67), not a wrong key: a file cut below one page, and a
+    /// first page with one byte changed whose second page opens with the key.
+    @Test func aFileCutBelowOnePageOrWithADamagedFirstPageIsDamagedNotAWrongKey() throws {
+        let short = workspace.path("short.db")
+        try fileBytes(database).prefix(300).write(to: URL(fileURLWithPath: short))
+        var result = try CLI.run(["settings", short, "--key-file", keyFile])
+        #expect(result.status == 67, "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("shorter than the smallest page"), "\(result.errorOutput)")
+
+        let damaged = workspace.path("damaged.db")
+        var bytes = fileBytes(database)
+        bytes[40] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: damaged))
+        result = try CLI.run(["settings", damaged, "--key-file", keyFile, "--kdf-iterations", "100000"])
+        #expect(result.status == 67, "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("page 1 is damaged") && result.errorOutput.contains("8192-byte pages"), "\(result.errorOutput)")
+        // And with another key: wrong key, as before.
+        let wrong = try workspace.keyFile("other.key", "yet another passphrase")
+        #expect(try CLI.run(["settings", damaged, "--key-file", wrong, "--kdf-iterations", "100000"]).status == 65)
+    }
+
     @Test func aWrongKeyIsAnsweredClearlyAndTheWrongKeyMessagePointsHere() throws {
         let wrong = try workspace.keyFile("w.key", "another passphrase")
         let result = try CLI.run(["settings", database, "--key-file", wrong, "--json"])

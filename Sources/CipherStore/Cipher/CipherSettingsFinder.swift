@@ -32,6 +32,9 @@ public enum CipherSettingsFinder {
         public let keyDerivations: Int
         /// How many combinations of settings were tried.
         public let candidatesTried: Int
+        /// Whether these settings were found on page 2 because page 1 opens with none: the
+        /// key and settings are right, and page 1 is damaged (a repair reads the rest).
+        public var firstPageDamaged = false
     }
 
     /// The page sizes SQLCipher allows, most common first.
@@ -62,16 +65,29 @@ public enum CipherSettingsFinder {
     ///   - kdfIterations: iteration counts to try besides the defaults of every SQLCipher version.
     ///   - salt: for a file with a plaintext header, the 16-byte salt kept with the key; the
     ///     file is then also tried with a 32-byte plaintext header.
+    /// When page 1 opens with nothing, page 2 is tried with the same candidates (those with an
+    /// HMAC, which tells a right key): settings found there come with
+    /// ``Found/firstPageDamaged``.
+    ///
     /// - Throws: ``ConversionError/sourceMissing(path:)`` and the other errors of a file that
     ///   is not there or not regular, ``CipherStoreError/notEncrypted(path:)`` for a plaintext
-    ///   SQLite file.
+    ///   SQLite file, ``ConversionError/damaged(path:detail:)`` for a file shorter than the
+    ///   smallest page, or one that is not a whole number of pages and opens with nothing.
     public static func find(path: String, key: DatabaseKey, kdfIterations: [Int] = [], salt: [UInt8]? = nil) throws -> Found? {
         try DatabaseFile.checkExistingDatabaseFile(path)
         let info = DatabaseFileInfo.inspect(path: path)
         if info.kind == .plaintext { throw CipherStoreError.notEncrypted(path: path) }
-        let firstPage = try readFirstBytes(path, count: pageSizes.max() ?? 65536)
-        return try find(firstPage: firstPage, hasPlaintextHeader: info.hasPlaintextHeader, key: key, kdfIterations: kdfIterations,
-                        salt: salt, path: path)
+        let smallest = pageSizes.min() ?? 512
+        guard info.size >= Int64(smallest) else {
+            throw ConversionError.damaged(path: path, detail: "it is \(info.size) bytes, shorter than the smallest page SQLCipher writes (\(smallest) bytes): it was cut short")
+        }
+        let firstPages = try readFirstBytes(path, count: 2 * (pageSizes.max() ?? 65536))
+        let found = try find(firstPage: firstPages, hasPlaintextHeader: info.hasPlaintextHeader, key: key, kdfIterations: kdfIterations,
+                             salt: salt, path: path)
+        if found == nil, info.size % Int64(smallest) != 0 {
+            throw ConversionError.damaged(path: path, detail: "it is \(info.size) bytes, not a whole number of pages, and no setting opens its first page with this key: it was cut short (or the key is wrong as well)")
+        }
+        return found
     }
 
     /// The search on the first bytes of a file, without the file: for the fuzz target of the
@@ -93,6 +109,8 @@ public enum CipherSettingsFinder {
         // The page and HMAC keys of a KDF hash, iteration count and salt serve every family
         // that shares them: derived once.
         var cipherKeyCache: [String: PageCipher.Keys] = [:]
+        // The first candidate that opens page 2, in case none opens page 1.
+        var onSecondPage: Found?
         for layout in layouts {
             for (family, iterations) in keys.searchOrder(families: orderedFamilies()) {
                 guard let pageKey = try keys.pageKey(kdf: family.kdf, iterations: iterations, salt: layout.salt) else { continue }
@@ -104,11 +122,19 @@ public enum CipherSettingsFinder {
                 for pageSize in pageSizes where firstPage.count >= pageSize {
                     tried += 1
                     let cipher = PageCipher(keys: cipherKeys, pageSize: pageSize, hmac: family.hmac, headerSize: layout.headerSize)
-                    guard try matchesFirstPage(firstPage.prefix(pageSize), cipher: cipher) else { continue }
                     var settings = CipherSettings(pageSize: pageSize, kdfIterations: iterations, useHMAC: family.hmac != nil,
                                                   kdfAlgorithm: family.kdf, hmacAlgorithm: family.hmac ?? family.kdf,
                                                   plaintextHeaderSize: layout.headerSize == 16 ? 0 : layout.headerSize)
                     if layout.headerSize != 16 { settings.salt = layout.salt }
+                    guard try matchesFirstPage(firstPage.prefix(pageSize), cipher: cipher) else {
+                        if onSecondPage == nil, family.hmac != nil, firstPage.count >= 2 * pageSize,
+                           cipher.authenticates(firstPage[pageSize..<(2 * pageSize)], number: 2) {
+                            onSecondPage = Found(settings: settings, opensWithLinkedSQLCipher: false,
+                                                 linkedSQLCipherSupportsThem: supportedByLinkedSQLCipher(settings),
+                                                 keyDerivations: 0, candidatesTried: 0, firstPageDamaged: true)
+                        }
+                        continue
+                    }
                     let opens = try path.map { path in
                         try pageKey.withUnsafeBytes { bytes in
                             opensWithLinkedSQLCipher(path, key: try DatabaseKey.rawKey(bytes, salt: layout.salt), settings: settings)
@@ -120,7 +146,10 @@ public enum CipherSettingsFinder {
                 }
             }
         }
-        return nil
+        guard let onSecondPage else { return nil }
+        return Found(settings: onSecondPage.settings, opensWithLinkedSQLCipher: false,
+                     linkedSQLCipherSupportsThem: onSecondPage.linkedSQLCipherSupportsThem,
+                     keyDerivations: keys.derivations, candidatesTried: tried, firstPageDamaged: true)
     }
 
     /// The linked SQLCipher's defaults first.
