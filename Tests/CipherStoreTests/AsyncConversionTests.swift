@@ -21,7 +21,7 @@ import Testing
         try SampleDatabases.makeLarge(at: source, rows: 2_000)
         // Whether each progress call ran inside a task (on the cooperative pool) or not.
         let inTask = Mutex<Set<Bool>>([])
-        let options = ConversionOptions(progress: { _ in
+        let options = DatabaseFileOptions(progress: { _ in
             _ = inTask.withLock { $0.insert(withUnsafeCurrentTask { $0 != nil }) }
         })
         let report = try await DatabaseFile.encrypt(path: source, key: key, to: .file(directory.path("encrypted.db")), options: options)
@@ -39,7 +39,7 @@ import Testing
         let started = AsyncStream<Void>.makeStream()
         let cancelled = DispatchSemaphore(value: 0)
         let waited = Atomic<Bool>(false)
-        let options = ConversionOptions(progress: { progress in
+        let options = DatabaseFileOptions(progress: { progress in
             guard progress.phase == .copying, progress.fractionCompleted > 0.1,
                   !waited.exchange(true, ordering: .relaxed) else { return }
             started.continuation.yield()
@@ -54,7 +54,7 @@ import Testing
         _ = await iterator.next()
         task.cancel()
         cancelled.signal()
-        await #expect(throws: ConversionError.cancelled) { try await task.value }
+        await #expect(throws: DatabaseFileError.cancelled) { try await task.value }
         #expect(try Data(contentsOf: URL(fileURLWithPath: source)) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["plain.db"])
     }

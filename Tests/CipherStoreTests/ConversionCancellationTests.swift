@@ -21,11 +21,11 @@ import Testing
         let source = directory.path("large.db")
         try SampleDatabases.makeLarge(at: source, rows: 8_000)
         let before = try Data(contentsOf: URL(fileURLWithPath: source))
-        let cancellation = ConversionCancellation()
-        let options = ConversionOptions(progress: { progress in
+        let cancellation = DatabaseFileCancellation()
+        let options = DatabaseFileOptions(progress: { progress in
             if progress.fractionCompleted >= fraction { cancellation.cancel() }
         }, cancellation: cancellation)
-        #expect(throws: ConversionError.cancelled) {
+        #expect(throws: DatabaseFileError.cancelled) {
             try DatabaseFile.encrypt(path: source, key: key, to: .inPlace(), options: options)
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: source)) == before)
@@ -39,7 +39,7 @@ import Testing
         let source = directory.path("large.db")
         try SampleDatabases.makeLarge(at: source, rows: 120_000)
         let seen = Mutex<[(Double, ContinuousClock.Instant)]>([])
-        var options = ConversionOptions(progress: { progress in
+        var options = DatabaseFileOptions(progress: { progress in
             if progress.phase == .verifying { seen.withLock { $0.append((progress.fractionCompleted, .now)) } }
         })
         options.fullReadBack = true
@@ -51,16 +51,16 @@ import Testing
 
         // Cancelled as verification starts: it stops within a fraction of its whole length,
         // whatever SQLite's interrupt reaches (SQLite 3.15's integrity check it does not).
-        let cancellation = ConversionCancellation()
+        let cancellation = DatabaseFileCancellation()
         let cancelledAt = Mutex<ContinuousClock.Instant?>(nil)
-        options = ConversionOptions(progress: { progress in
+        options = DatabaseFileOptions(progress: { progress in
             if progress.phase == .verifying && progress.fractionCompleted > 0.8 {
                 cancelledAt.withLock { $0 = $0 ?? .now }
                 cancellation.cancel()
             }
         }, cancellation: cancellation)
         options.fullReadBack = true
-        #expect(throws: ConversionError.cancelled) {
+        #expect(throws: DatabaseFileError.cancelled) {
             try DatabaseFile.encrypt(path: source, key: key, to: .file(directory.path("cancelled.db")), options: options)
         }
         let stopped = ContinuousClock.now - (try #require(cancelledAt.withLock { $0 }))

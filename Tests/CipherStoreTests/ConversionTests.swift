@@ -125,18 +125,18 @@ import Testing
         let before = fileBytes(large)
         let phases = PhaseRecorder()
         _ = try DatabaseFile.encrypt(path: large, key: key, to: .file(directory.path("a.sqlite")),
-                                            options: ConversionOptions(progress: { phases.record($0) }))
+                                            options: DatabaseFileOptions(progress: { phases.record($0) }))
         #expect(phases.phases.first == .copying)
         #expect(phases.phases.last == .done)
         #expect(phases.fractions == phases.fractions.sorted())
         // Copying reports how much of the source has been read, not only its start and end.
         #expect(phases.fractions.contains { $0 > 0 && $0 < 0.8 }, "\(phases.fractions)")
 
-        let cancellation = ConversionCancellation()
+        let cancellation = DatabaseFileCancellation()
         let output = directory.path("b.sqlite")
-        #expect(throws: ConversionError.cancelled) {
+        #expect(throws: DatabaseFileError.cancelled) {
             try DatabaseFile.encrypt(path: large, key: key, to: .file(output),
-                                            options: ConversionOptions(progress: { _ in cancellation.cancel() }, cancellation: cancellation))
+                                            options: DatabaseFileOptions(progress: { _ in cancellation.cancel() }, cancellation: cancellation))
         }
         #expect(fileBytes(large) == before)
         #expect(!FileManager.default.fileExists(atPath: output))
@@ -151,7 +151,7 @@ import Testing
         try SampleDatabases.makeLarge(at: large, rows: 3_000)
         let encrypted = directory.path("encrypted.sqlite")
         let decrypted = directory.path("decrypted.sqlite")
-        let options = ConversionOptions(pageCacheBytes: 16 * 1024)
+        let options = DatabaseFileOptions(pageCacheBytes: 16 * 1024)
         let report = try DatabaseFile.encrypt(path: large, key: key, to: .file(encrypted), options: options)
         #expect(report.verification.tables.map(\.rowCount) == [3_000])
         try DatabaseFile.decrypt(path: encrypted, key: key, to: .file(decrypted), options: options)
@@ -182,7 +182,7 @@ import Testing
         #expect {
             try DatabaseFile.encrypt(path: damaged, key: key, to: .file(output))
         } throws: { error in
-            guard case ConversionError.verificationFailed(let detail) = error else { return false }
+            guard case DatabaseFileError.verificationFailed(let detail) = error else { return false }
             return detail.contains("missing from index")
         }
         #expect(!FileManager.default.fileExists(atPath: output))
@@ -199,7 +199,7 @@ import Testing
         try SampleDatabases.makeLarge(at: large, rows: 3_000)
         let before = fileBytes(large)
         let folder = directory.url.path
-        let damage: @Sendable (ConversionProgress) -> Void = { progress in
+        let damage: @Sendable (DatabaseFileProgress) -> Void = { progress in
             guard progress.phase == .verifying,
                   let name = try? FileManager.default.contentsOfDirectory(atPath: folder).first(where: { $0.hasSuffix(".tmp") }),
                   let file = FileHandle(forUpdatingAtPath: folder + "/" + name) else { return }
@@ -211,9 +211,9 @@ import Testing
         let output = directory.path("out.sqlite")
         #expect {
             try DatabaseFile.encrypt(path: large, key: key, to: .file(output),
-                                            options: ConversionOptions(progress: damage, fullReadBack: true))
+                                            options: DatabaseFileOptions(progress: damage, fullReadBack: true))
         } throws: { error in
-            guard case ConversionError.verificationFailed = error else { return false }
+            guard case DatabaseFileError.verificationFailed = error else { return false }
             return true
         }
         #expect(!FileManager.default.fileExists(atPath: output))
@@ -251,14 +251,14 @@ func FileSystem_size(_ path: String) -> Int {
 final class PhaseRecorder: @unchecked Sendable {
     // @unchecked: every access holds `lock`.
     private let lock = NSLock()
-    private var reports: [ConversionProgress] = []
+    private var reports: [DatabaseFileProgress] = []
 
-    func record(_ progress: ConversionProgress) {
+    func record(_ progress: DatabaseFileProgress) {
         lock.lock(); defer { lock.unlock() }
         reports.append(progress)
     }
 
-    var phases: [ConversionProgress.Phase] {
+    var phases: [DatabaseFileProgress.Phase] {
         lock.lock(); defer { lock.unlock() }
         return reports.map(\.phase)
     }

@@ -38,7 +38,7 @@ import Testing
         #expect {
             try DatabaseFile.changeKey(path: path, oldKey: oldKey, newKey: newKey, to: .inPlace())
         } throws: { error in
-            guard case ConversionError.databaseInUse(_, let detail)? = error as? ConversionError else { return false }
+            guard case DatabaseFileError.databaseInUse(_, let detail)? = error as? DatabaseFileError else { return false }
             return detail.contains("WAL mode")
         }
         try queue.inDatabase { try $0.execute(sql: "INSERT INTO t VALUES ('second')") }
@@ -107,7 +107,7 @@ import Testing
         let holdOnce = DispatchSemaphore(value: 0), holding = DispatchSemaphore(value: 0), resume = DispatchSemaphore(value: 0)
         holdOnce.signal()  // (a semaphore made with a count above 0 must not end below it)
         let first = Outcome(), second = Outcome()
-        let holdingOptions = ConversionOptions(progress: { _ in
+        let holdingOptions = DatabaseFileOptions(progress: { _ in
             guard holdOnce.wait(timeout: .now()) == .success else { return }
             holding.signal()
             resume.wait()
@@ -120,12 +120,12 @@ import Testing
         holding.wait()
         DispatchQueue(label: "second").async {
             second.set(Result { try DatabaseFile.changeKey(path: path, oldKey: oldKey, newKey: secondKey, to: .inPlace(),
-                                                                   options: ConversionOptions(busyTimeout: 10)) })
+                                                                   options: DatabaseFileOptions(busyTimeout: 10)) })
         }
         Thread.sleep(forTimeInterval: 0.5)
         resume.signal()
         #expect(throws: Never.self) { try first.wait().get() }
-        #expect(throws: ConversionError.replacedByAnotherConversion(path: path)) { try second.wait().get() }
+        #expect(throws: DatabaseFileError.replacedByAnotherConversion(path: path)) { try second.wait().get() }
         #expect(try rows(path, key: firstKey) == ["first"])
         if let backup { #expect(try rows(backup, key: oldKey) == ["first"]) }
     }
@@ -133,15 +133,15 @@ import Testing
     /// A conversion's result, handed from the thread that ran it.
     private final class Outcome: @unchecked Sendable {
         // @unchecked Sendable: `value` is written once before `done` is signalled, read after.
-        private var value: Result<ConversionReport, any Error>?
+        private var value: Result<DatabaseFileReport, any Error>?
         private let done = DispatchSemaphore(value: 0)
 
-        func set(_ result: Result<ConversionReport, any Error>) {
+        func set(_ result: Result<DatabaseFileReport, any Error>) {
             value = result
             done.signal()
         }
 
-        func wait() -> Result<ConversionReport, any Error> {
+        func wait() -> Result<DatabaseFileReport, any Error> {
             done.wait()
             return value!
         }
@@ -150,9 +150,9 @@ import Testing
     @Test func aFailedInPlaceConversionLeavesAWALSourceInWALMode() throws {
         let path = directory.path("wal.db")
         try makeEncrypted(path, journalMode: .wal).close()
-        let cancellation = ConversionCancellation()
-        let options = ConversionOptions(progress: { _ in cancellation.cancel() }, cancellation: cancellation)
-        #expect(throws: ConversionError.cancelled) {
+        let cancellation = DatabaseFileCancellation()
+        let options = DatabaseFileOptions(progress: { _ in cancellation.cancel() }, cancellation: cancellation)
+        #expect(throws: DatabaseFileError.cancelled) {
             try DatabaseFile.changeKey(path: path, oldKey: oldKey, newKey: newKey, to: .inPlace(), options: options)
         }
         let db = try Connection(path: path, key: oldKey)
@@ -180,7 +180,7 @@ import Testing
         try makeEncrypted(path).close()
         try FileManager.default.linkItem(atPath: path, toPath: other)
 
-        #expect(throws: ConversionError.sourceHasOtherNames(path: path, nameCount: 2, namesFound: [other])) {
+        #expect(throws: DatabaseFileError.sourceHasOtherNames(path: path, nameCount: 2, namesFound: [other])) {
             try DatabaseFile.changeKey(path: path, oldKey: oldKey, newKey: newKey, to: .inPlace())
         }
         #expect(try rows(path, key: oldKey) == ["first"])
@@ -251,7 +251,7 @@ import Testing
         try handle.close()
 
         func isDamage(_ error: any Error) -> Bool {
-            if case ConversionError.damaged(_, let detail)? = error as? ConversionError { return detail.contains("100 bytes") }
+            if case DatabaseFileError.damaged(_, let detail)? = error as? DatabaseFileError { return detail.contains("100 bytes") }
             return false
         }
         #expect { try DatabaseFile.verify(path: path, key: oldKey) } throws: { isDamage($0) }

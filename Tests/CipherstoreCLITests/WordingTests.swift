@@ -38,9 +38,9 @@ import Testing
     }
 
     @Test func theLibrarySaysTheSwiftParameters() {
-        #expect(ConversionError.outputExists(path: "a.db").description.contains("`overwrite: true`"))
-        #expect(!ConversionError.outputExists(path: "a.db").description.contains("--force"))
-        let links = ConversionError.sourceHasOtherNames(path: "a.db", nameCount: 2, namesFound: ["b.db"]).description
+        #expect(DatabaseFileError.outputExists(path: "a.db").description.contains("`overwrite: true`"))
+        #expect(!DatabaseFileError.outputExists(path: "a.db").description.contains("--force"))
+        let links = DatabaseFileError.sourceHasOtherNames(path: "a.db", nameCount: 2, namesFound: ["b.db"]).description
         #expect(links.contains("`replacingOtherLinks: true`") && !links.contains("--"), "\(links)")
     }
 
@@ -49,11 +49,11 @@ import Testing
         // spelling replaces it whole, and nothing of the Swift spelling is left.
         let marked: (Remedy) -> String = { "<\($0)>" }
         let messages = [
-            ConversionError.outputExists(path: "a.db").message(spelling: marked),
-            ConversionError.sourceHasOtherNames(path: "a.db", nameCount: 2, namesFound: ["b.db"]).message(spelling: marked),
+            DatabaseFileError.outputExists(path: "a.db").message(spelling: marked),
+            DatabaseFileError.sourceHasOtherNames(path: "a.db", nameCount: 2, namesFound: ["b.db"]).message(spelling: marked),
             CipherStoreError.passphraseShapedLikeRawKey.message(spelling: marked),
-            ConversionError.outputIsSource(path: "a.db").message(spelling: marked),
-            ConversionError.damaged(path: "a.db", detail: "a page is lost").message(spelling: marked),
+            DatabaseFileError.outputIsSource(path: "a.db").message(spelling: marked),
+            DatabaseFileError.damaged(path: "a.db", detail: "a page is lost").message(spelling: marked),
             CipherStoreError.wrongKey(path: "a.db").message(spelling: marked),
             BackupError.targetDamaged(path: "a.db", detail: "malformed").message(spelling: marked),
             BackupError.targetUnreadable(path: "a.db", detail: "a wrong key").message(spelling: marked),
@@ -65,11 +65,11 @@ import Testing
         }
         #expect(CipherStoreError.passphraseShapedLikeRawKey.description.contains(Remedy.rawKey.swiftSpelling))
         // A remedy the caller does not offer is left out, sentence and all.
-        let none = ConversionError.outputExists(path: "a.db").message { _ in nil }
+        let none = DatabaseFileError.outputExists(path: "a.db").message { _ in nil }
         #expect(none.hasSuffix("Choose another output.") && !none.contains("overwrite"), "\(none)")
         #expect(CipherStoreError.passphraseShapedLikeRawKey.message { _ in nil }.hasSuffix("Choose another passphrase."))
-        #expect(ConversionError.outputIsSource(path: "a.db").message { _ in nil }.hasSuffix("Choose another output."))
-        #expect(ConversionError.damaged(path: "a.db", detail: "a page is lost").message { _ in nil }.hasSuffix("whether a copy is sound)."))
+        #expect(DatabaseFileError.outputIsSource(path: "a.db").message { _ in nil }.hasSuffix("Choose another output."))
+        #expect(DatabaseFileError.damaged(path: "a.db", detail: "a page is lost").message { _ in nil }.hasSuffix("whether a copy is sound)."))
         #expect(CipherStoreError.passphraseShapedLikeRawKey.keyProblem(spelling: \.swiftSpelling)?.hasPrefix("the passphrase has the form") == true)
         #expect(CipherStoreError.connectionClosed.keyProblem(spelling: \.swiftSpelling) == nil)
     }

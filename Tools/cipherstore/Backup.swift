@@ -84,7 +84,7 @@ extension CipherStoreCommand {
                     throw CLIError(exitCode: ExitCodes.wrongFileKind, message: "'\(database)' is not encrypted, and a backup keeps the database's encryption: it cannot take a new key. Nothing was written. For an encrypted copy, run `cipherstore encrypt \(database) --output COPY` with the key options.")
                 }
                 let (options, _) = CommandRunner.conversionOptions(quiet: quiet, fullCheck: fullCheck, verb: "backing up")
-                let report: ConversionReport
+                let report: DatabaseFileReport
                 var warnings: [String] = []
                 if isPlaintext {
                     report = try DatabaseBackup.backup(path: database, key: nil, to: output, overwrite: force, options: options)

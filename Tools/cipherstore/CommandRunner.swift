@@ -48,7 +48,7 @@ enum CommandRunner {
             case .invalidKey, .passphraseShapedLikeRawKey, .invalidConfiguration, .unsupportedCipherSetting, .sqlcipher4Required: return 64
             default: return ExitCodes.ioFailure
             }
-        case let error as ConversionError:
+        case let error as DatabaseFileError:
             switch error {
             case .alreadyEncrypted, .alreadyPlaintext, .sourceEmpty, .unreadableSchema, .missingModule: return ExitCodes.wrongFileKind
             case .verificationFailed, .damaged: return ExitCodes.verificationFailed
@@ -98,21 +98,21 @@ enum CommandRunner {
 
     /// Conversion options wired to a progress bar (when standard error is a terminal and not
     /// quiet) and to Ctrl-C, SIGTERM and SIGHUP, with `--full-check`.
-    static func conversionOptions(_ output: OutputOptions, verb: String) -> (ConversionOptions, ProgressBar?) {
+    static func conversionOptions(_ output: OutputOptions, verb: String) -> (DatabaseFileOptions, ProgressBar?) {
         conversionOptions(quiet: output.quiet, fullCheck: output.fullCheck, verb: verb,
                           pageCacheBytes: output.pageCacheMib.map { $0 << 20 })
     }
 
     /// The same, for commands that rewrite a database without `OutputOptions` (`keys init`, `keys rotate`).
     static func conversionOptions(quiet: Bool, fullCheck: Bool, verb: String,
-                                  pageCacheBytes: Int? = nil) -> (ConversionOptions, ProgressBar?) {
-        let cancellation = ConversionCancellation()
+                                  pageCacheBytes: Int? = nil) -> (DatabaseFileOptions, ProgressBar?) {
+        let cancellation = DatabaseFileCancellation()
         Interruption.cancelOnSignal(cancellation)
         let bar = (!quiet && isatty(STDERR_FILENO) == 1) ? ProgressBar(verb: verb) : nil
-        var progress: (@Sendable (ConversionProgress) -> Void)?
+        var progress: (@Sendable (DatabaseFileProgress) -> Void)?
         if let bar { progress = { bar.update($0) } }
-        let options = ConversionOptions(progress: progress, cancellation: cancellation,
-                                        pageCacheBytes: pageCacheBytes ?? ConversionOptions.defaultPageCacheBytes,
+        let options = DatabaseFileOptions(progress: progress, cancellation: cancellation,
+                                        pageCacheBytes: pageCacheBytes ?? DatabaseFileOptions.defaultPageCacheBytes,
                                         fullReadBack: fullCheck)
         return (options, bar)
     }

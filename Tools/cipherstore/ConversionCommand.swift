@@ -6,7 +6,7 @@ import CipherStore
 enum ConversionCommand {
     /// What a conversion command did, for the summary.
     struct Outcome {
-        let report: ConversionReport
+        let report: DatabaseFileReport
         /// "Encrypted", "Decrypted"…
         let verb: String
         var warnings: [String] = []
@@ -24,7 +24,7 @@ enum ConversionCommand {
     ///     summary.
     static func run(_ command: String, path: String, output: OutputOptions, progressVerb: String,
                     remedies: ErrorText.Remedies = .conversions, checks: () throws -> Void = {},
-                    convert: (_ options: () -> ConversionOptions, _ json: JSONOutput?) throws -> Outcome?) throws {
+                    convert: (_ options: () -> DatabaseFileOptions, _ json: JSONOutput?) throws -> Outcome?) throws {
         let json = output.jsonOutput(command: command, path: path)
         try CommandRunner.run(json: json, remedies: remedies) {
             try output.check()

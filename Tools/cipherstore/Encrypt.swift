@@ -98,7 +98,7 @@ extension CipherStoreCommand {
         }
 
         /// `--key-slots`: the library makes the slot file, then encrypts in place under the data key.
-        private func encryptWithKeySlots(json: JSONOutput?, options: () -> ConversionOptions) throws {
+        private func encryptWithKeySlots(json: JSONOutput?, options: () -> DatabaseFileOptions) throws {
             if SlotDatabase.hasSlotFile(source) { throw KeySlotError.slotFileExists(path: KeySlots.slotFilePath(forDatabase: source)) }
             let passphrase = try KeyReader.readPassphrase(key.source(role: "passphrase", confirm: true))
             let sourceSize = SourceSize(source)

@@ -49,7 +49,7 @@ enum ErrorText {
         switch error {
         case let error as CLIError:
             return error.message
-        case let error as ConversionError:
+        case let error as DatabaseFileError:
             return error.message(spelling: remedies.spelling)
         case let error as CipherStoreError:
             return error.message(spelling: remedies.spelling)

@@ -19,7 +19,7 @@ enum Interruption {
     static let handledSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
 
     private struct State {
-        var cancellation: ConversionCancellation?
+        var cancellation: DatabaseFileCancellation?
         /// A terminal whose settings were changed, with the settings to put back.
         var terminal: (descriptor: Int32, settings: termios)?
     }
@@ -44,7 +44,7 @@ enum Interruption {
     }
 
     /// From now on a signal cancels this conversion instead of ending the process.
-    static func cancelOnSignal(_ cancellation: ConversionCancellation) {
+    static func cancelOnSignal(_ cancellation: DatabaseFileCancellation) {
         state.withLock { $0.cancellation = cancellation }
     }
 

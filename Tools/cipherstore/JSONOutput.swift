@@ -101,7 +101,7 @@ struct JSONOutput {
             return caseName(of: error) ?? kind(exitCode: CommandRunner.exitCode(for: error))
         case let error as RepairError:
             return caseName(of: error) ?? kind(exitCode: CommandRunner.exitCode(for: error))
-        case let error as ConversionError:
+        case let error as DatabaseFileError:
             if case .cancelled = error { return "cancelled" }
             return caseName(of: error) ?? kind(exitCode: CommandRunner.exitCode(for: error))
         case let error as CipherStoreError:

@@ -15,7 +15,7 @@ import Darwin
 final class ProgressBar: Sendable {
     private struct State {
         var lastDraw: Date?
-        var lastPhase: ConversionProgress.Phase?
+        var lastPhase: DatabaseFileProgress.Phase?
         var smoothedRemaining: Double?
         /// When the current phase began, and how far the work was then: a phase's own rate
         /// (a read-back is slower per percent than the copy) gives the time left.
@@ -29,7 +29,7 @@ final class ProgressBar: Sendable {
 
     init(verb: String) { self.verb = verb }
 
-    func update(_ progress: ConversionProgress) {
+    func update(_ progress: DatabaseFileProgress) {
         let now = Date()
         let fraction = min(max(progress.fractionCompleted, 0), 1)
         let elapsed = now.timeIntervalSince(started)

@@ -118,7 +118,7 @@ extension CipherStoreCommand {
                 if db.isInTransaction { try? db.rollback() }
                 output.abandon()
                 if [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode.primaryResultCode) {
-                    throw ConversionError.damaged(path: Self.path(of: db), detail: "reading it failed (\(error.message ?? error.description)); the rows above, if any, are only part of the result")
+                    throw DatabaseFileError.damaged(path: Self.path(of: db), detail: "reading it failed (\(error.message ?? error.description)); the rows above, if any, are only part of the result")
                 }
                 throw CLIError(exitCode: 1, message: "The statement failed: \(error.message ?? error.description).\(writing ? " It was rolled back: nothing was changed." : "")")
             }
@@ -131,9 +131,9 @@ extension CipherStoreCommand {
 
         /// The error for SQL on a virtual table whose module the linked SQLite lacks, naming
         /// the table when the schema tells which one it is.
-        static func missingModule(_ module: String, in db: Connection) -> ConversionError {
+        static func missingModule(_ module: String, in db: Connection) -> DatabaseFileError {
             let table = (try? db.fetchScalar(String.self, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%USING ' || ? || '%'", arguments: [module])) ?? nil
-            return ConversionError.missingModule(path: Self.path(of: db), table: table ?? "?", module: module)
+            return DatabaseFileError.missingModule(path: Self.path(of: db), table: table ?? "?", module: module)
         }
 
         /// The file the connection has open, for messages.

@@ -64,10 +64,10 @@ extension CipherStoreCommand {
                 }
                 let elapsed = clock.now - start
                 if found.firstPageDamaged {
-                    throw ConversionError.damaged(path: database, detail: "its first page opens with no setting, but its second page opens with \(Summary.text(found.settings)), so the key is right and page 1 is damaged. `cipherstore repair` reads every other page with these settings (\(Self.options(for: found.settings).map { $0.isEmpty ? "no options needed" : $0.joined(separator: " ") } ?? "see the Swift value in the README"))")
+                    throw DatabaseFileError.damaged(path: database, detail: "its first page opens with no setting, but its second page opens with \(Summary.text(found.settings)), so the key is right and page 1 is damaged. `cipherstore repair` reads every other page with these settings (\(Self.options(for: found.settings).map { $0.isEmpty ? "no options needed" : $0.joined(separator: " ") } ?? "see the Swift value in the README"))")
                 }
                 if found.linkedSQLCipherSupportsThem && !found.opensWithLinkedSQLCipher {
-                    throw ConversionError.damaged(path: database, detail: "its first page opens with \(Summary.text(found.settings)), but SQLite cannot read the file with them: it is damaged or cut short after the first page")
+                    throw DatabaseFileError.damaged(path: database, detail: "its first page opens with \(Summary.text(found.settings)), but SQLite cannot read the file with them: it is damaged or cut short after the first page")
                 }
                 let options = Self.options(for: found.settings)
                 if let output {

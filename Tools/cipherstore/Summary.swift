@@ -3,7 +3,7 @@ import Foundation
 
 /// Texts the commands print about their results, and the same facts as `--json` fields.
 enum Summary {
-    static func conversion(_ report: ConversionReport, verb: String, fullCheck: Bool) -> String {
+    static func conversion(_ report: DatabaseFileReport, verb: String, fullCheck: Bool) -> String {
         let mebibytes = Double(report.outputBytes) / 1_048_576
         return String(format: "%@ %@: %@, %@, %.1f MiB in %.2f s, verified (%@). %@.",
                       verb, report.outputPath, counted(report.verification.tables.count, "table"), counted(totalRows(report.verification), "row"),
@@ -93,7 +93,7 @@ enum Summary {
     }
 
     /// `encrypt`, `decrypt` and `rekey --json`'s fields: the result's, where it is, what was checked.
-    static func fields(_ report: ConversionReport, fullCheck: Bool, warnings: [String]) -> [String: Any] {
+    static func fields(_ report: DatabaseFileReport, fullCheck: Bool, warnings: [String]) -> [String: Any] {
         var object = fields(report.verification)
         object["output"] = report.outputPath
         object["backup"] = report.backupPath ?? NSNull()
@@ -112,14 +112,14 @@ enum Summary {
 
     /// A conversion's result: the summary line (unless quiet) or, with `--json`, the object;
     /// the warnings (leftovers of earlier runs removed first) on standard error either way.
-    static func conversionFinished(_ report: ConversionReport, verb: String, output: OutputOptions, json: JSONOutput?, warnings: [String]) {
+    static func conversionFinished(_ report: DatabaseFileReport, verb: String, output: OutputOptions, json: JSONOutput?, warnings: [String]) {
         conversionFinished(report, verb: verb, quiet: output.quiet, fullCheck: output.fullCheck, json: json, warnings: warnings)
     }
 
     /// The same, for commands without `OutputOptions` (`backup`, `restore`). A slot file
     /// written beside the result is named (`"slotFile"` in JSON), and the schema copy
     /// (`"schemaCopy"` in JSON only: it is an aid to `repair`, kept up to date by itself).
-    static func conversionFinished(_ report: ConversionReport, verb: String, quiet: Bool, fullCheck: Bool, json: JSONOutput?, warnings: [String]) {
+    static func conversionFinished(_ report: DatabaseFileReport, verb: String, quiet: Bool, fullCheck: Bool, json: JSONOutput?, warnings: [String]) {
         let needed = openingSettings(report.verification)
         let settingsWarning = needed.isEmpty ? [] : ["the result opens ONLY with \(needed.map(\.option).joined(separator: " ")) (in other SQLCipher tools: \(needed.map(\.pragma).joined(separator: "; "))): with the defaults alone, its key is reported wrong. Give them every time you open it."]
         // The settings warning last: the line nobody misses.

@@ -22,8 +22,8 @@ extension DatabasePool {
     ///   ``CipherStoreError/connectionClosed`` after ``close()``.
     @discardableResult
     public func changeKey(to newKey: DatabaseKey, cipher newCipher: CipherSettings = .libraryDefaults,
-                          options: ConversionOptions = ConversionOptions()) throws -> ConversionReport {
-        var report: ConversionReport?
+                          options: DatabaseFileOptions = DatabaseFileOptions()) throws -> DatabaseFileReport {
+        var report: DatabaseFileReport?
         try withConnectionsClosed { path, currentKey, currentCipher in
             guard let currentKey else {
                 throw CipherStoreError.invalidConfiguration(reason: "this pool's database is plaintext, so it has no key to change. Encrypt it with DatabaseFile.encrypt first.")

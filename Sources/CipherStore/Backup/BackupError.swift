@@ -1,5 +1,5 @@
 /// Why a backup or a restore did not happen (or, for ``restoredWithOldSlotFile(path:slotFile:backupSlotFile:reason:)``,
-/// did not finish). The other failures are ``ConversionError`` (output exists, verification,
+/// did not finish). The other failures are ``DatabaseFileError`` (output exists, verification,
 /// cancellation, I/O), ``CipherStoreError`` (wrong key) and ``NotDurableError``.
 public enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A backup of an encrypted database was asked for without a key: it would be plaintext.

@@ -34,12 +34,12 @@ public enum DatabaseBackup {
     ///   - newKey: the backup's key; `nil` keeps the database's key.
     ///   - overwrite: replace an existing file at `output`.
     ///   - options: progress, cancellation, busy timeout, full read-back.
-    /// - Throws: ``BackupError``, ``ConversionError``, ``CipherStoreError`` (wrong key),
+    /// - Throws: ``BackupError``, ``DatabaseFileError``, ``CipherStoreError`` (wrong key),
     ///   ``NotDurableError``. On failure no file is left at `output` (or the one there is kept).
     @discardableResult
     public static func backup(path: String, key: DatabaseKey?, cipher: CipherSettings = .libraryDefaults, to output: String,
                               newKey: DatabaseKey? = nil, overwrite: Bool = false,
-                              options: ConversionOptions = ConversionOptions()) throws -> ConversionReport {
+                              options: DatabaseFileOptions = DatabaseFileOptions()) throws -> DatabaseFileReport {
         let db = try DatabaseFile.openExisting(path: path, key: key, cipher: cipher)
         defer { try? db.close() }
         return try db.inReadOnlyTransaction { db in
@@ -73,12 +73,12 @@ public enum DatabaseBackup {
     ///   - replacingOtherLinks: replace this name of a database that has other names (hard
     ///     links), which keep the old contents.
     ///   - options: progress, cancellation, busy timeout, full read-back.
-    /// - Throws: ``BackupError/targetUnreadable(path:detail:)``, ``BackupError/targetDamaged(path:detail:)``, ``ConversionError``,
+    /// - Throws: ``BackupError/targetUnreadable(path:detail:)``, ``BackupError/targetDamaged(path:detail:)``, ``DatabaseFileError``,
     ///   ``CipherStoreError`` (the backup's key is wrong), ``NotDurableError``.
     @discardableResult
     public static func restore(backup: String, key: DatabaseKey?, cipher: CipherSettings = .libraryDefaults, over path: String,
                                currentKey: DatabaseKey? = nil, replacingUnreadable: Bool = false, replacingOtherLinks: Bool = false,
-                               options: ConversionOptions = ConversionOptions()) throws -> ConversionReport {
+                               options: DatabaseFileOptions = DatabaseFileOptions()) throws -> DatabaseFileReport {
         try DatabaseRestore(backupPath: backup, key: key, cipher: cipher, databasePath: path, currentKey: currentKey ?? key,
                             replacingUnreadable: replacingUnreadable, replacingOtherLinks: replacingOtherLinks, options: options).run()
     }

@@ -21,7 +21,7 @@ extension DatabaseReader {
     /// - Throws: as ``DatabaseBackup/backup(path:key:cipher:to:newKey:overwrite:options:)-4b5qo``.
     @discardableResult
     public func backup(to path: String, key: DatabaseKey?, overwrite: Bool = false,
-                       options: ConversionOptions = ConversionOptions()) throws -> ConversionReport {
+                       options: DatabaseFileOptions = DatabaseFileOptions()) throws -> DatabaseFileReport {
         let sourcePath = location.filePath
         return try read { db in
             try OnlineBackup(source: db, sourcePath: sourcePath, outputPath: path, overwrite: overwrite, key: key, options: options).run()
@@ -30,10 +30,10 @@ extension DatabaseReader {
 
     /// The `async` form of `backup(to:key:overwrite:options:)`: suspends instead of blocking
     /// the caller's thread; a task cancelled before the backup starts gets `CancellationError`,
-    /// and one cancelled during the copy stops it (``ConversionError/cancelled``), leaving no file.
+    /// and one cancelled during the copy stops it (``DatabaseFileError/cancelled``), leaving no file.
     @discardableResult
     public func backup(to path: String, key: DatabaseKey?, overwrite: Bool = false,
-                       options: ConversionOptions = ConversionOptions()) async throws -> ConversionReport {
+                       options: DatabaseFileOptions = DatabaseFileOptions()) async throws -> DatabaseFileReport {
         let sourcePath = location.filePath
         return try await ConversionThread.cancellingWithTask(options) { options in
             try await read { db in

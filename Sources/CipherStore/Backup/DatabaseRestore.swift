@@ -9,9 +9,9 @@ struct DatabaseRestore {
     let currentKey: DatabaseKey?
     let replacingUnreadable: Bool
     let replacingOtherLinks: Bool
-    let options: ConversionOptions
+    let options: DatabaseFileOptions
 
-    func run() throws -> ConversionReport {
+    func run() throws -> DatabaseFileReport {
         let started = Date()
         // The file that holds the data: a symbolic link keeps leading to the restored database.
         let target = FileSystem.isSymbolicLink(databasePath) ? FileSystem.resolvingLinks(databasePath) ?? databasePath : databasePath
@@ -22,10 +22,10 @@ struct DatabaseRestore {
         let exists = FileSystem.exists(target)
         if exists {
             try DatabaseFile.checkExistingDatabaseFile(target)
-            if FileSystem.isSameFile(target, backupPath) { throw ConversionError.outputIsSource(path: databasePath) }
+            if FileSystem.isSameFile(target, backupPath) { throw DatabaseFileError.outputIsSource(path: databasePath) }
             let links = FileSystem.linkCount(target)
             if links > 1 && !replacingOtherLinks {
-                throw ConversionError.sourceHasOtherNames(path: target, nameCount: links, namesFound: FileSystem.otherNamesInDirectory(of: target))
+                throw DatabaseFileError.sourceHasOtherNames(path: target, nameCount: links, namesFound: FileSystem.otherNamesInDirectory(of: target))
             }
             try FileSystem.checkOwnerCanBeKept(target)
         } else {
@@ -44,7 +44,7 @@ struct DatabaseRestore {
                              key: key, options: options).writeVerifiedCopy(into: temporaryPath)
         }
         if exists { try FileSystem.copyOwnerAndMode(from: target, to: temporaryPath) }
-        if options.cancellation?.isCancelled == true { throw ConversionError.cancelled }
+        if options.cancellation?.isCancelled == true { throw DatabaseFileError.cancelled }
         let restoredSalt = DatabaseFileInfo.salt(of: temporaryPath)
         let result = FileSystem.identity(temporaryPath)
         var removedSideFiles: [String] = []
@@ -79,7 +79,7 @@ struct DatabaseRestore {
         replaced = true
         let slotFile = try pairSlotFile(restoredSalt: restoredSalt)
         let schemaCopyPath = SchemaCopy.publish(schemaCopy, forDatabase: target)
-        return ConversionReport(outputPath: databasePath, backupPath: nil, removedLeftovers: removedLeftovers,
+        return DatabaseFileReport(outputPath: databasePath, backupPath: nil, removedLeftovers: removedLeftovers,
                                 verification: verification.at(path: databasePath), outputBytes: FileSystem.size(target),
                                 seconds: Date().timeIntervalSince(started), slotFilePath: slotFile, schemaCopyPath: schemaCopyPath,
                                 removedSideFiles: removedSideFiles)

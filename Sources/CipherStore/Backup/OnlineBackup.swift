@@ -19,9 +19,9 @@ struct OnlineBackup {
     let outputPath: String
     let overwrite: Bool
     let key: DatabaseKey?
-    let options: ConversionOptions
+    let options: DatabaseFileOptions
 
-    func run() throws -> ConversionReport {
+    func run() throws -> DatabaseFileReport {
         let started = Date()
         try OutputDestination.checkNewFile(outputPath, source: sourcePath, overwrite: overwrite)
         let removedLeftovers = TemporaryFiles.removeLeftovers(for: outputPath)
@@ -49,7 +49,7 @@ struct OnlineBackup {
         isPublished = true
         let schemaCopyPath = SchemaCopy.publish(schemaCopy, forDatabase: outputPath)
         report(.done, fraction: 1)
-        return ConversionReport(outputPath: outputPath, backupPath: nil, removedLeftovers: removedLeftovers,
+        return DatabaseFileReport(outputPath: outputPath, backupPath: nil, removedLeftovers: removedLeftovers,
                                 verification: verification.at(path: outputPath), outputBytes: FileSystem.size(outputPath),
                                 seconds: Date().timeIntervalSince(started), slotFilePath: published.slotFile, schemaCopyPath: schemaCopyPath,
                                 removedSideFiles: published.removedSideFiles)
@@ -110,7 +110,7 @@ struct OnlineBackup {
             let error = destination.handle.error(code == SQLITE_DONE ? finished : code, sql: nil)
             // A page of the source that does not read is the source's damage, not the copy's.
             if CorruptionWatch.isDamage(error) {
-                throw ConversionError.damaged(path: sourceName, detail: "SQLite stopped reading it: \(error.message ?? error.description)")
+                throw DatabaseFileError.damaged(path: sourceName, detail: "SQLite stopped reading it: \(error.message ?? error.description)")
             }
             throw BackupError.copyFailed(path: temporaryPath, reason: error.message ?? error.description)
         }
@@ -126,7 +126,7 @@ struct OnlineBackup {
             defer { try? check.close() }
             let copied = try DatabaseSnapshot.capture(check, comparingContent: true)
             if let difference = snapshot.difference(from: copied) {
-                throw ConversionError.verificationFailed(detail: difference)
+                throw DatabaseFileError.verificationFailed(detail: difference)
             }
             if options.fullReadBack { try DatabaseFile.checkIntegrity(check) }
             let schemaCopy = try key.map {
@@ -134,7 +134,7 @@ struct OnlineBackup {
             }
             return (try DatabaseFile.verificationReport(check, path: temporaryPath, snapshot: copied), schemaCopy)
         } catch let error as DatabaseError where CorruptionWatch.isDamage(error) {
-            throw ConversionError.verificationFailed(detail: "reading the backup back: \(error.message ?? error.description)")
+            throw DatabaseFileError.verificationFailed(detail: "reading the backup back: \(error.message ?? error.description)")
         }
     }
 
@@ -147,13 +147,13 @@ struct OnlineBackup {
     }
 
     private func checkCancelled() throws {
-        if options.cancellation?.isCancelled == true { throw ConversionError.cancelled }
+        if options.cancellation?.isCancelled == true { throw DatabaseFileError.cancelled }
     }
 
     /// - Parameters:
     ///   - copied: bytes of the snapshot copied so far, `nil` once the copy is done.
-    private func report(_ phase: ConversionProgress.Phase, fraction: Double, copied: Int64? = nil, total: Int64 = 0) {
+    private func report(_ phase: DatabaseFileProgress.Phase, fraction: Double, copied: Int64? = nil, total: Int64 = 0) {
         guard let progress = options.progress else { return }
-        progress(ConversionProgress(phase: phase, bytesWritten: copied ?? total, bytesTotal: total, fractionCompleted: fraction))
+        progress(DatabaseFileProgress(phase: phase, bytesWritten: copied ?? total, bytesTotal: total, fractionCompleted: fraction))
     }
 }

@@ -69,9 +69,9 @@ public enum CipherSettingsFinder {
     /// HMAC, which tells a right key): settings found there come with
     /// ``Found/firstPageDamaged``.
     ///
-    /// - Throws: ``ConversionError/sourceMissing(path:)`` and the other errors of a file that
+    /// - Throws: ``DatabaseFileError/sourceMissing(path:)`` and the other errors of a file that
     ///   is not there or not regular, ``CipherStoreError/notEncrypted(path:)`` for a plaintext
-    ///   SQLite file, ``ConversionError/damaged(path:detail:)`` for a file shorter than the
+    ///   SQLite file, ``DatabaseFileError/damaged(path:detail:)`` for a file shorter than the
     ///   smallest page, or one that is not a whole number of pages and opens with nothing.
     public static func find(path: String, key: DatabaseKey, kdfIterations: [Int] = [], salt: [UInt8]? = nil) throws -> Found? {
         try DatabaseFile.checkExistingDatabaseFile(path)
@@ -79,13 +79,13 @@ public enum CipherSettingsFinder {
         if info.kind == .plaintext { throw CipherStoreError.notEncrypted(path: path) }
         let smallest = pageSizes.min() ?? 512
         guard info.size >= Int64(smallest) else {
-            throw ConversionError.damaged(path: path, detail: "it is \(info.size) bytes, shorter than the smallest page SQLCipher writes (\(smallest) bytes): it was cut short")
+            throw DatabaseFileError.damaged(path: path, detail: "it is \(info.size) bytes, shorter than the smallest page SQLCipher writes (\(smallest) bytes): it was cut short")
         }
         let firstPages = try readFirstBytes(path, count: 2 * (pageSizes.max() ?? 65536))
         let found = try find(firstPage: firstPages, hasPlaintextHeader: info.hasPlaintextHeader, key: key, kdfIterations: kdfIterations,
                              salt: salt, path: path)
         if found == nil, info.size % Int64(smallest) != 0 {
-            throw ConversionError.damaged(path: path, detail: "it is \(info.size) bytes, not a whole number of pages, and no setting opens its first page with this key: it was cut short (or the key is wrong as well)")
+            throw DatabaseFileError.damaged(path: path, detail: "it is \(info.size) bytes, not a whole number of pages, and no setting opens its first page with this key: it was cut short (or the key is wrong as well)")
         }
         return found
     }

@@ -14,16 +14,16 @@ struct DatabaseConverter: Sendable {
     private(set) var source: Side
     private(set) var target: Side
     let destination: OutputDestination
-    let options: ConversionOptions
+    let options: DatabaseFileOptions
 
     /// The attached name of the output inside the exporting connection.
     static let targetSchema = "cipherstore_target"
 
     /// - Parameter sourcePath: replaced in place, a symbolic link is followed to the file it
     ///   names: that file is what holds the data.
-    init(sourcePath: String, source: Side, target: Side, destination: OutputDestination, options: ConversionOptions) throws {
+    init(sourcePath: String, source: Side, target: Side, destination: OutputDestination, options: DatabaseFileOptions) throws {
         if case .inPlace = destination, FileSystem.isSymbolicLink(sourcePath) {
-            guard let resolved = FileSystem.resolvingLinks(sourcePath) else { throw ConversionError.sourceMissing(path: sourcePath) }
+            guard let resolved = FileSystem.resolvingLinks(sourcePath) else { throw DatabaseFileError.sourceMissing(path: sourcePath) }
             self.sourcePath = resolved
         } else {
             self.sourcePath = sourcePath
@@ -34,7 +34,7 @@ struct DatabaseConverter: Sendable {
         self.options = options
     }
 
-    func run() throws -> ConversionReport {
+    func run() throws -> DatabaseFileReport {
         let started = Date()
         // Before any file is touched: SQLCipher 3.4.1 overruns a heap buffer when given a page
         // size that is not a power of two.
@@ -110,7 +110,7 @@ struct DatabaseConverter: Sendable {
             let schemaCopyPath = SchemaCopy.publish(schemaCopy, forDatabase: outputPath)
             let bytes = FileSystem.size(outputPath)
             report(.done, written: bytes)
-            return ConversionReport(
+            return DatabaseFileReport(
                 outputPath: outputPath, backupPath: backupPath, removedLeftovers: removedLeftovers,
                 verification: verification.at(path: outputPath),
                 outputBytes: bytes, seconds: Date().timeIntervalSince(started), schemaCopyPath: schemaCopyPath,
@@ -162,11 +162,11 @@ struct DatabaseConverter: Sendable {
         case .notADatabase:
             throw CipherStoreError.notADatabase(path: sourcePath, detail: info.kindDescription + ", \(info.size) bytes")
         case .plaintext where source.key != nil && target.key == nil:
-            throw ConversionError.alreadyPlaintext(path: sourcePath)
+            throw DatabaseFileError.alreadyPlaintext(path: sourcePath)
         case .plaintext where source.key != nil:
             throw CipherStoreError.notEncrypted(path: sourcePath)
         case .encrypted where source.key == nil:
-            throw ConversionError.alreadyEncrypted(path: sourcePath)
+            throw DatabaseFileError.alreadyEncrypted(path: sourcePath)
         case .plaintext, .encrypted:
             break
         }
@@ -180,14 +180,14 @@ struct DatabaseConverter: Sendable {
         case .inPlace(let backup, let replacingOtherLinks):
             let directory = FileSystem.directory(of: sourcePath)
             guard FileSystem.isWritableDirectory(directory) else {
-                throw ConversionError.outputDirectoryUnusable(path: directory)
+                throw DatabaseFileError.outputDirectoryUnusable(path: directory)
             }
             let links = FileSystem.linkCount(sourcePath)
             if links > 1 && !replacingOtherLinks {
-                throw ConversionError.sourceHasOtherNames(path: sourcePath, nameCount: links,
+                throw DatabaseFileError.sourceHasOtherNames(path: sourcePath, nameCount: links,
                                                           namesFound: FileSystem.otherNamesInDirectory(of: sourcePath))
             }
-            if let backup, FileSystem.exists(backup) { throw ConversionError.backupExists(path: backup) }
+            if let backup, FileSystem.exists(backup) { throw DatabaseFileError.backupExists(path: backup) }
             return sourcePath
         }
     }
@@ -205,9 +205,9 @@ struct DatabaseConverter: Sendable {
         do {
             return try Connection(path: sourcePath, key: source.key, configuration: configuration)
         } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_CORRUPT {
-            throw ConversionError.openingFailed(path: sourcePath, error)
+            throw DatabaseFileError.openingFailed(path: sourcePath, error)
         } catch ResultCode.SQLITE_BUSY {
-            throw ConversionError.databaseInUse(path: sourcePath, detail: "locked by another connection")
+            throw DatabaseFileError.databaseInUse(path: sourcePath, detail: "locked by another connection")
         }
     }
 
@@ -222,10 +222,10 @@ struct DatabaseConverter: Sendable {
     /// syncs it.
     ///
     /// The integrity check runs on the exporting connection, before it lets go of the result:
-    /// the pages it wrote are still in its cache (up to ``ConversionOptions/pageCacheBytes``),
+    /// the pages it wrote are still in its cache (up to ``DatabaseFileOptions/pageCacheBytes``),
     /// so they are checked without being decrypted again; spilled pages are read back. A fresh
     /// connection then opens the file with the target key and compares it with the source,
-    /// and with ``ConversionOptions/fullReadBack`` runs the integrity check again on the file.
+    /// and with ``DatabaseFileOptions/fullReadBack`` runs the integrity check again on the file.
     /// Independent steps overlap on a second core: the source's row counts with the export,
     /// the sync with the fresh connection's reads.
     private func copyAndVerify(into temporaryPath: String, journalMode: String?) throws -> (VerificationReport, SchemaCopy.Pending?) {
@@ -284,7 +284,7 @@ struct DatabaseConverter: Sendable {
             }
         } catch let error as DatabaseError {
             // A full disk or a failed write comes back as a generic error.
-            throw ConversionError.io(operation: "writing the converted database", path: temporaryPath,
+            throw DatabaseFileError.io(operation: "writing the converted database", path: temporaryPath,
                                      reason: error.message ?? error.description)
         }
         try checkCancelled()
@@ -317,7 +317,7 @@ struct DatabaseConverter: Sendable {
         let expectedKind: DatabaseFileInfo.Kind = target.key == nil ? .plaintext : .encrypted
         let writtenKind = DatabaseFileInfo.inspect(path: temporaryPath).kind
         guard writtenKind == expectedKind else {
-            throw ConversionError.verificationFailed(detail: "the result is \(writtenKind.rawValue), expected \(expectedKind.rawValue)")
+            throw DatabaseFileError.verificationFailed(detail: "the result is \(writtenKind.rawValue), expected \(expectedKind.rawValue)")
         }
         let syncing = BackgroundWork { try FileSystem.sync(temporaryPath) }
         defer { syncing.wait() }
@@ -339,19 +339,19 @@ struct DatabaseConverter: Sendable {
                                            options: options, phase: .verifying, span: 0.8...0.94) {
                 let snapshot = try DatabaseSnapshot.capture(check, comparingContent: true)
                 if let difference = sourceSnapshot.difference(from: snapshot) {
-                    throw ConversionError.verificationFailed(detail: difference)
+                    throw DatabaseFileError.verificationFailed(detail: difference)
                 }
                 if options.fullReadBack { try DatabaseFile.checkIntegrity(check) }
                 resultSnapshot = snapshot
             }
-            guard let resultSnapshot else { throw ConversionError.cancelled }
+            guard let resultSnapshot else { throw DatabaseFileError.cancelled }
             verification = try DatabaseFile.verificationReport(check, path: temporaryPath, snapshot: resultSnapshot)
             if let checkKey {
                 schema = SchemaCopy.Pending(copy: try SchemaCopy.capture(check, counting: false, rowCounts: resultSnapshot.rowCounts),
                                             key: checkKey, cipher: target.cipher)
             }
         } catch let error as DatabaseError where CorruptionWatch.isDamage(error) {
-            throw ConversionError.verificationFailed(detail: "reading the written file back: \(error.message ?? error.description)")
+            throw DatabaseFileError.verificationFailed(detail: "reading the written file back: \(error.message ?? error.description)")
         }
         try syncing.value()
         return (verification, schema)
@@ -371,7 +371,7 @@ struct DatabaseConverter: Sendable {
         case .inPlace(let backup, _):
             let source = FileSystem.identity(sourcePath)
             if let backup {
-                guard try FileSystem.link(sourcePath, to: backup) else { throw ConversionError.backupExists(path: backup) }
+                guard try FileSystem.link(sourcePath, to: backup) else { throw DatabaseFileError.backupExists(path: backup) }
             }
             do {
                 // The backup's name must survive a power cut as surely as the result's.
@@ -407,10 +407,10 @@ struct DatabaseConverter: Sendable {
     }
 
     private func checkCancelled() throws {
-        if options.cancellation?.isCancelled == true { throw ConversionError.cancelled }
+        if options.cancellation?.isCancelled == true { throw DatabaseFileError.cancelled }
     }
 
-    private func report(_ phase: ConversionProgress.Phase, written: Int64) {
+    private func report(_ phase: DatabaseFileProgress.Phase, written: Int64) {
         guard let progress = options.progress else { return }
         let fraction: Double
         switch phase {
@@ -419,6 +419,6 @@ struct DatabaseConverter: Sendable {
         case .replacing: fraction = 0.95
         case .done: fraction = 1
         }
-        progress(ConversionProgress(phase: phase, bytesWritten: written, bytesTotal: sourceBytes(), fractionCompleted: fraction))
+        progress(DatabaseFileProgress(phase: phase, bytesWritten: written, bytesTotal: sourceBytes(), fractionCompleted: fraction))
     }
 }

@@ -56,7 +56,7 @@ struct DatabaseExport {
     /// and index's statement with these first words, spelled so.
     private func qualified(_ sql: String, prefix: String, schema: String) throws -> String {
         guard sql.hasPrefix(prefix) else {
-            throw ConversionError.unreadableSchema(path: connection.location.displayName,
+            throw DatabaseFileError.unreadableSchema(path: connection.location.displayName,
                                                    detail: "a schema entry does not start with '\(prefix)': \(sql.prefix(80))")
         }
         return prefix + schema + "." + sql.dropFirst(prefix.count)

@@ -8,7 +8,7 @@
 /// (`integrity_check`, schema, every row with its rowid, `sqlite_sequence`, `user_version`,
 /// `application_id`, `auto_vacuum`), syncs it, and only then moves it into place with one
 /// atomic rename, followed by a sync of the directory. The integrity check runs on the pages
-/// the conversion wrote, in memory; ``ConversionOptions/fullReadBack`` adds one that reads
+/// the conversion wrote, in memory; ``DatabaseFileOptions/fullReadBack`` adds one that reads
 /// every page back from the file. A crash at any moment leaves either the
 /// complete original or the complete, verified result; a leftover temporary file from a
 /// crashed run is removed by the next run. While it reads, the source is locked against
@@ -42,10 +42,10 @@ public enum DatabaseFile {
     ///     opens only with that page size given.
     ///   - destination: a new file, or in place.
     ///   - options: progress, cancellation, busy timeout.
-    /// - Throws: ``ConversionError``, ``CipherStoreError``, ``DatabaseError``; the source is unchanged.
+    /// - Throws: ``DatabaseFileError``, ``CipherStoreError``, ``DatabaseError``; the source is unchanged.
     @discardableResult
     public static func encrypt(path: String, key: DatabaseKey, cipher: CipherSettings = .libraryDefaults,
-                               to destination: OutputDestination, options: ConversionOptions = ConversionOptions()) throws -> ConversionReport {
+                               to destination: OutputDestination, options: DatabaseFileOptions = DatabaseFileOptions()) throws -> DatabaseFileReport {
         try DatabaseConverter(
             sourcePath: path, source: .init(key: nil, cipher: .libraryDefaults),
             target: .init(key: key, cipher: cipher), destination: destination, options: options
@@ -64,10 +64,10 @@ public enum DatabaseFile {
     ///   - cipher: the source's cipher settings.
     ///   - destination: a new file, or in place.
     ///   - options: progress, cancellation, busy timeout.
-    /// - Throws: ``ConversionError``, ``CipherStoreError`` (wrong key…), ``DatabaseError``; the source is unchanged.
+    /// - Throws: ``DatabaseFileError``, ``CipherStoreError`` (wrong key…), ``DatabaseError``; the source is unchanged.
     @discardableResult
     public static func decrypt(path: String, key: DatabaseKey, cipher: CipherSettings = .libraryDefaults,
-                               to destination: OutputDestination, options: ConversionOptions = ConversionOptions()) throws -> ConversionReport {
+                               to destination: OutputDestination, options: DatabaseFileOptions = DatabaseFileOptions()) throws -> DatabaseFileReport {
         try DatabaseConverter(
             sourcePath: path, source: .init(key: key, cipher: cipher),
             target: .init(key: nil, cipher: .libraryDefaults), destination: destination, options: options
@@ -78,14 +78,14 @@ public enum DatabaseFile {
     /// size, KDF iterations), by rewriting it.
     ///
     /// Each setting of `newCipher` left `nil` is the source's: by default the result keeps the
-    /// source's page size, KDF iterations and HMAC use (``ConversionReport/verification`` says
+    /// source's page size, KDF iterations and HMAC use (``DatabaseFileReport/verification`` says
     /// which it has), so a key change never weakens the KDF silently.
     ///
-    /// - Throws: ``ConversionError``, ``CipherStoreError`` (wrong old key…), ``DatabaseError``; the source is unchanged.
+    /// - Throws: ``DatabaseFileError``, ``CipherStoreError`` (wrong old key…), ``DatabaseError``; the source is unchanged.
     @discardableResult
     public static func changeKey(path: String, oldKey: DatabaseKey, oldCipher: CipherSettings = .libraryDefaults,
                                  newKey: DatabaseKey, newCipher: CipherSettings = .libraryDefaults,
-                                 to destination: OutputDestination = .inPlace(), options: ConversionOptions = ConversionOptions()) throws -> ConversionReport {
+                                 to destination: OutputDestination = .inPlace(), options: DatabaseFileOptions = DatabaseFileOptions()) throws -> DatabaseFileReport {
         try DatabaseConverter(
             sourcePath: path, source: .init(key: oldKey, cipher: oldCipher),
             target: .init(key: newKey, cipher: newCipher), destination: destination, options: options
@@ -124,7 +124,7 @@ public enum DatabaseFile {
     @discardableResult
     public static func upgrade(path: String, key: DatabaseKey, oldCipher: CipherSettings = .sqlcipher3,
                                newKey: DatabaseKey? = nil, newCipher: CipherSettings = .sqlcipher4,
-                               to destination: OutputDestination = .inPlace(), options: ConversionOptions = ConversionOptions()) throws -> ConversionReport {
+                               to destination: OutputDestination = .inPlace(), options: DatabaseFileOptions = DatabaseFileOptions()) throws -> DatabaseFileReport {
         guard SQLCipherLibrary.sqlcipherMajorVersion >= 4 else {
             throw CipherStoreError.sqlcipher4Required(operation: "Upgrading '\(path)' to SQLCipher 4's format",
                                                       sqlcipherVersion: SQLCipherLibrary.sqlcipherVersion ?? "none")
@@ -137,9 +137,9 @@ public enum DatabaseFile {
     /// Opens a database with its key (or none, for plaintext), runs `PRAGMA integrity_check`
     /// and reports its tables and row counts. Never writes, and leaves no file behind.
     ///
-    /// - Throws: ``CipherStoreError`` (wrong key…), ``ConversionError/damaged(path:detail:)``
+    /// - Throws: ``CipherStoreError`` (wrong key…), ``DatabaseFileError/damaged(path:detail:)``
     ///   when the integrity check finds damage or the file is not a whole number of pages,
-    ///   ``ConversionError/sourceMissing(path:)``.
+    ///   ``DatabaseFileError/sourceMissing(path:)``.
     public static func verify(path: String, key: DatabaseKey?, cipher: CipherSettings = .libraryDefaults) throws -> VerificationReport {
         try checkExistingDatabaseFile(path)
         let db: Connection
@@ -148,7 +148,7 @@ public enum DatabaseFile {
         } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_CORRUPT
                     || error.message?.hasPrefix("malformed database schema") == true {
             // The key opened the first page; what follows it is damaged (or missing), or a newer SQLite's.
-            throw ConversionError.openingFailed(path: path, error)
+            throw DatabaseFileError.openingFailed(path: path, error)
         }
         defer { try? db.close() }
         return try reportingDamage(path: path) {
@@ -159,17 +159,17 @@ public enum DatabaseFile {
     }
 
     /// Runs `body`, which reads the database at `path` through a connection whose key was
-    /// checked at open, reporting what it finds damaged as ``ConversionError/damaged(path:detail:)``:
+    /// checked at open, reporting what it finds damaged as ``DatabaseFileError/damaged(path:detail:)``:
     /// a failed integrity check, and a page SQLite cannot read (which the integrity check itself
     /// may stop at before it can list it; SQLCipher 3 reports a page failing its HMAC as a bare
     /// "SQL logic error").
     static func reportingDamage<T>(path: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch ConversionError.verificationFailed(let detail) {
-            throw ConversionError.damaged(path: path, detail: detail)
+        } catch DatabaseFileError.verificationFailed(let detail) {
+            throw DatabaseFileError.damaged(path: path, detail: detail)
         } catch let error as DatabaseError where CorruptionWatch.isDamage(error) {
-            throw ConversionError.damaged(path: path, detail: "SQLite stopped reading it: \(error.message ?? "database disk image is malformed")")
+            throw DatabaseFileError.damaged(path: path, detail: "SQLite stopped reading it: \(error.message ?? "database disk image is malformed")")
         }
     }
 
@@ -178,15 +178,15 @@ public enum DatabaseFile {
     /// checked) it holds whole pages. For tools that run a caller's SQL on a file: the
     /// connection refuses `ATTACH` and `DETACH` (an `ATTACH` would create a file, and
     /// `ATTACH … KEY` puts a key into SQL text), and a schema it cannot read is
-    /// ``ConversionError/unreadableSchema(path:detail:)`` (made by a newer SQLite) or
-    /// ``ConversionError/damaged(path:detail:)``.
+    /// ``DatabaseFileError/unreadableSchema(path:detail:)`` (made by a newer SQLite) or
+    /// ``DatabaseFileError/damaged(path:detail:)``.
     ///
     /// - Parameters:
     ///   - path: the database file.
     ///   - key: its key, or `nil` for a plaintext file.
     ///   - cipher: the cipher settings it was made with.
     ///   - writable: open read-write (foreign keys on) instead of read-only (``openForReading(path:key:cipher:)``).
-    /// - Throws: ``ConversionError`` (`sourceMissing`, `sourceIsDirectory`, `notARegularFile`,
+    /// - Throws: ``DatabaseFileError`` (`sourceMissing`, `sourceIsDirectory`, `notARegularFile`,
     ///   `sourceEmpty`, `damaged`) and the errors of ``Connection/init(path:key:configuration:)``.
     public static func openExisting(path: String, key: DatabaseKey?, cipher: CipherSettings = .libraryDefaults,
                                     writable: Bool = false) throws -> Connection {
@@ -197,7 +197,7 @@ public enum DatabaseFile {
                 ? try Connection(path: path, key: key, configuration: Configuration(cipher: cipher, foreignKeys: true))
                 : try openForReading(path: path, key: key, cipher: cipher)
         } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_CORRUPT {
-            throw ConversionError.openingFailed(path: path, error)
+            throw DatabaseFileError.openingFailed(path: path, error)
         }
         db.handle.hooks.refusesAttach = true
         do {
@@ -211,14 +211,14 @@ public enum DatabaseFile {
 
     /// Refuses a path that is not a regular, non-empty file, before SQLite would create or
     /// misread it (and before a tool asks for a key).
-    /// - Throws: ``ConversionError`` (`sourceMissing`, `sourceIsDirectory`, `notARegularFile`, `sourceEmpty`).
+    /// - Throws: ``DatabaseFileError`` (`sourceMissing`, `sourceIsDirectory`, `notARegularFile`, `sourceEmpty`).
     public static func checkExistingDatabaseFile(_ path: String) throws {
         let info = DatabaseFileInfo.inspect(path: path)
         switch info.kind {
-        case .missing: throw ConversionError.sourceMissing(path: path)
-        case .directory: throw ConversionError.sourceIsDirectory(path: path)
-        case .notARegularFile: throw ConversionError.notARegularFile(path: path, fileType: info.specialFileType ?? "a special file")
-        case .empty: throw ConversionError.sourceEmpty(path: path)
+        case .missing: throw DatabaseFileError.sourceMissing(path: path)
+        case .directory: throw DatabaseFileError.sourceIsDirectory(path: path)
+        case .notARegularFile: throw DatabaseFileError.notARegularFile(path: path, fileType: info.specialFileType ?? "a special file")
+        case .empty: throw DatabaseFileError.sourceEmpty(path: path)
         default: break
         }
     }
@@ -253,7 +253,7 @@ public enum DatabaseFile {
     /// of a conversion still running is kept.
     ///
     /// Every conversion does this itself before it starts, and lists what it removed in
-    /// ``ConversionReport/removedLeftovers``; call this first to learn it even when the
+    /// ``DatabaseFileReport/removedLeftovers``; call this first to learn it even when the
     /// conversion then fails (a wrong key, say). For a decryption, such a leftover is plaintext.
     ///
     /// - Parameters:
@@ -278,11 +278,11 @@ public enum DatabaseFile {
 
     /// Runs `PRAGMA integrity_check` on one schema of `db`.
     ///
-    /// - Throws: ``ConversionError/verificationFailed(detail:)`` with a summary of the problems found.
+    /// - Throws: ``DatabaseFileError/verificationFailed(detail:)`` with a summary of the problems found.
     static func checkIntegrity(_ db: Connection, schema: String = "main") throws {
         let rows = try db.fetchAll(sql: "PRAGMA \(schema).integrity_check").map { try $0.value(String.self, at: 0) }
         guard rows == ["ok"] else {
-            throw ConversionError.verificationFailed(detail: integritySummary(rows))
+            throw DatabaseFileError.verificationFailed(detail: integritySummary(rows))
         }
     }
 
@@ -307,12 +307,12 @@ public enum DatabaseFile {
     /// it was cut short, and neither SQLite nor SQLCipher notices (the page count in the header
     /// wins). Run after the key was checked, so a wrong key is reported as such first.
     ///
-    /// - Throws: ``ConversionError/damaged(path:detail:)``.
+    /// - Throws: ``DatabaseFileError/damaged(path:detail:)``.
     static func checkWholePages(_ db: Connection, path: String) throws {
         let pageSize = Int64(try CipherSettings.inUse(by: db, encrypted: db.isEncrypted).pageSize ?? 0)
         let size = FileSystem.size(path)
         guard pageSize > 0, size % pageSize != 0 else { return }
-        throw ConversionError.damaged(
+        throw DatabaseFileError.damaged(
             path: path, detail: "its size, \(size) bytes, is not a whole number of \(pageSize)-byte pages: \(size % pageSize) bytes were appended to it or it was cut short")
     }
 

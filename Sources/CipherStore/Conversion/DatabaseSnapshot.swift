@@ -27,7 +27,7 @@ struct DatabaseSnapshot: Equatable, Sendable {
                 do {
                     rowCounts[name] = try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM \(Connection.quoteIdentifier(name))") ?? 0
                 } catch let error as DatabaseError where error.message?.hasPrefix("no such module: ") == true {
-                    throw ConversionError.missingModule(path: db.location.displayName, table: name,
+                    throw DatabaseFileError.missingModule(path: db.location.displayName, table: name,
                                                         module: String(error.message?.dropFirst("no such module: ".count) ?? ""))
                 }
                 // A virtual table (no root page) stores its rows in tables of its own;

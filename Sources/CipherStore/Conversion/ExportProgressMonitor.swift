@@ -7,7 +7,7 @@ final class ExportProgressMonitor {
     private let temporaryPath: String
     private let sourceBytes: Int64
     private let totalBytes: Int64
-    private let options: ConversionOptions
+    private let options: DatabaseFileOptions
     private var cancelled = false
     private var handle: OpaquePointer?
 
@@ -17,7 +17,7 @@ final class ExportProgressMonitor {
     /// - Parameters:
     ///   - sourceBytes: the size of the source's main file, which the export reads about once.
     ///   - totalBytes: the size reported as the total (with the write-ahead log).
-    init(temporaryPath: String, sourceBytes: Int64, totalBytes: Int64, options: ConversionOptions) {
+    init(temporaryPath: String, sourceBytes: Int64, totalBytes: Int64, options: DatabaseFileOptions) {
         self.temporaryPath = temporaryPath
         self.sourceBytes = max(sourceBytes, 1)
         self.totalBytes = max(totalBytes, 1)
@@ -44,7 +44,7 @@ final class ExportProgressMonitor {
         } catch where cancelled {
             // The copy reports the interrupt as a generic error ("interrupted"), not
             // as SQLITE_INTERRUPT: once cancelled, whatever the export failed with is that.
-            throw ConversionError.cancelled
+            throw DatabaseFileError.cancelled
         }
     }
 
@@ -58,7 +58,7 @@ final class ExportProgressMonitor {
             let read = ConversionIO.bytesRead(handle) ?? 0
             // Copying is most of the work: 80% of the whole.
             let fraction = min(Double(read) / Double(sourceBytes), 1) * 0.8
-            progress(ConversionProgress(phase: .copying, bytesWritten: FileSystem.size(temporaryPath),
+            progress(DatabaseFileProgress(phase: .copying, bytesWritten: FileSystem.size(temporaryPath),
                                         bytesTotal: totalBytes, fractionCompleted: fraction))
         }
         return 0

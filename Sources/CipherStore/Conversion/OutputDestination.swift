@@ -26,24 +26,24 @@ extension OutputDestination {
     /// is writable, it is not `source`, and an existing file there is replaced only with
     /// `overwrite` (never a directory or a special file).
     ///
-    /// - Throws: ``ConversionError`` (`outputDirectoryUnusable`, `outputIsSource`,
+    /// - Throws: ``DatabaseFileError`` (`outputDirectoryUnusable`, `outputIsSource`,
     ///   `outputIsDirectory`, `notARegularFile`, `outputExists`).
     static func checkNewFile(_ path: String, source: String?, overwrite: Bool) throws {
         let directory = FileSystem.directory(of: path)
         guard FileSystem.isDirectory(directory), FileSystem.isWritableDirectory(directory) else {
-            throw ConversionError.outputDirectoryUnusable(path: directory)
+            throw DatabaseFileError.outputDirectoryUnusable(path: directory)
         }
         if let source, FileSystem.isSameFile(path, source) || path == source {
-            throw ConversionError.outputIsSource(path: path)
+            throw DatabaseFileError.outputIsSource(path: path)
         }
         guard FileSystem.exists(path) else { return }
         // Say what the output is before suggesting --force, which would not help.
-        if FileSystem.isDirectory(path) { throw ConversionError.outputIsDirectory(path: path) }
+        if FileSystem.isDirectory(path) { throw DatabaseFileError.outputIsDirectory(path: path) }
         let output = DatabaseFileInfo.inspect(path: path)
         if output.kind == .notARegularFile {
-            throw ConversionError.notARegularFile(path: path, fileType: output.specialFileType ?? "a special file")
+            throw DatabaseFileError.notARegularFile(path: path, fileType: output.specialFileType ?? "a special file")
         }
-        guard overwrite else { throw ConversionError.outputExists(path: path) }
+        guard overwrite else { throw DatabaseFileError.outputExists(path: path) }
     }
 
     /// Puts a finished, synced file under a new name: `link(2)`, which fails instead of
@@ -52,18 +52,18 @@ extension OutputDestination {
     /// applied to the new file (see ``DatabaseSideFiles``).
     ///
     /// - Returns: the side files removed.
-    /// - Throws: ``ConversionError/outputExists(path:)``, ``ConversionError/databaseInUse(path:detail:)``
+    /// - Throws: ``DatabaseFileError/outputExists(path:)``, ``DatabaseFileError/databaseInUse(path:detail:)``
     ///   (another process has a side file open; nothing changed), and the errors of
     ///   ``DurableReplacement`` (``DurableReplacement/Unsynced`` when the name holds the new
     ///   file but its directory sync failed).
     @discardableResult
     static func publish(_ temporaryPath: String, as path: String, overwrite: Bool) throws -> [String] {
-        if !overwrite && FileSystem.exists(path) { throw ConversionError.outputExists(path: path) }
+        if !overwrite && FileSystem.exists(path) { throw DatabaseFileError.outputExists(path: path) }
         let removed = try DatabaseSideFiles.clear(beside: path)
         if overwrite {
             try DurableReplacement.rename(temporaryPath, over: path)
         } else {
-            guard try DurableReplacement.link(temporaryPath, as: path) else { throw ConversionError.outputExists(path: path) }
+            guard try DurableReplacement.link(temporaryPath, as: path) else { throw DatabaseFileError.outputExists(path: path) }
         }
         return removed
     }

@@ -25,8 +25,8 @@ final class ReadProgressPoller {
     ///   - expectedBytes: what the work reads in all.
     ///   - totalBytes: the size reported as the total.
     ///   - span: the share of the whole work it spans.
-    init?(_ db: Connection, expectedBytes: Int64, totalBytes: Int64, options: ConversionOptions,
-          phase: ConversionProgress.Phase, span: ClosedRange<Double>) {
+    init?(_ db: Connection, expectedBytes: Int64, totalBytes: Int64, options: DatabaseFileOptions,
+          phase: DatabaseFileProgress.Phase, span: ClosedRange<Double>) {
         guard options.progress != nil || options.cancellation != nil,
               let pointer = try? db.handle.pointer,
               let file = cipherstore_conversion_io_file(pointer, "main") else { return nil }
@@ -48,7 +48,7 @@ final class ReadProgressPoller {
             }
             let read = Double(cipherstore_conversion_io_file_bytes_read(sharedFile) - start)
             let fraction = span.lowerBound + min(read / expected, 1) * (span.upperBound - span.lowerBound)
-            options.progress?(ConversionProgress(phase: phase, bytesWritten: totalBytes, bytesTotal: totalBytes, fractionCompleted: fraction))
+            options.progress?(DatabaseFileProgress(phase: phase, bytesWritten: totalBytes, bytesTotal: totalBytes, fractionCompleted: fraction))
         }
         timer.resume()
     }
@@ -63,16 +63,16 @@ final class ReadProgressPoller {
     }
 
     /// Runs `body` while polling `db`.
-    /// - Throws: ``ConversionError/cancelled`` when it was interrupted because the conversion
+    /// - Throws: ``DatabaseFileError/cancelled`` when it was interrupted because the conversion
     ///   was cancelled, else the body's error.
-    static func observe<T>(_ db: Connection, expectedBytes: Int64, totalBytes: Int64, options: ConversionOptions,
-                           phase: ConversionProgress.Phase, span: ClosedRange<Double>, _ body: () throws -> T) throws -> T {
+    static func observe<T>(_ db: Connection, expectedBytes: Int64, totalBytes: Int64, options: DatabaseFileOptions,
+                           phase: DatabaseFileProgress.Phase, span: ClosedRange<Double>, _ body: () throws -> T) throws -> T {
         guard let poller = ReadProgressPoller(db, expectedBytes: expectedBytes, totalBytes: totalBytes, options: options,
                                               phase: phase, span: span) else { return try body() }
         let result: Result<T, any Error> = Result { try body() }
         poller.stop()
         // Work that ended, or finished before the interrupt reached it, was still cancelled.
-        if poller.wasCancelled { throw ConversionError.cancelled }
+        if poller.wasCancelled { throw DatabaseFileError.cancelled }
         return try result.get()
     }
 }

@@ -60,13 +60,13 @@ final class SourceLock {
     }
 
     /// The file at `path` was replaced (by another conversion) while this one waited for its lock.
-    private static func replaced(_ path: String) -> ConversionError {
+    private static func replaced(_ path: String) -> DatabaseFileError {
         .replacedByAnotherConversion(path: path)
     }
 
     /// Switches the source out of WAL mode; SQLite checkpoints and removes the log and its index.
     private func leaveWAL() throws {
-        let inUse = ConversionError.databaseInUse(
+        let inUse = DatabaseFileError.databaseInUse(
             path: path, detail: "other connections have it open, in this process or another; a database in WAL mode is converted in place only when nothing else has it open")
         do {
             let mode = try connection.fetchScalar(String.self, sql: "PRAGMA journal_mode = DELETE")
@@ -89,7 +89,7 @@ final class SourceLock {
                 try connection.beginTransaction(.immediate)
             }
         } catch ResultCode.SQLITE_BUSY {
-            throw ConversionError.databaseInUse(path: path, detail: "another connection is writing to it, or another conversion is running")
+            throw DatabaseFileError.databaseInUse(path: path, detail: "another connection is writing to it, or another conversion is running")
         }
     }
 

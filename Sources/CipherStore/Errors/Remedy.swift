@@ -2,7 +2,7 @@
 ///
 /// The library's messages spell each one as the Swift API spells it (``swiftSpelling``). A
 /// tool or an app that offers the same choice under its own name renders the same message
-/// with its spelling, through ``ConversionError/message(spelling:)`` or
+/// with its spelling, through ``DatabaseFileError/message(spelling:)`` or
 /// ``CipherStoreError/message(spelling:)``, rather than rewriting the text; one that does not
 /// offer it returns `nil`, and the message leaves that way out:
 ///

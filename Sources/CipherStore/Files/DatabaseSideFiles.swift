@@ -26,7 +26,7 @@ enum DatabaseSideFiles {
     /// process that does would go on using them (and write into a log the new file would then
     /// replay). This process's own connections are the caller's to have closed or locked.
     /// - Returns: the files removed.
-    /// - Throws: ``ConversionError/databaseInUse(path:detail:)`` when another process has
+    /// - Throws: ``DatabaseFileError/databaseInUse(path:detail:)`` when another process has
     ///   them open (nothing removed).
     @discardableResult
     static func clear(beside path: String) throws -> [String] {
@@ -34,7 +34,7 @@ enum DatabaseSideFiles {
         guard !sideFiles.isEmpty else { return [] }
         let holders = OpenFileHolders.processes(holding: [path] + sideFiles)
         guard holders.isEmpty else {
-            throw ConversionError.databaseInUse(
+            throw DatabaseFileError.databaseInUse(
                 path: path, detail: holders.map(\.description).joined(separator: "; ")
                     + "; the journal or log beside it would be applied to the new file")
         }

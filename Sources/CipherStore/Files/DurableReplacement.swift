@@ -17,7 +17,7 @@ enum DurableReplacement {
 
     /// Renames `newFile` over `name` (replacing what is there), then syncs the directory.
     ///
-    /// - Throws: ``ConversionError/io(operation:path:reason:)`` when the name was not replaced
+    /// - Throws: ``DatabaseFileError/io(operation:path:reason:)`` when the name was not replaced
     ///   (nothing changed), ``Unsynced`` when it was but the directory sync failed.
     static func rename(_ newFile: String, over name: String) throws {
         let identity = FileSystem.identity(newFile)
@@ -54,7 +54,7 @@ enum DurableReplacement {
     private static func syncDirectory(holding name: String) throws {
         do {
             try FileSystem.syncDirectory(of: name)
-        } catch ConversionError.io(let operation, let path, let reason) {
+        } catch DatabaseFileError.io(let operation, let path, let reason) {
             throw Unsynced(path: name, failure: "\(operation) of the directory '\(path)' failed: \(reason)")
         }
     }

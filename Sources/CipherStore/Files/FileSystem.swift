@@ -184,7 +184,7 @@ enum FileSystem {
         let count = getgroups(Int32(groups.count), &groups)
         let inGroup = status.st_gid == getegid() || groups.prefix(Int(max(count, 0))).contains(status.st_gid)
         if status.st_uid == user && inGroup { return }
-        throw ConversionError.ownerCannotBeKept(path: path, owner: status.st_uid, group: status.st_gid)
+        throw DatabaseFileError.ownerCannotBeKept(path: path, owner: status.st_uid, group: status.st_gid)
     }
 
     /// Gives `path` the owner, group and permission bits of `original`, so an in-place result
@@ -200,7 +200,7 @@ enum FileSystem {
         guard chmod(path, status.st_mode & 0o777) == 0 else { throw ioError("give the original's permissions to", path) }
     }
 
-    static func ioError(_ operation: String, _ path: String) -> ConversionError {
-        ConversionError.io(operation: operation, path: path, reason: String(cString: strerror(errno)))
+    static func ioError(_ operation: String, _ path: String) -> DatabaseFileError {
+        DatabaseFileError.io(operation: operation, path: path, reason: String(cString: strerror(errno)))
     }
 }

@@ -87,14 +87,14 @@ enum KeySlotStore {
             // Nothing depends on the new slot file yet: take it away again, so that the
             // database and the slot file stay as they were.
             FileSystem.removeIfPresent(path)
-            throw ConversionError.io(operation: "syncing the new slot file's directory", path: path, reason: error.failure)
+            throw DatabaseFileError.io(operation: "syncing the new slot file's directory", path: path, reason: error.failure)
         }
     }
 
     /// Writes `file` as the slot file at `path` (a backup's, or a restored database's),
     /// replacing one there only with `overwrite`. Checked before it takes the name, as
     /// ``create(_:with:verifying:)``.
-    /// - Throws: ``ConversionError/outputExists(path:)``, and ``DurableReplacement/Unsynced``
+    /// - Throws: ``DatabaseFileError/outputExists(path:)``, and ``DurableReplacement/Unsynced``
     ///   when the file took the name but its directory sync failed.
     static func write(_ file: KeySlotFile, to path: String, overwrite: Bool) throws {
         let temporary = try writeTemporary(file, beside: path, verifying: { _ in })
@@ -185,7 +185,7 @@ enum KeySlotStore {
             do {
                 try FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).write(contentsOf: file.serialized())
             } catch {
-                throw ConversionError.io(operation: "write", path: temporary, reason: "\(error)")
+                throw DatabaseFileError.io(operation: "write", path: temporary, reason: "\(error)")
             }
             guard fsync(descriptor) == 0 else { throw FileSystem.ioError("fsync", temporary) }
             let readBack: KeySlotFile

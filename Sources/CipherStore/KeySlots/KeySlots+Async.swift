@@ -1,13 +1,13 @@
 /// The `async` forms of the key-slot operations: each runs on a thread of its own (a slot's key
 /// derivation takes a quarter of a second, a rewrite minutes on a large file), never one of
-/// the cooperative pool's. Cancelling the task cancels a rewrite (``ConversionError/cancelled``,
+/// the cooperative pool's. Cancelling the task cancels a rewrite (``DatabaseFileError/cancelled``,
 /// nothing changed); a slot-file change, one key derivation and one write, runs to its end. A
 /// task cancelled before the call gets `CancellationError`. See ``ConversionThread``.
 extension KeySlots {
     /// The `async` form of `encrypt(path:passphrase:label:kdf:cipher:options:)`.
     @discardableResult
     public static func encrypt(path: String, passphrase: Passphrase, label: String = "passphrase", kdf: KeySlotKDF = .default,
-                               cipher: CipherSettings = .libraryDefaults, options: ConversionOptions = ConversionOptions()) async throws -> KeySlotInfo {
+                               cipher: CipherSettings = .libraryDefaults, options: DatabaseFileOptions = DatabaseFileOptions()) async throws -> KeySlotInfo {
         try await ConversionThread.run(options: options) { options in
             try encrypt(path: path, passphrase: passphrase, label: label, kdf: kdf, cipher: cipher, options: options)
         }
@@ -17,7 +17,7 @@ extension KeySlots {
     @discardableResult
     public static func convert(path: String, currentKey: DatabaseKey, currentCipher: CipherSettings = .libraryDefaults,
                                passphrase: Passphrase, label: String = "passphrase", kdf: KeySlotKDF = .default,
-                               cipher: CipherSettings = .libraryDefaults, options: ConversionOptions = ConversionOptions()) async throws -> KeySlotInfo {
+                               cipher: CipherSettings = .libraryDefaults, options: DatabaseFileOptions = DatabaseFileOptions()) async throws -> KeySlotInfo {
         try await ConversionThread.run(options: options) { options in
             try convert(path: path, currentKey: currentKey, currentCipher: currentCipher, passphrase: passphrase, label: label,
                         kdf: kdf, cipher: cipher, options: options)
@@ -27,7 +27,7 @@ extension KeySlots {
     /// The `async` form of `rotateDataKey(path:keeping:cipher:options:)`.
     @discardableResult
     public static func rotateDataKey(path: String, keeping passphrases: [Passphrase], cipher: CipherSettings = .libraryDefaults,
-                                     options: ConversionOptions = ConversionOptions()) async throws -> [KeySlotInfo] {
+                                     options: DatabaseFileOptions = DatabaseFileOptions()) async throws -> [KeySlotInfo] {
         try await ConversionThread.run(options: options) { options in
             try rotateDataKey(path: path, keeping: passphrases, cipher: cipher, options: options)
         }
@@ -37,7 +37,7 @@ extension KeySlots {
     @discardableResult
     public static func backup(path: String, key: DatabaseKey, cipher: CipherSettings = .libraryDefaults, to output: String,
                               passphrase: Passphrase, label: String = "passphrase", kdf: KeySlotKDF = .default,
-                              options: ConversionOptions = ConversionOptions()) async throws -> ConversionReport {
+                              options: DatabaseFileOptions = DatabaseFileOptions()) async throws -> DatabaseFileReport {
         try await ConversionThread.run(options: options) { options in
             try backup(path: path, key: key, cipher: cipher, to: output, passphrase: passphrase, label: label, kdf: kdf, options: options)
         }

@@ -22,14 +22,14 @@ extension KeySlots {
     ///   - label: the slot's name, shown by ``list(path:)``.
     ///   - kdf: how the slot stretches the passphrase.
     ///   - options: progress, cancellation, full read-back.
-    /// - Returns: the backup's report, which names its slot file (``ConversionReport/slotFilePath``);
+    /// - Returns: the backup's report, which names its slot file (``DatabaseFileReport/slotFilePath``);
     ///   ``list(path:)`` lists its slot.
     /// - Throws: ``KeySlotError/slotFileExists(path:)`` (or ``KeySlotError/leftoverSlotFile(path:database:)``
     ///   when only the slot file of an interrupted run is there), and the errors of the backup.
     @discardableResult
     public static func backup(path: String, key: DatabaseKey, cipher: CipherSettings = .libraryDefaults, to output: String,
                               passphrase: Passphrase, label: String = "passphrase", kdf: KeySlotKDF = .default,
-                              options: ConversionOptions = ConversionOptions()) throws -> ConversionReport {
+                              options: DatabaseFileOptions = DatabaseFileOptions()) throws -> DatabaseFileReport {
         try refusePlaintextHeader(cipher.plaintextHeaderSize)
         return try makeSlotBackup(at: output, passphrase: passphrase, label: label, kdf: kdf) { dataKey in
             try DatabaseBackup.backup(path: path, key: key, cipher: cipher, to: output, newKey: dataKey, options: options)
@@ -38,7 +38,7 @@ extension KeySlots {
 
     /// A backup at `output` under a new data key, with a new slot file for `passphrase`.
     static func makeSlotBackup(at output: String, passphrase: Passphrase, label: String, kdf: KeySlotKDF,
-                               backup: (DatabaseKey) throws -> ConversionReport) throws -> ConversionReport {
+                               backup: (DatabaseKey) throws -> DatabaseFileReport) throws -> DatabaseFileReport {
         let slotPath = slotFilePath(forDatabase: output)
         if FileSystem.exists(slotPath) && !FileSystem.exists(output) {
             throw KeySlotError.leftoverSlotFile(path: slotPath, database: output)
@@ -56,7 +56,7 @@ extension DatabaseReader {
     /// - Returns: the backup's report, which names its slot file.
     @discardableResult
     public func backup(to path: String, passphrase: Passphrase, label: String = "passphrase", kdf: KeySlotKDF = .default,
-                       options: ConversionOptions = ConversionOptions()) throws -> ConversionReport {
+                       options: DatabaseFileOptions = DatabaseFileOptions()) throws -> DatabaseFileReport {
         try KeySlots.makeSlotBackup(at: path, passphrase: passphrase, label: label, kdf: kdf) { dataKey in
             try backup(to: path, key: dataKey, options: options)
         }

@@ -20,11 +20,11 @@ extension KeySlots {
     /// - Returns: the slots after the rotation.
     /// - Throws: ``CipherStoreError/wrongKey(path:)`` when a passphrase opens no slot,
     ///   ``KeySlotError/nothingToKeep`` for an empty list,
-    ///   ``KeySlotError``, ``ConversionError``, ``DatabaseError``. On failure the database still
+    ///   ``KeySlotError``, ``DatabaseFileError``, ``DatabaseError``. On failure the database still
     ///   opens with its old data key and every old slot.
     @discardableResult
     public static func rotateDataKey(path: String, keeping passphrases: [Passphrase], cipher: CipherSettings = .libraryDefaults,
-                                     options: ConversionOptions = ConversionOptions()) throws -> [KeySlotInfo] {
+                                     options: DatabaseFileOptions = DatabaseFileOptions()) throws -> [KeySlotInfo] {
         guard !passphrases.isEmpty else {
             throw KeySlotError.nothingToKeep
         }

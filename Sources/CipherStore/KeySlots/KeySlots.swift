@@ -45,11 +45,11 @@ public enum KeySlots {
     ///     result with default settings.
     ///   - options: progress, cancellation, busy timeout.
     /// - Returns: the new slot.
-    /// - Throws: ``KeySlotError/slotFileExists(path:)``, ``ConversionError`` (not plaintext…),
+    /// - Throws: ``KeySlotError/slotFileExists(path:)``, ``DatabaseFileError`` (not plaintext…),
     ///   ``CipherStoreError``, ``DatabaseError``. On failure nothing is left changed.
     @discardableResult
     public static func encrypt(path: String, passphrase: Passphrase, label: String = "passphrase", kdf: KeySlotKDF = .default,
-                               cipher: CipherSettings = .libraryDefaults, options: ConversionOptions = ConversionOptions()) throws -> KeySlotInfo {
+                               cipher: CipherSettings = .libraryDefaults, options: DatabaseFileOptions = DatabaseFileOptions()) throws -> KeySlotInfo {
         var cipher = cipher
         cipher.pageSize = cipher.pageSize ?? SQLCipherLibrary.defaultPageSize
         try refusePlaintextHeader(cipher.plaintextHeaderSize)
@@ -77,7 +77,7 @@ public enum KeySlots {
     @discardableResult
     public static func convert(path: String, currentKey: DatabaseKey, currentCipher: CipherSettings = .libraryDefaults,
                                passphrase: Passphrase, label: String = "passphrase", kdf: KeySlotKDF = .default,
-                               cipher: CipherSettings = .libraryDefaults, options: ConversionOptions = ConversionOptions()) throws -> KeySlotInfo {
+                               cipher: CipherSettings = .libraryDefaults, options: DatabaseFileOptions = DatabaseFileOptions()) throws -> KeySlotInfo {
         try refusePlaintextHeader(cipher.plaintextHeaderSize ?? currentCipher.plaintextHeaderSize)
         return try makeSlotDatabase(path: path, passphrase: passphrase, label: label, kdf: kdf) { key in
             try DatabaseFile.changeKey(path: path, oldKey: currentKey, oldCipher: currentCipher, newKey: key,
@@ -90,7 +90,7 @@ public enum KeySlots {
     /// ``DatabaseKey/slots(passphrase:path:)``.
     ///
     /// - Throws: ``CipherStoreError/wrongKey(path:)`` when no slot opens with the passphrase,
-    ///   ``KeySlotError`` for a missing, damaged or foreign slot file, ``ConversionError/sourceMissing(path:)``,
+    ///   ``KeySlotError`` for a missing, damaged or foreign slot file, ``DatabaseFileError/sourceMissing(path:)``,
     ///   ``CipherStoreError/notEncrypted(path:)``.
     public static func unlock(path: String, passphrase: Passphrase) throws -> DatabaseKey {
         let state = try SlotState.load(database: path)
@@ -180,7 +180,7 @@ public enum KeySlots {
     /// database under that key; removes the slot file again when the database was not written.
     /// - Returns: the slot, and the report of `convert`.
     static func makeSlotDatabase(path: String, passphrase: Passphrase, label: String, kdf: KeySlotKDF,
-                                 convert: (DatabaseKey) throws -> ConversionReport) throws -> (slot: KeySlotInfo, report: ConversionReport) {
+                                 convert: (DatabaseKey) throws -> DatabaseFileReport) throws -> (slot: KeySlotInfo, report: DatabaseFileReport) {
         let slotPath = slotFilePath(forDatabase: path)
         guard !FileSystem.exists(slotPath) else { throw KeySlotError.slotFileExists(path: slotPath) }
         try validate(label: label)
@@ -196,7 +196,7 @@ public enum KeySlots {
         try KeySlotStore.create(slotPath, with: file) { written in
             try SlotSealer.checkReadBack(written, database: path, slotID: slot.id, wrappingKey: key.wrappingKey, dataKey: dataKey)
         }
-        let report: ConversionReport
+        let report: DatabaseFileReport
         do {
             let key = try dataKey.withUnsafeBytes { try DatabaseKey.rawKey($0, salt: salt) }
             report = try convert(key)

@@ -20,8 +20,8 @@ struct SlotState {
     static func load(database path: String) throws -> SlotState {
         let info = DatabaseFileInfo.inspect(path: path)
         switch info.kind {
-        case .missing: throw ConversionError.sourceMissing(path: path)
-        case .directory: throw ConversionError.sourceIsDirectory(path: path)
+        case .missing: throw DatabaseFileError.sourceMissing(path: path)
+        case .directory: throw DatabaseFileError.sourceIsDirectory(path: path)
         case .plaintext: throw CipherStoreError.notEncrypted(path: path)
         default: break
         }

@@ -57,11 +57,11 @@ public enum DatabaseRepair {
     /// - Returns: what was read and what was lost; ``RepairReport/isComplete`` tells whether
     ///   anything was lost.
     /// - Throws: ``RepairError/nothingReadable(path:pageCount:)`` (wrong key or settings),
-    ///   ``RepairError/notEncrypted(path:)``, ``ConversionError``, ``NotDurableError``.
+    ///   ``RepairError/notEncrypted(path:)``, ``DatabaseFileError``, ``NotDurableError``.
     @discardableResult
     public static func salvage(path: String, key: DatabaseKey, cipher: CipherSettings = .libraryDefaults, to output: String,
                                newKey: DatabaseKey? = nil, overwrite: Bool = false,
-                               options: ConversionOptions = ConversionOptions()) throws -> RepairReport {
+                               options: DatabaseFileOptions = DatabaseFileOptions()) throws -> RepairReport {
         let started = Date()
         try DatabaseFile.checkExistingDatabaseFile(path)
         if DatabaseFileInfo.inspect(path: path).kind == .plaintext { throw RepairError.notEncrypted(path: path) }
@@ -83,7 +83,7 @@ public enum DatabaseRepair {
         }
         let schemaCopy = pageKey.withUnsafeBytes { SchemaCopy.read(forDatabase: path, key: SchemaCopyKey(pageKey: $0, salt: salt)) }
         guard reader.pageCount > 0 else {
-            throw ConversionError.damaged(path: path, detail: "it is shorter than one \(settings.pageSize ?? 0)-byte page")
+            throw DatabaseFileError.damaged(path: path, detail: "it is shorter than one \(settings.pageSize ?? 0)-byte page")
         }
         try OutputDestination.checkNewFile(output, source: path, overwrite: overwrite)
         _ = TemporaryFiles.removeLeftovers(for: output)
@@ -119,7 +119,7 @@ public enum DatabaseRepair {
         }
         published = true
         let schemaCopyPath = SchemaCopy.publish(result.schemaCopy, forDatabase: output)
-        options.progress?(ConversionProgress(phase: .done, bytesWritten: FileSystem.size(output), bytesTotal: FileSystem.size(path), fractionCompleted: 1))
+        options.progress?(DatabaseFileProgress(phase: .done, bytesWritten: FileSystem.size(output), bytesTotal: FileSystem.size(path), fractionCompleted: 1))
         // Pages page 1's header says the database has and the file no longer holds (cut short,
         // or a damaged header: either way not read) are counted, not listed: the header's
         // number is not bounded by anything on disk.
@@ -177,7 +177,7 @@ public enum DatabaseRepair {
     /// - Returns: what was salvaged, the page count page 1's header gives, and the new
     ///   database's schema copy, to write once it has its name.
     private static func write(_ reader: EncryptedPageReader, into temporaryPath: String, key: DatabaseKey, cipher: CipherSettings,
-                              schemaCopy: SchemaCopy.Found, options: ConversionOptions)
+                              schemaCopy: SchemaCopy.Found, options: DatabaseFileOptions)
         throws -> (salvage: DatabaseSalvage.Result, headerPageCount: Int?, schemaCopy: SchemaCopy.Pending?) {
         let output = try Connection(path: temporaryPath, key: key, configuration: Configuration(cipher: cipher, foreignKeys: false))
         defer { try? output.close() }
@@ -187,8 +187,8 @@ public enum DatabaseRepair {
         try output.execute(sql: "PRAGMA cache_size = -\(max(options.pageCacheBytes / 1024, 1))")
         let total = FileSystem.size(reader.path)
         let salvage = DatabaseSalvage(pages: reader, output: output, schemaCopy: schemaCopy) { fraction in
-            if options.cancellation?.isCancelled == true { throw ConversionError.cancelled }
-            options.progress?(ConversionProgress(phase: .copying, bytesWritten: Int64(Double(total) * fraction), bytesTotal: total,
+            if options.cancellation?.isCancelled == true { throw DatabaseFileError.cancelled }
+            options.progress?(DatabaseFileProgress(phase: .copying, bytesWritten: Int64(Double(total) * fraction), bytesTotal: total,
                                                  fractionCompleted: 0.9 * fraction))
         }
         try output.beginTransaction(.immediate)
@@ -204,16 +204,16 @@ public enum DatabaseRepair {
         guard !reader.readPages.isEmpty, !noise else {
             // The key is right when the schema copy opened with it: the pages are what is lost.
             if schemaCopy.copy != nil {
-                throw ConversionError.damaged(path: reader.path, detail: "none of its \(reader.pageCount) pages could be read, though the key is right (the schema copy beside it opens with it)")
+                throw DatabaseFileError.damaged(path: reader.path, detail: "none of its \(reader.pageCount) pages could be read, though the key is right (the schema copy beside it opens with it)")
             }
             throw RepairError.nothingReadable(path: reader.path, pageCount: reader.pageCount)
         }
-        options.progress?(ConversionProgress(phase: .verifying, bytesWritten: FileSystem.size(temporaryPath), bytesTotal: total, fractionCompleted: 0.9))
+        options.progress?(DatabaseFileProgress(phase: .verifying, bytesWritten: FileSystem.size(temporaryPath), bytesTotal: total, fractionCompleted: 0.9))
         try DatabaseFile.checkIntegrity(output)
         for table in result.tables {
             let count = try output.fetchScalar(Int.self, sql: "SELECT count(*) FROM \(Connection.quoteIdentifier(table.name))")
             guard count == table.recoveredRows else {
-                throw ConversionError.verificationFailed(detail: "table \(table.name) has \(count ?? 0) rows instead of the \(table.recoveredRows) inserted")
+                throw DatabaseFileError.verificationFailed(detail: "table \(table.name) has \(count ?? 0) rows instead of the \(table.recoveredRows) inserted")
             }
         }
         let counts = Dictionary(result.tables.map { ($0.name, $0.recoveredRows) }, uniquingKeysWith: +)

@@ -113,7 +113,7 @@ import Testing
         // have time to commit while it runs.
         while writers.commits.load(ordering: .relaxed) < 20 { usleep(1_000) }
         let firstStep = Atomic<Int>(-1), copied = Atomic<Int>(-1)
-        let options = ConversionOptions(progress: { progress in
+        let options = DatabaseFileOptions(progress: { progress in
             switch progress.phase {
             case .copying:
                 _ = firstStep.compareExchange(expected: -1, desired: writers.commits.load(ordering: .relaxed), ordering: .relaxed)
@@ -174,11 +174,11 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: output))
 
         try Data("not a database, but mine".utf8).write(to: URL(fileURLWithPath: output))
-        #expect(throws: ConversionError.outputExists(path: output)) { try queue.backup(to: output, key: key) }
+        #expect(throws: DatabaseFileError.outputExists(path: output)) { try queue.backup(to: output, key: key) }
         #expect(fileBytes(output) == Data("not a database, but mine".utf8))
         try queue.backup(to: output, key: key, overwrite: true)
         #expect(DatabaseFileInfo.inspect(path: output).kind == .encrypted)
-        #expect(throws: ConversionError.outputIsSource(path: path)) { try queue.backup(to: path, key: key) }
+        #expect(throws: DatabaseFileError.outputIsSource(path: path)) { try queue.backup(to: path, key: key) }
         try queue.close()
         // Each database with its schema copy; nothing else.
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted()
@@ -189,9 +189,9 @@ import Testing
         let path = directory.path("db.sqlite")
         try makeBank(at: path, wal: true)
         let pool = try DatabasePool(path: path, key: key)
-        let cancellation = ConversionCancellation()
-        let options = ConversionOptions(progress: { if $0.phase == .copying { cancellation.cancel() } }, cancellation: cancellation)
-        await #expect(throws: ConversionError.cancelled) {
+        let cancellation = DatabaseFileCancellation()
+        let options = DatabaseFileOptions(progress: { if $0.phase == .copying { cancellation.cancel() } }, cancellation: cancellation)
+        await #expect(throws: DatabaseFileError.cancelled) {
             try await pool.backup(to: self.directory.path("backup.db"), key: self.key, options: options)
         }
         try pool.close()

@@ -75,8 +75,8 @@ import Testing
         // A WAL database another connection has open cannot be left for the swap.
         let pool = try DatabasePool(path: path, key: key)
         _ = try pool.read { try $0.fetchScalar(Int.self, sql: "SELECT count(*) FROM note") }
-        #expect(throws: ConversionError.self) {
-            try DatabaseBackup.restore(backup: backupPath, key: key, over: path, options: ConversionOptions(busyTimeout: 0.2))
+        #expect(throws: DatabaseFileError.self) {
+            try DatabaseBackup.restore(backup: backupPath, key: key, over: path, options: DatabaseFileOptions(busyTimeout: 0.2))
         }
         #expect(try pool.read { try String.fetchAll($0, sql: "SELECT body FROM note ORDER BY rowid") } == ["backed up", "after the backup"])
         try pool.close()
@@ -108,7 +108,7 @@ import Testing
         #expect {
             try DatabaseBackup.backup(path: path, key: key, to: backupPath)
         } throws: { error in
-            if case ConversionError.damaged(let damaged, _) = error { return damaged == path }
+            if case DatabaseFileError.damaged(let damaged, _) = error { return damaged == path }
             return false
         }
         #expect(!FileManager.default.fileExists(atPath: backupPath))

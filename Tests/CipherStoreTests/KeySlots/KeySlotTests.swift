@@ -144,7 +144,7 @@ extension KeySlotSuites { @Suite struct KeySlotTests {
         // An encrypted database is no plaintext source: the conversion fails, no slot file stays.
         let other = fixture.directory.path("other.db")
         try SampleDatabases.makeLarge(at: other, rows: 10, key: .passphrase("p"))
-        #expect(throws: ConversionError.alreadyEncrypted(path: other)) {
+        #expect(throws: DatabaseFileError.alreadyEncrypted(path: other)) {
             try KeySlots.encrypt(path: other, passphrase: Passphrase("new"), kdf: KeySlotFixture.fastKDF)
         }
         #expect(!FileManager.default.fileExists(atPath: KeySlots.slotFilePath(forDatabase: other)))

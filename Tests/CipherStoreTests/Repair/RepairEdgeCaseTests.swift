@@ -109,6 +109,6 @@ import Testing
         let copy = try #require(try SchemaCopyKey.forDatabase(at: path, key: key, cipher: .libraryDefaults))
         try SchemaCopy(objects: [], rowCounts: [:], schemaVersion: 0, taken: Date()).write(forDatabase: path, key: copy)
         try damage(page: 1)
-        #expect(throws: ConversionError.self) { try DatabaseRepair.salvage(path: path, key: key, to: directory.path("none.db")) }
+        #expect(throws: DatabaseFileError.self) { try DatabaseRepair.salvage(path: path, key: key, to: directory.path("none.db")) }
     }
 }

@@ -17,7 +17,7 @@ func conversionMemoryWorkloads(directory: String, megabytes: Int, runs: Int) thr
     let size = Double((try FileManager.default.attributesOfItem(atPath: source)[.size] as? Int) ?? 0) / 1_048_576
 
     var lines: [String] = []
-    for (label, bytes) in [("default (\(ConversionOptions.defaultPageCacheBytes >> 20) MiB)", ConversionOptions.defaultPageCacheBytes),
+    for (label, bytes) in [("default (\(DatabaseFileOptions.defaultPageCacheBytes >> 20) MiB)", DatabaseFileOptions.defaultPageCacheBytes),
                            ("32 MiB", 32 << 20)] {
         var seconds: [Double] = []
         var peaks: [Int] = []
@@ -55,7 +55,7 @@ func encryptOnceAndReportPeakMemory(arguments: [String]) throws {
     let key = try DatabaseKey.rawKey(hex: String(repeating: "6d", count: 32))
     try DatabaseFile.encrypt(path: arguments[0], key: key,
                                     cipher: CipherSettings(pageSize: SQLCipherLibrary.defaultPageSize), to: .file(arguments[1]),
-                                    options: ConversionOptions(pageCacheBytes: Int(arguments[2]) ?? 0))
+                                    options: DatabaseFileOptions(pageCacheBytes: Int(arguments[2]) ?? 0))
     let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
     let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
     let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0

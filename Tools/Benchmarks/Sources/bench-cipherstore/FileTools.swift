@@ -34,7 +34,7 @@ func fileToolWorkloads(_ bench: Benchmark, directory: String, megabytes: Int) th
                                                                   setup: removeOutput, baseline: {
         try shell(database: plain, script: "ATTACH DATABASE '\(output)' AS e KEY '\(passphrase)';\nSELECT sqlcipher_export('e');\n")
     }) {
-        try DatabaseFile.encrypt(path: plain, key: key, cipher: cipher, to: .file(output), options: ConversionOptions(fullReadBack: true))
+        try DatabaseFile.encrypt(path: plain, key: key, cipher: cipher, to: .file(output), options: DatabaseFileOptions(fullReadBack: true))
     }
     // Rotation alternates between two keys, in place.
     let keys = try ["rotation key A", "rotation key B"].map { ($0, try DatabaseKey.passphrase($0)) }

@@ -125,7 +125,7 @@ output.append("| configuration | plaintext fetch / insert | encrypted fetch / in
 output.append("| --- | --- | --- | --- |")
 output += try encryptionCost(bench, directory: directory, rows: rows, rawKey: rawKey)
 output.append("")
-output.append("### Conversion memory (`ConversionOptions.pageCacheBytes`)")
+output.append("### Conversion memory (`DatabaseFileOptions.pageCacheBytes`)")
 output.append("")
 output.append("Each run in a child process; peak resident memory is the child's own (VmHWM). Median of \(bench.quick ? 1 : 3) runs.")
 output.append("")

@@ -1,13 +1,13 @@
 import Synchronization
 
-/// A flag to stop a running conversion from another thread; the source stays untouched and
-/// the partial output is removed.
+/// A flag to stop a running whole-file operation from another thread; the source stays
+/// untouched and the partial output is removed.
 ///
 /// ```swift
-/// let cancellation = ConversionCancellation()
+/// let cancellation = DatabaseFileCancellation()
 /// // on another thread: cancellation.cancel()
 /// ```
-public final class ConversionCancellation: Sendable {
+public final class DatabaseFileCancellation: Sendable {
     private let flag = Atomic<Bool>(false)
 
     /// A flag not yet set.

@@ -1,12 +1,13 @@
 import Foundation
 
-/// Options shared by encrypt, decrypt and key change.
-public struct ConversionOptions: Sendable {
+/// Options shared by the whole-file operations: encrypt, decrypt, key change, backup, restore
+/// and repair.
+public struct DatabaseFileOptions: Sendable {
     /// Called with progress from the converting thread (during verification, from a timer
     /// thread); keep it quick.
-    public var progress: (@Sendable (ConversionProgress) -> Void)?
+    public var progress: (@Sendable (DatabaseFileProgress) -> Void)?
     /// Set it to stop the conversion.
-    public var cancellation: ConversionCancellation?
+    public var cancellation: DatabaseFileCancellation?
     /// Seconds to wait for other connections' locks on the source before failing.
     public var busyTimeout: Double
     /// Memory for the pages of the result while it is written (SQLite page cache); by default
@@ -32,9 +33,9 @@ public struct ConversionOptions: Sendable {
 
     /// Creates options; by default no progress, no cancellation, a 2-second busy timeout, a
     /// page cache of ``defaultPageCacheBytes`` and no full read-back.
-    public init(progress: (@Sendable (ConversionProgress) -> Void)? = nil,
-                cancellation: ConversionCancellation? = nil, busyTimeout: Double = 2,
-                pageCacheBytes: Int = ConversionOptions.defaultPageCacheBytes, fullReadBack: Bool = false) {
+    public init(progress: (@Sendable (DatabaseFileProgress) -> Void)? = nil,
+                cancellation: DatabaseFileCancellation? = nil, busyTimeout: Double = 2,
+                pageCacheBytes: Int = DatabaseFileOptions.defaultPageCacheBytes, fullReadBack: Bool = false) {
         self.progress = progress
         self.cancellation = cancellation
         self.busyTimeout = busyTimeout

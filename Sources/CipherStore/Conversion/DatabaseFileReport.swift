@@ -1,5 +1,6 @@
-/// What a finished conversion did.
-public struct ConversionReport: Sendable {
+/// What a finished whole-file operation (a conversion, a backup, a restore) did, read from
+/// the disk once the result has its name.
+public struct DatabaseFileReport: Sendable {
     /// The path of the verified result.
     public let outputPath: String
     /// Where the original was kept, when a backup was asked for.

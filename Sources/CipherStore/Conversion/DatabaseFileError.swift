@@ -1,6 +1,7 @@
-/// Why an encrypt, decrypt, key change or verification did not happen. In every case the
-/// source is left exactly as it was and no partial output remains.
-public enum ConversionError: Error, Sendable, CustomStringConvertible, Equatable {
+/// Why a whole-file operation — encrypt, decrypt, key change, upgrade, verification, backup,
+/// restore, repair — did not happen. In every case the source is left exactly as it was and
+/// no partial output remains. (Named `ConversionError` before backups and repairs shared it.)
+public enum DatabaseFileError: Error, Sendable, CustomStringConvertible, Equatable {
     /// Nothing at the source path.
     case sourceMissing(path: String)
     /// The source is a directory.
@@ -102,11 +103,11 @@ public enum ConversionError: Error, Sendable, CustomStringConvertible, Equatable
     }
 }
 
-extension ConversionError {
+extension DatabaseFileError {
     /// What a `SQLITE_CORRUPT` while a database at `path` opens means: a schema whose SQL the
     /// linked SQLite cannot read (made by a newer SQLite) is ``unreadableSchema(path:detail:)``;
     /// any other is damage, ``damaged(path:detail:)``.
-    static func openingFailed(path: String, _ error: DatabaseError) -> ConversionError {
+    static func openingFailed(path: String, _ error: DatabaseError) -> DatabaseFileError {
         if let message = error.message, message.hasPrefix("malformed database schema") {
             return .unreadableSchema(path: path, detail: message)
         }

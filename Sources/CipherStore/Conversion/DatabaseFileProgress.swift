@@ -1,5 +1,5 @@
-/// How far a conversion has come, as reported to ``ConversionOptions/progress``.
-public struct ConversionProgress: Sendable, Hashable {
+/// How far a whole-file operation has come, as reported to ``DatabaseFileOptions/progress``.
+public struct DatabaseFileProgress: Sendable, Hashable {
     /// The steps of a conversion.
     public enum Phase: String, Sendable, Hashable {
         case copying, verifying, replacing, done
@@ -9,7 +9,7 @@ public struct ConversionProgress: Sendable, Hashable {
     public let phase: Phase
     /// Bytes of the result on disk so far. While copying this stays small: the result's pages
     /// are held in memory and written when the copy commits (see
-    /// ``ConversionOptions/pageCacheBytes``); ``fractionCompleted`` follows the source read.
+    /// ``DatabaseFileOptions/pageCacheBytes``); ``fractionCompleted`` follows the source read.
     public let bytesWritten: Int64
     /// The size of the source, the estimate of the total.
     public let bytesTotal: Int64
