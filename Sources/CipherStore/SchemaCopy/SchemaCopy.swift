@@ -71,7 +71,7 @@ struct SchemaCopy: Codable, Sendable, Equatable {
     }
 
     /// Seals the copy and gives it its name beside `database` (mode 0600): written to a
-    /// temporary file, synced, renamed over the previous copy.
+    /// temporary file, synced, renamed over the previous copy, its directory synced.
     func write(forDatabase database: String, key: SchemaCopyKey) throws {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .millisecondsSince1970
@@ -85,7 +85,10 @@ struct SchemaCopy: Codable, Sendable, Equatable {
         do {
             try (Data(Self.magic + key.salt) + combined).write(to: URL(fileURLWithPath: temporary))
             try FileSystem.sync(temporary)
-            try FileSystem.rename(temporary, to: path)
+            // Renamed, then the directory synced: the new name survives a power cut.
+            try DurableReplacement.rename(temporary, over: path)
+        } catch is DurableReplacement.Unsynced {
+            // In place; only its durability is in doubt, and a later write replaces it.
         } catch {
             FileSystem.removeIfPresent(temporary)
             throw error

@@ -72,7 +72,8 @@ extension CipherStoreCommand.Keys {
             }
         }
 
-        /// Creates `path` with mode 0600 (never replacing a file), writes `text` and syncs it.
+        /// Creates `path` with mode 0600 (never replacing a file), writes `text`, syncs it and
+        /// its directory (so the name survives a power cut too).
         private static func store(_ text: String, inNewFile path: String) throws {
             let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             guard descriptor >= 0 else {
@@ -86,6 +87,11 @@ extension CipherStoreCommand.Keys {
                 let reason = String(cString: strerror(errno))
                 unlink(path)
                 throw CLIError(exitCode: ExitCodes.ioFailure, message: "Cannot write '\(path)': \(reason). Nothing was kept.")
+            }
+            let directory = open((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent, O_RDONLY | O_CLOEXEC)
+            defer { if directory >= 0 { close(directory) } }
+            guard directory >= 0, fsync(directory) == 0 else {
+                throw CLIError(exitCode: ExitCodes.notDurable, message: "Wrote the raw key to '\(path)', but syncing its directory failed (\(String(cString: strerror(errno)))): after a power cut the file could be gone. Check the disk, then run `sync` or export the key again.")
             }
         }
     }
