@@ -1,7 +1,7 @@
 extension DatabasePool {
     /// Changes the database's key through the pool: waits for the running reads and writes,
     /// closes every connection, rewrites the file with
-    /// ``DatabaseFile/changeKey(path:oldKey:oldCipher:newKey:newCipher:to:options:)-dr4l``
+    /// ``DatabaseFile/changeKey(path:oldKey:oldCipher:newKey:newCipher:to:options:)-1h48f``
     /// (verified, atomic, in place), and opens the writer again with the new key. Readers open
     /// again as reads need them, with the new key (one key derivation for the pool, as at open).
     ///

@@ -18,7 +18,7 @@ extension DatabaseReader {
     ///     for a plaintext database.
     ///   - overwrite: replace an existing file at `path`.
     ///   - options: progress, cancellation, full read-back.
-    /// - Throws: as ``DatabaseBackup/backup(path:key:cipher:to:newKey:overwrite:options:)-4b5qo``.
+    /// - Throws: as ``DatabaseBackup/backup(path:key:cipher:to:newKey:overwrite:options:)-16gg8``.
     @discardableResult
     public func backup(to path: String, key: DatabaseKey?, overwrite: Bool = false,
                        options: DatabaseFileOptions = DatabaseFileOptions()) throws -> DatabaseFileReport {

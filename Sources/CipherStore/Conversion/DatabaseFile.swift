@@ -93,7 +93,7 @@ public enum DatabaseFile {
     }
 
     /// Upgrades a SQLCipher 3 database to SQLCipher 4's format by rewriting it: the same
-    /// verified, atomic conversion as ``changeKey(path:oldKey:oldCipher:newKey:newCipher:to:options:)-dr4l``,
+    /// verified, atomic conversion as ``changeKey(path:oldKey:oldCipher:newKey:newCipher:to:options:)-1h48f``,
     /// read with SQLCipher 3's settings and written with SQLCipher 4's.
     ///
     /// SQLCipher's own `PRAGMA cipher_migrate` is not used: it rewrites the file in place and

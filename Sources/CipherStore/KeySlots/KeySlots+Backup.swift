@@ -4,7 +4,7 @@ extension KeySlots {
     ///
     /// For a backup kept elsewhere under a passphrase of its own (an off-site copy), with the
     /// slot machinery of the original: `keys add`, `keys recovery` and `keys rotate` work on it.
-    /// The backup is the one of ``DatabaseBackup/backup(path:key:cipher:to:newKey:overwrite:options:)-4b5qo``
+    /// The backup is the one of ``DatabaseBackup/backup(path:key:cipher:to:newKey:overwrite:options:)-16gg8``
     /// (one committed state, verified, linked into place); the slot file is written and read
     /// back first, and removed again when the backup fails.
     ///
@@ -51,7 +51,7 @@ extension KeySlots {
 
 extension DatabaseReader {
     /// Backs up the database, while the app goes on using it, into a new slot database whose
-    /// slot file holds one slot for `passphrase`. See ``KeySlots/backup(path:key:cipher:to:passphrase:label:kdf:options:)-flzi``
+    /// slot file holds one slot for `passphrase`. See ``KeySlots/backup(path:key:cipher:to:passphrase:label:kdf:options:)-786a6``
     /// and `backup(to:key:overwrite:options:)`.
     /// - Returns: the backup's report, which names its slot file.
     @discardableResult

@@ -3,7 +3,7 @@ import Crypto
 extension KeySlots {
     /// Replaces the data key, after a passphrase or the data key itself may have leaked: the
     /// database is rewritten under a new data key (and salt) with the verified, atomic rewrite of
-    /// ``DatabaseFile/changeKey(path:oldKey:oldCipher:newKey:newCipher:to:options:)-dr4l``, and
+    /// ``DatabaseFile/changeKey(path:oldKey:oldCipher:newKey:newCipher:to:options:)-1h48f``, and
     /// the slots opened by `passphrases` are wrapped anew. Every other slot is dropped: old
     /// copies of the slot file, and the passphrases not given, open nothing afterwards.
     ///

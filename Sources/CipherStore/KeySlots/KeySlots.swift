@@ -32,7 +32,7 @@ public enum KeySlots {
 
     /// Encrypts a plaintext database in place under a new random data key, with a first
     /// passphrase slot. The slot file is written first; the database is then rewritten with the
-    /// verified, atomic conversion of ``DatabaseFile/encrypt(path:key:cipher:to:options:)-4w8yr``.
+    /// verified, atomic conversion of ``DatabaseFile/encrypt(path:key:cipher:to:options:)-9f43n``.
     ///
     /// - Parameters:
     ///   - path: the plaintext database.
@@ -60,7 +60,7 @@ public enum KeySlots {
 
     /// Turns a database encrypted with a passphrase (or raw key) into a slot database, in
     /// place, through the verified, atomic rewrite of
-    /// ``DatabaseFile/changeKey(path:oldKey:oldCipher:newKey:newCipher:to:options:)-dr4l``.
+    /// ``DatabaseFile/changeKey(path:oldKey:oldCipher:newKey:newCipher:to:options:)-1h48f``.
     ///
     /// - Parameters:
     ///   - path: the encrypted database.
@@ -72,7 +72,7 @@ public enum KeySlots {
     ///   - cipher: settings of the result; each left `nil` is the source's.
     ///   - options: progress, cancellation, busy timeout.
     /// - Returns: the new slot.
-    /// - Throws: as ``encrypt(path:passphrase:label:kdf:cipher:options:)-labh``, and
+    /// - Throws: as ``encrypt(path:passphrase:label:kdf:cipher:options:)-83cks``, and
     ///   ``CipherStoreError/wrongKey(path:)`` for a wrong current key.
     @discardableResult
     public static func convert(path: String, currentKey: DatabaseKey, currentCipher: CipherSettings = .libraryDefaults,

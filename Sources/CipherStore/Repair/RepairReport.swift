@@ -1,6 +1,6 @@
 import Foundation
 
-/// What ``DatabaseRepair/salvage(path:key:cipher:to:newKey:overwrite:options:)-2tjm8`` recovered.
+/// What ``DatabaseRepair/salvage(path:key:cipher:to:newKey:overwrite:options:)-4zglv`` recovered.
 public struct RepairReport: Sendable {
     /// One table of the new database and the rows put into it.
     public struct Table: Sendable, Hashable {
