@@ -32,6 +32,39 @@ import Testing
         try Note.fetchAll(db, sql: text, arguments: arguments)
     }
 
+    /// A misspelled column is an error that names it and the table's columns, not a filter
+    /// that silently matches nothing (SQLite 3.15 reads an unknown double-quoted name as a
+    /// string literal) or an order that silently sorts nothing.
+    @Test func aMisspelledColumnIsAnErrorNotAnEmptyOrUnsortedResult() throws {
+        // What SQLite itself does with the misspelling: no error, no rows, no order.
+        #expect(try db.fetchAll(sql: "SELECT * FROM note WHERE \"favourite\" = 1").isEmpty)
+        let requests: [(String, () throws -> Void)] = [
+            ("favourite", { _ = try Note.filter(Column("favourite") == true).fetchAll(self.db) }),
+            ("titel", { _ = try Note.order(Column("titel").desc).fetchAll(self.db) }),
+            ("scroe", { _ = try Note.all().order(Column("scroe")).fetchAll(self.db) }),
+            ("tagg", { _ = try Note.filter(Column("done") == true && !(Column("tagg") == nil)).fetchCount(self.db) }),
+            ("bdy", { _ = try Note.filter(Column("bdy").like("note%")).deleteAll(self.db) }),
+            ("ids", { _ = try Note.filter(Column("ids").in([1, 2])).fetchOne(self.db) }),
+        ]
+        for (name, request) in requests {
+            #expect {
+                try request()
+            } throws: { error in
+                guard let error = error as? DatabaseError else { return false }
+                return error.message?.contains("no such column: \(name)") == true
+                    && error.message?.contains("id, body, done, score, tag") == true
+            }
+        }
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM note") == 200, "a refused deleteAll deleted rows")
+        // Spelled right, in any case, and the rowid's names, it runs.
+        #expect(try Note.filter(Column("DONE") == true).order(Column("RowID")).fetchCount(db) == 66)
+        // A column added since (by another connection too) is known at once.
+        let other = try Connection(path: directory.path("notes.db"), key: .rawKey(hex: String(repeating: "2e", count: 32)))
+        try other.execute(sql: "ALTER TABLE note ADD COLUMN favourite BOOLEAN NOT NULL DEFAULT 0")
+        try other.close()
+        #expect(try Note.filter(Column("favourite") == true).fetchCount(db) == 0)
+    }
+
     @Test func filtersGiveWhatTheSameSQLGives() throws {
         let cases: [(QueryRequest<Note>, String)] = [
             (Note.filter(Column("done") == true), "SELECT * FROM note WHERE done = 1"),

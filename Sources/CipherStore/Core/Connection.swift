@@ -50,6 +50,9 @@ public final class Connection {
     /// kept as a statement, so a loop of inserts neither builds nor hashes its SQL. Emptied by
     /// ``close()`` with the statement cache.
     var insertStatements: [String: (columns: [String], statement: Statement)] = [:]
+    /// The columns of tables the query interface checked names against, with the
+    /// `schema_version` they were read at (see ``columnNamesOfTable(_:)``).
+    var tableColumns: [String: KnownColumns] = [:]
 
     /// Opens a database.
     ///
@@ -183,6 +186,7 @@ public final class Connection {
 
     deinit {
         insertStatements.removeAll()
+        tableColumns.removeAll()
         statementCache.removeAll()
     }
 
@@ -196,6 +200,7 @@ public final class Connection {
     ///   this connection are still alive; release them and close again.
     public func close() throws {
         insertStatements.removeAll()
+        tableColumns.removeAll()
         statementCache.removeAll()
         try handle.close()
         logger?.debug("closed", metadata: ["database": "\(location.displayName)"])

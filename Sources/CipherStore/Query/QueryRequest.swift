@@ -7,6 +7,7 @@
 public struct QueryRequest<Record: FetchableRecord & TableRecord>: Sendable {
     private var conditions: [SQLExpression] = []
     private var orderings: [String] = []
+    private var orderingColumns: [String] = []
     private var limitCount: Int?
     private var offsetCount: Int?
 
@@ -27,6 +28,7 @@ public struct QueryRequest<Record: FetchableRecord & TableRecord>: Sendable {
     func order(_ terms: [any SQLOrderingTerm]) -> Self {
         var request = self
         request.orderings = terms.map(\.orderingSQL)
+        request.orderingColumns = terms.flatMap(\.orderingColumns)
         return request
     }
 
@@ -58,7 +60,8 @@ public struct QueryRequest<Record: FetchableRecord & TableRecord>: Sendable {
     /// The matching records.
     /// - Throws: ``DatabaseError``, or ``RecordDecodingError`` when a row does not fit.
     public func fetchAll(_ db: Connection) throws -> [Record] {
-        try db.fetchAll(Record.self, sql: sql, arguments: .positional(arguments))
+        try checkColumns(db)
+        return try db.fetchAll(Record.self, sql: sql, arguments: .positional(arguments))
     }
 
     /// The first matching record, or `nil`.
@@ -68,6 +71,7 @@ public struct QueryRequest<Record: FetchableRecord & TableRecord>: Sendable {
 
     /// The number of matching records (LIMIT and OFFSET count too).
     public func fetchCount(_ db: Connection) throws -> Int {
+        try checkColumns(db)
         let counted = limitCount == nil ? "SELECT count(*) FROM \(Connection.quoteIdentifier(Record.databaseTableName))" + clauses
             : "SELECT count(*) FROM (\(sql))"
         return try db.fetchScalar(Int.self, sql: counted, arguments: .positional(arguments)) ?? 0
@@ -77,6 +81,7 @@ public struct QueryRequest<Record: FetchableRecord & TableRecord>: Sendable {
     /// - Returns: how many were deleted.
     @discardableResult
     public func deleteAll(_ db: Connection) throws -> Int {
+        try checkColumns(db)
         let table = Connection.quoteIdentifier(Record.databaseTableName)
         if limitCount == nil && orderings.isEmpty {
             let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.map { "(\($0.sql))" }.joined(separator: " AND ")
@@ -86,5 +91,22 @@ public struct QueryRequest<Record: FetchableRecord & TableRecord>: Sendable {
             try db.execute(sql: "DELETE FROM \(table) WHERE rowid IN (SELECT rowid FROM \(table)\(clauses))", arguments: .positional(arguments))
         }
         return db.changesCount
+    }
+
+    /// Every ``Column`` the request names must be one of the table's: SQLite would read an
+    /// unknown double-quoted name as a string literal, and a misspelled filter would match
+    /// nothing and a misspelled order sort nothing, without an error.
+    /// - Throws: a ``DatabaseError`` (`SQLITE_ERROR`, "no such column") naming it and the
+    ///   table's columns; nothing runs.
+    private func checkColumns(_ db: Connection) throws {
+        let named = conditions.flatMap(\.columns) + orderingColumns
+        guard !named.isEmpty else { return }
+        let table = Record.databaseTableName
+        let known = try db.columnNamesOfTable(table)
+        for name in named where !known.lowercased.contains(name.lowercased()) {
+            throw DatabaseError(resultCode: .SQLITE_ERROR,
+                                message: "no such column: \(name) (the columns of \(table) are \(known.names.joined(separator: ", "))); nothing was run",
+                                sql: sql)
+        }
     }
 }

@@ -259,6 +259,13 @@ public enum DatabaseRepair {
         return (result.tables.reduce(0) { $0 + $1.recoveredRows }, result.problems.count)
     }
 
+    /// SQLite's WAL checksum (32-bit words, little-endian for the magic 0x377f0682), for the
+    /// fuzzer and the tests that craft a log: checksums need no key.
+    @_spi(Fuzzing)
+    public static func walChecksum(_ bytes: ArraySlice<UInt8>, from start: (UInt32, UInt32)) -> (UInt32, UInt32) {
+        WALIndex.checksum(bytes, bigEndian: false, from: start)
+    }
+
     /// The WAL reader over a log in memory, for the fuzzer, with the linked SQLCipher's
     /// default page size.
     /// - Returns: the committed frames found, or `nil` for a log with none.

@@ -66,7 +66,7 @@ struct WALIndex {
     }
 
     /// SQLite's WAL checksum: 32-bit words in the log's byte order, two running sums.
-    private static func checksum(_ bytes: ArraySlice<UInt8>, bigEndian: Bool, from start: (UInt32, UInt32)) -> (UInt32, UInt32) {
+    static func checksum(_ bytes: ArraySlice<UInt8>, bigEndian: Bool, from start: (UInt32, UInt32)) -> (UInt32, UInt32) {
         var (s1, s2) = start
         var index = bytes.startIndex
         while index + 8 <= bytes.endIndex {

@@ -152,19 +152,6 @@ struct ImageBuilder {
     }
 }
 
-/// SQLite's WAL checksum, little-endian words (magic 0x377f0682).
-func walChecksum(_ bytes: ArraySlice<UInt8>, from start: (UInt32, UInt32)) -> (UInt32, UInt32) {
-    var (first, second) = start
-    var index = bytes.startIndex
-    while index + 8 <= bytes.endIndex {
-        let word = { (at: Int) in UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24 }
-        first = first &+ word(index) &+ second
-        second = second &+ word(index + 4) &+ first
-        index += 8
-    }
-    return (first, second)
-}
-
 /// A log whose frames carry some of the image's pages (or others), with valid checksums.
 func structuredLog(_ decisions: inout Decisions, builder: ImageBuilder) -> [UInt8] {
     let pageSize = ImageBuilder.pageSize
@@ -175,7 +162,7 @@ func structuredLog(_ decisions: inout Decisions, builder: ImageBuilder) -> [UInt
     put(UInt32(pageSize), at: 8)
     put(0x0102_0304, at: 16)
     put(0x0506_0708, at: 20)
-    var sums = walChecksum(log[0..<24], from: (0, 0))
+    var sums = DatabaseRepair.walChecksum(log[0..<24], from: (0, 0))
     put(sums.0, at: 24)
     put(sums.1, at: 28)
     for _ in 0..<decisions.int(1...4) {
@@ -183,8 +170,8 @@ func structuredLog(_ decisions: inout Decisions, builder: ImageBuilder) -> [UInt
         let commit: UInt32 = decisions.bool() ? 0 : (decisions.bool() ? UInt32(builder.pages.count) : decisions.page(of: builder.pages.count))
         let image = builder.pages[decisions.int(0...(builder.pages.count - 1))]
         var frame = ImageBuilder.bigEndian(page) + ImageBuilder.bigEndian(commit) + ImageBuilder.bigEndian(0x0102_0304) + ImageBuilder.bigEndian(0x0506_0708)
-        sums = walChecksum(frame[0..<8][...], from: sums)
-        sums = walChecksum(image[...], from: sums)
+        sums = DatabaseRepair.walChecksum(frame[0..<8][...], from: sums)
+        sums = DatabaseRepair.walChecksum(image[...], from: sums)
         frame += ImageBuilder.bigEndian(sums.0) + ImageBuilder.bigEndian(sums.1) + image
         log += frame
     }

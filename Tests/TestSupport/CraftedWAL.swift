@@ -1,16 +1,4 @@
-/// SQLite's WAL checksum over little-endian words (a log whose magic is 0x377f0682), for tests
-/// that craft a log: checksums need no key.
-public func walChecksum(_ bytes: ArraySlice<UInt8>, from start: (UInt32, UInt32)) -> (UInt32, UInt32) {
-    var (first, second) = start
-    var index = bytes.startIndex
-    while index + 8 <= bytes.endIndex {
-        let word = { (at: Int) in UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24 }
-        first = first &+ word(index) &+ second
-        second = second &+ word(index + 4) &+ first
-        index += 8
-    }
-    return (first, second)
-}
+@_spi(Fuzzing) import CipherStore
 
 /// A log of one commit for pages of `pageSize` bytes: each frame (page number, page image),
 /// the last one committing with `sizeAfterCommit`; salts and checksums valid.
@@ -23,13 +11,13 @@ public func craftedWAL(pageSize: Int, frames: [(page: UInt32, image: [UInt8])], 
     put(UInt32(pageSize), at: 8)
     put(0x1234_5678, at: 16)
     put(0x9abc_def0, at: 20)
-    var sums = walChecksum(log[0..<24], from: (0, 0))
+    var sums = DatabaseRepair.walChecksum(log[0..<24], from: (0, 0))
     put(sums.0, at: 24)
     put(sums.1, at: 28)
     for (index, frame) in frames.enumerated() {
         let header = bigEndian(frame.page) + bigEndian(index == frames.count - 1 ? sizeAfterCommit : 0) + bigEndian(0x1234_5678) + bigEndian(0x9abc_def0)
-        sums = walChecksum(header[0..<8], from: sums)
-        sums = walChecksum(frame.image[...], from: sums)
+        sums = DatabaseRepair.walChecksum(header[0..<8], from: sums)
+        sums = DatabaseRepair.walChecksum(frame.image[...], from: sums)
         log += header + bigEndian(sums.0) + bigEndian(sums.1) + frame.image
     }
     return log

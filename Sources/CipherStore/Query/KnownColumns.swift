@@ -1,0 +1,23 @@
+/// A table's column names as the query interface checks them: as the table spells them, and
+/// lowercased (SQLite matches names without regard to ASCII case). The rowid's names count too,
+/// for a table that has one.
+struct KnownColumns {
+    let names: [String]
+    let lowercased: Set<String>
+    let schemaVersion: Int
+}
+
+extension Connection {
+    /// The columns of `table` in the main database, read again only after a schema change
+    /// (made by any connection: `schema_version` says).
+    func columnNamesOfTable(_ table: String) throws -> KnownColumns {
+        let version = try fetchScalar(Int.self, sql: "PRAGMA schema_version") ?? 0
+        if let known = tableColumns[table], known.schemaVersion == version { return known }
+        let names = try columnNames(ofTable: table)
+        var lowercased = Set(names.map { $0.lowercased() })
+        if try !names.isEmpty && TableShape.read(table, in: self).rowidName != nil { lowercased.formUnion(["rowid", "_rowid_", "oid"]) }
+        let known = KnownColumns(names: names, lowercased: lowercased, schemaVersion: version)
+        tableColumns[table] = known
+        return known
+    }
+}
