@@ -54,6 +54,26 @@ import Testing
         #expect(try slotCount() == before + 1)
     }
 
+    /// A reader that is gone (a closed pipe) is a failed delivery too, not a signal that ends
+    /// the command before it can take the slot back.
+    @Test func aRecoveryKeyPipedToAReaderThatIsGoneLeavesNoSlot() throws {
+        let before = try slotCount()
+        let process = Process()
+        process.executableURL = CLI.executable
+        process.arguments = ["keys", "recovery", database, "--key-file", keyFile]
+        let output = Pipe(), errors = Pipe()
+        try output.fileHandleForReading.close()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationReason == .exit && process.terminationStatus == 74, "\(process.terminationStatus): \(errorText)")
+        #expect(errorText.contains("no recovery key was added"), "\(errorText)")
+        #expect(try slotCount() == before)
+    }
+
     @Test func aRawKeyThatCannotBePrintedFails() throws {
         let result = try CLI.run(["keys", "export-raw-key", database, "--key-file", keyFile, "--to-stdout"], wrapper: Self.fullOutput)
         #expect(result.status == 74, "\(result.errorOutput)")

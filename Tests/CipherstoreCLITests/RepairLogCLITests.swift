@@ -133,3 +133,32 @@ import Testing
         #expect(!text.output.contains("score 100.0 %"))
     }
 }
+
+/// What the repair says when page 1 is lost but the schema's other pages still name the
+/// tables: that, and not "rows are in recovered_N tables"; and a loss never reads 100.0 %.
+@Suite struct RepairReportWordingCLITests {
+    @Test func aSchemaFoundOnPagesCutOffFromPageOneIsSaidSo() throws {
+        let workspace = try TemporaryDirectory()
+        let database = workspace.path("app.db")
+        let rawKey = String(repeating: "7a", count: 32)
+        let keyFile = try workspace.keyFile("app.key", rawKey)
+        var script = ""
+        for index in 0..<40 {
+            script += "CREATE TABLE t\(index)(id INTEGER PRIMARY KEY, body TEXT, padding TEXT DEFAULT '\(String(repeating: "p", count: 40))');"
+            script += "INSERT INTO t\(index)(body) VALUES ('row of t\(index)');"
+        }
+        let db = try Connection(path: database, key: .rawKey(hex: rawKey))
+        try db.executeScript(script)
+        try db.close()
+        var bytes = fileBytes(database)
+        for index in 100..<140 { bytes[index] ^= 0x3C }
+        try bytes.write(to: URL(fileURLWithPath: database))
+
+        let result = try CLI.run(["repair", database, "-o", workspace.path("out.db"), "--raw-key", "--key-file", keyFile])
+        #expect(result.status == 68, "\(result.errorOutput)")
+        #expect(result.output.contains("the tables named below were found on its pages cut off from page 1"), "\(result.output)")
+        #expect(!result.output.contains("no schema copy opened with the key: rows are in recovered_N tables"))
+        #expect(result.output.contains("t7: 1 row"))
+        #expect(!result.output.contains("score 100.0 %"))
+    }
+}

@@ -42,4 +42,22 @@ import Testing
         #expect(result.status == 0, "\(result.errorOutput)")
         #expect(try rows(decrypted, nil) == expected)
     }
+
+    /// Columns named rowid, _rowid_ and oid leave SQL no way to the rowid: the rewrite says so
+    /// instead of claiming every rowid kept.
+    @Test func aTableWhoseColumnsTakeEveryRowidNameIsNamed() throws {
+        let workspace = try TemporaryDirectory()
+        let plain = workspace.path("plain.db")
+        let db = try Connection(path: plain, key: nil)
+        try db.executeScript("""
+            CREATE TABLE s("rowid", "_rowid_", "oid", v);
+            INSERT INTO s(v) VALUES ('a'), ('b'), ('c'), ('d');
+            DELETE FROM s WHERE v IN ('a', 'c');
+            """)
+        try db.close()
+        let key = try workspace.keyFile("k.key", "shadowed rowid passphrase")
+        let result = try CLI.run(["encrypt", plain, "-o", workspace.path("app.db"), "--key-file", key])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("table s has columns named rowid, _rowid_ and oid"), "\(result.errorOutput)")
+    }
 }

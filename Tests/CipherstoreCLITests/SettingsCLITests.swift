@@ -54,6 +54,21 @@ import Testing
         #expect(try CLI.run(["settings", damaged, "--key-file", wrong, "--kdf-iterations", "100000"]).status == 65)
     }
 
+    /// A damaged salt is damage too, when the schema copy keeps the salt and the key opens the
+    /// pages with it.
+    @Test func aDamagedSaltIsDamagedWhenTheSchemaCopyKeepsIt() throws {
+        let path = workspace.path("salted.db")
+        let queue = try DatabaseQueue(path: path, key: .passphrase("settings passphrase"))
+        try queue.inDatabase { try $0.executeScript("CREATE TABLE t(x); INSERT INTO t VALUES ('row');") }
+        try queue.close()
+        var bytes = fileBytes(path)
+        bytes[3] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let result = try CLI.run(["settings", path, "--key-file", keyFile])
+        #expect(result.status == 67, "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("the salt, are damaged"), "\(result.errorOutput)")
+    }
+
     @Test func aWrongKeyIsAnsweredClearlyAndTheWrongKeyMessagePointsHere() throws {
         let wrong = try workspace.keyFile("w.key", "another passphrase")
         let result = try CLI.run(["settings", database, "--key-file", wrong, "--json"])

@@ -4,8 +4,8 @@ import TestSupport
 import Testing
 
 /// A journal or write-ahead log lying beside the name a command publishes to is never applied
-/// to the new file: `backup -o`, `repair -o`, `encrypt -o` and `restore` remove it first (and
-/// say so), and refuse when another process has it open.
+/// to the new file: `backup -o`, `repair -o`, `encrypt -o` and `restore` move it aside first
+/// (and say so), and refuse when another process has it open.
 ///
 /// The stale log is a real one: the `-wal` of a WAL writer killed before any checkpoint.
 @Suite(.serialized) struct StaleSideFileCLITests {
@@ -51,9 +51,12 @@ import Testing
         try Data(count: 32_768).write(to: URL(fileURLWithPath: output + "-shm"))
         let result = try CLI.run(["backup", backup, "-o", output, "--key-file", keyFile])
         #expect(result.status == 0, "\(result.errorOutput)")
-        #expect(result.errorOutput.contains("removed \(output)-wal"))
+        #expect(result.errorOutput.contains("moved \(output)-wal aside to \(output)-wal.stale-"), "\(result.errorOutput)")
         #expect(result.errorOutput.contains("removed \(output)-shm"))
         #expect(!FileManager.default.fileExists(atPath: output + "-wal"))
+        // Kept, not deleted: it may be the only copy of another database's commits.
+        let aside = try #require(try FileManager.default.contentsOfDirectory(atPath: workspace.url.path).first { $0.hasPrefix("copy.db-wal.stale-") })
+        #expect(fileBytes(workspace.path(aside)) == staleLog)
         #expect(try Self.rows(in: output) == committedRows)
     }
 
@@ -62,7 +65,7 @@ import Testing
         try placeStaleLog(beside: target)
         let result = try CLI.run(["restore", backup, "--to", target, "--key-file", keyFile, "--json"])
         #expect(result.status == 0, "\(result.errorOutput)")
-        #expect(result.errorOutput.contains("removed \(target)-wal"))
+        #expect(result.errorOutput.contains("moved \(target)-wal aside"))
         #expect(try Self.rows(in: target) == committedRows)
     }
 
@@ -81,7 +84,7 @@ import Testing
         #expect(result.status == 0, "\(result.errorOutput)")
         // A journal SQLite finds hot at its first read of the old file is rolled back into that
         // file (which the restore replaces) and deleted by SQLite itself; a log is never read.
-        if suffix == "-wal" { #expect(result.errorOutput.contains("removed \(target)\(suffix)")) }
+        if suffix == "-wal" { #expect(result.errorOutput.contains("moved \(target)\(suffix) aside")) }
         #expect(!FileManager.default.fileExists(atPath: target + suffix))
         #expect(try Self.rows(in: target) == committedRows)
     }
@@ -91,7 +94,7 @@ import Testing
         try placeStaleLog(beside: output)
         let result = try CLI.run(["repair", backup, "-o", output, "--key-file", keyFile])
         #expect(result.status == 0, "\(result.errorOutput)")
-        #expect(result.errorOutput.contains("removed \(output)-wal"))
+        #expect(result.errorOutput.contains("moved \(output)-wal aside"))
         #expect(try Self.rows(in: output) == committedRows)
     }
 
@@ -103,7 +106,7 @@ import Testing
         try placeStaleLog(beside: output)
         let result = try CLI.run(["encrypt", plaintext, "-o", output, "--key-file", keyFile])
         #expect(result.status == 0, "\(result.errorOutput)")
-        #expect(result.errorOutput.contains("removed \(output)-wal"))
+        #expect(result.errorOutput.contains("moved \(output)-wal aside"))
         #expect(try Self.rows(in: output) == committedRows)
     }
 

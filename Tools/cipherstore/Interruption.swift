@@ -31,8 +31,12 @@ enum Interruption {
     /// Kept alive for the life of the process; set once, before any signal can be handled.
     nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
 
-    /// Routes the handled signals to ``received(_:)``. Call once, before anything else.
+    /// Routes the handled signals to ``received(_:)``, and makes a write to a closed pipe an
+    /// error the command reports (exit 74) instead of a signal that ends it mid-way: a
+    /// recovery key piped to a reader that is gone must have its slot removed again. Call
+    /// once, before anything else.
     static func install() {
+        signal(SIGPIPE, SIG_IGN)
         sources = handledSignals.map { number -> any DispatchSourceSignal in
             // The default action would end the process at once, leaving temporaries and the terminal as they are.
             signal(number, SIG_IGN)

@@ -80,6 +80,7 @@ extension CipherStoreCommand {
                     CommandRunner.say(Self.text(report), quiet: quiet)
                 }
                 for path in report.removedSideFiles { warn(Summary.sideFileRemoved(path)) }
+                for path in report.sideFilesMovedAside { warn(Summary.sideFileMovedAside(path)) }
                 for problem in report.problems { warn(problem) }
                 if !report.isComplete {
                     warn("some data could not be read: the new database holds what could (\(json == nil ? "see above" : "see the report's pagesLost and problems")). Restore a backup if you have one; keep the damaged file.")

@@ -63,6 +63,9 @@ extension CipherStoreCommand {
                     throw CLIError(exitCode: ExitCodes.wrongKey, message: "No known setting opens '\(database)' with this key: the key is wrong, or the file is damaged (or it was made with settings outside the ones tried: give its KDF iterations with --kdf-iterations, its salt with --salt). Nothing was changed.", kind: "wrongKey")
                 }
                 let elapsed = clock.now - start
+                if found.saltFromSchemaCopy {
+                    throw DatabaseFileError.damaged(path: database, detail: "its first 16 bytes, the salt, are damaged: with the salt its schema copy keeps, its pages open with \(Summary.text(found.settings)). `cipherstore repair` reads it with that salt")
+                }
                 if found.firstPageDamaged {
                     throw DatabaseFileError.damaged(path: database, detail: "its first page opens with no setting, but its second page opens with \(Summary.text(found.settings)), so the key is right and page 1 is damaged. `cipherstore repair` reads every other page with these settings (\(Self.options(for: found.settings).map { $0.isEmpty ? "no options needed" : $0.joined(separator: " ") } ?? "see the Swift value in the README"))")
                 }

@@ -107,7 +107,15 @@ enum Summary {
     /// The warning for a journal or log removed from beside an output's name before the
     /// result took it.
     static func sideFileRemoved(_ path: String) -> String {
-        "removed \(path), a journal or log left beside the name by an earlier program: SQLite would have applied it to the new file."
+        path.hasSuffix("-shm")
+            ? "removed \(path), the index of a log left beside the name by an earlier program."
+            : "removed \(path), a journal left beside the name: it held the old file's pages."
+    }
+
+    /// The warning for a log or journal moved aside from beside an output's name.
+    static func sideFileMovedAside(_ path: String) -> String {
+        let original = path.components(separatedBy: ".stale-").first ?? path
+        return "moved \(original) aside to \(path): a log or journal left beside the name by an earlier program, which SQLite would have applied to the new file. Delete it once you know no other database needs it."
     }
 
     /// A conversion's result: the summary line (unless quiet) or, with `--json`, the object;
@@ -127,7 +135,9 @@ enum Summary {
             ? ["its schema copy '\(report.outputPath).schema' could not be written (check the directory's permissions and free space): a repair of a damaged first page would not know its tables. Any later write through CipherStore writes it."]
             : []
         let warnings = report.removedLeftovers.map { "removed \($0), left by an interrupted earlier run." }
-            + report.removedSideFiles.map(sideFileRemoved) + warnings + copyWarning + settingsWarning
+            + report.removedSideFiles.map(sideFileRemoved) + report.sideFilesMovedAside.map(sideFileMovedAside)
+            + report.rowidsNotKept.map { "table \($0) has columns named rowid, _rowid_ and oid: SQL cannot reach its rowids, so its rows have new ones in the result (in the same order), and verification compared them in that order." }
+            + warnings + copyWarning + settingsWarning
         if let json {
             var object = fields(report, fullCheck: fullCheck, warnings: warnings)
             object["opensOnlyWith"] = needed.map(\.option)

@@ -47,14 +47,14 @@ struct DatabaseRestore {
         if options.cancellation?.isCancelled == true { throw DatabaseFileError.cancelled }
         let restoredSalt = DatabaseFileInfo.salt(of: temporaryPath)
         let result = FileSystem.identity(temporaryPath)
-        var removedSideFiles: [String] = []
+        var sideFiles = DatabaseSideFiles.Cleared()
         do {
             if exists {
                 // What lies beside the old file is its own or stale: a journal the lock's first
                 // read did not roll back, a log it did not checkpoint (a damaged database
                 // replaced with `replacingUnreadable` is never read). Applied to the restored
                 // file, either would replace its pages with the old file's.
-                removedSideFiles = try DatabaseSideFiles.clear(beside: target)
+                sideFiles = try DatabaseSideFiles.clear(beside: target, keepingLogs: true)
                 let replacedFile = try ReplacedFile(path: target)
                 do {
                     try DurableReplacement.rename(temporaryPath, over: target)
@@ -64,7 +64,7 @@ struct DatabaseRestore {
                 }
                 _ = replacedFile.retire()
             } else {
-                removedSideFiles = try OutputDestination.publish(temporaryPath, as: target, overwrite: false)
+                sideFiles = try OutputDestination.publish(temporaryPath, as: target, overwrite: false)
             }
         } catch {
             // Read from the disk: once the name leads to the restored file, the restore happened.
@@ -82,7 +82,7 @@ struct DatabaseRestore {
         return DatabaseFileReport(outputPath: databasePath, backupPath: nil, removedLeftovers: removedLeftovers,
                                 verification: verification.at(path: databasePath), outputBytes: FileSystem.size(target),
                                 seconds: Date().timeIntervalSince(started), slotFilePath: slotFile, schemaCopyPath: schemaCopyPath,
-                                removedSideFiles: removedSideFiles)
+                                removedSideFiles: sideFiles.removed, sideFilesMovedAside: sideFiles.movedAside.map(\.to))
     }
 
     /// Locks the database to replace as an in-place conversion locks its source.

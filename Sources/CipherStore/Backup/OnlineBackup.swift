@@ -35,7 +35,7 @@ struct OnlineBackup {
         report(.replacing, fraction: 0.95)
 
         let copySalt = DatabaseFileInfo.salt(of: temporaryPath)
-        let published: (slotFile: String?, removedSideFiles: [String])
+        let published: (slotFile: String?, sideFiles: DatabaseSideFiles.Cleared)
         do {
             published = try OutputDestination.publish(
                 temporaryPath, as: outputPath, overwrite: overwrite, slotFile: KeySlots.slotFilePath(forDatabase: outputPath),
@@ -52,7 +52,7 @@ struct OnlineBackup {
         return DatabaseFileReport(outputPath: outputPath, backupPath: nil, removedLeftovers: removedLeftovers,
                                 verification: verification.at(path: outputPath), outputBytes: FileSystem.size(outputPath),
                                 seconds: Date().timeIntervalSince(started), slotFilePath: published.slotFile, schemaCopyPath: schemaCopyPath,
-                                removedSideFiles: published.removedSideFiles)
+                                removedSideFiles: published.sideFiles.removed, sideFilesMovedAside: published.sideFiles.movedAside.map(\.to))
     }
 
     /// Copies the source's snapshot into a new file at `temporaryPath` (mode 0600), checks it

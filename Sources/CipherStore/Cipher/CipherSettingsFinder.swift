@@ -35,6 +35,9 @@ public enum CipherSettingsFinder {
         /// Whether these settings were found on page 2 because page 1 opens with none: the
         /// key and settings are right, and page 1 is damaged (a repair reads the rest).
         public var firstPageDamaged = false
+        /// Whether these settings were found with the salt the database's schema copy keeps
+        /// because the file's first 16 bytes (its salt) open nothing: they are damaged.
+        public var saltFromSchemaCopy = false
     }
 
     /// The page sizes SQLCipher allows, most common first.
@@ -82,8 +85,14 @@ public enum CipherSettingsFinder {
             throw DatabaseFileError.damaged(path: path, detail: "it is \(info.size) bytes, shorter than the smallest page SQLCipher writes (\(smallest) bytes): it was cut short")
         }
         let firstPages = try readFirstBytes(path, count: 2 * (pageSizes.max() ?? 65536))
-        let found = try find(firstPage: firstPages, hasPlaintextHeader: info.hasPlaintextHeader, key: key, kdfIterations: kdfIterations,
+        var found = try find(firstPage: firstPages, hasPlaintextHeader: info.hasPlaintextHeader, key: key, kdfIterations: kdfIterations,
                              salt: salt, path: path)
+        // The salt is kept in the schema copy too: with it, damaged first bytes are told from a wrong key.
+        if found == nil, !info.hasPlaintextHeader, let kept = SchemaCopy.storedSalt(forDatabase: path), kept != Array(firstPages.prefix(16)) {
+            found = try find(firstPage: kept + firstPages.dropFirst(16), hasPlaintextHeader: false, key: key, kdfIterations: kdfIterations,
+                             salt: nil, path: nil)
+            found?.saltFromSchemaCopy = true
+        }
         if found == nil, info.size % Int64(smallest) != 0 {
             throw DatabaseFileError.damaged(path: path, detail: "it is \(info.size) bytes, not a whole number of pages, and no setting opens its first page with this key: it was cut short (or the key is wrong as well)")
         }

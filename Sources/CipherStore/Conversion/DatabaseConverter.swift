@@ -75,25 +75,25 @@ struct DatabaseConverter: Sendable {
             try FileSystem.createOwnerOnlyFile(temporaryPath)
             // The result replaces the original for whoever used it: same owner, group and mode.
             if isInPlace { try FileSystem.copyOwnerAndMode(from: sourcePath, to: temporaryPath) }
-            let (verification, schemaCopy) = try converter.copyAndVerify(into: temporaryPath, journalMode: lock.wasWAL ? "wal" : nil)
+            let (verification, schemaCopy, rowidsNotKept) = try converter.copyAndVerify(into: temporaryPath, journalMode: lock.wasWAL ? "wal" : nil)
             try checkCancelled()
             report(.replacing, written: FileSystem.size(temporaryPath))
             // The last moment to stop: after the rename the result is in place.
             try checkCancelled()
-            var removedSideFiles: [String] = []
+            var sideFiles = DatabaseSideFiles.Cleared()
             if isInPlace {
                 // A journal kept by PERSIST or TRUNCATE mode holds old pages — plaintext, for an
                 // encryption. It is not hot (the lock's first read would have rolled it back) and
                 // nobody else can write to it while the lock is held. A log beside the source
                 // was checkpointed when the lock left WAL mode.
-                removedSideFiles = try DatabaseSideFiles.clear(beside: sourcePath)
+                sideFiles = try DatabaseSideFiles.clear(beside: sourcePath, keepingLogs: false)
             }
             // Opened before the rename, while its name still leads to it (see ReplacedFile).
             let replacedFile = isInPlace ? try ReplacedFile(path: sourcePath) : nil
             let result = FileSystem.identity(temporaryPath)
             let backupPath: String?
             do {
-                (backupPath, removedSideFiles) = try replace(outputPath, with: temporaryPath, removedSideFiles: removedSideFiles)
+                (backupPath, sideFiles) = try replace(outputPath, with: temporaryPath, sideFiles: sideFiles)
             } catch {
                 // What to report is read from the disk: once the output's name leads to the
                 // result, the conversion happened, whichever step failed after it.
@@ -114,7 +114,7 @@ struct DatabaseConverter: Sendable {
                 outputPath: outputPath, backupPath: backupPath, removedLeftovers: removedLeftovers,
                 verification: verification.at(path: outputPath),
                 outputBytes: bytes, seconds: Date().timeIntervalSince(started), schemaCopyPath: schemaCopyPath,
-                removedSideFiles: removedSideFiles)
+                removedSideFiles: sideFiles.removed, sideFilesMovedAside: sideFiles.movedAside.map(\.to), rowidsNotKept: rowidsNotKept)
         } catch {
             FileSystem.removeDatabaseFiles(temporaryPath)
             throw error
@@ -228,17 +228,20 @@ struct DatabaseConverter: Sendable {
     /// and with ``DatabaseFileOptions/fullReadBack`` runs the integrity check again on the file.
     /// Independent steps overlap on a second core: the source's row counts with the export,
     /// the sync with the fresh connection's reads.
-    private func copyAndVerify(into temporaryPath: String, journalMode: String?) throws -> (VerificationReport, SchemaCopy.Pending?) {
+    /// - Returns: the verification, the result's schema copy, and the tables whose rowids could
+    ///   not be kept (see ``DatabaseExport``).
+    private func copyAndVerify(into temporaryPath: String, journalMode: String?) throws -> (VerificationReport, SchemaCopy.Pending?, [String]) {
         let exporter = try openSource(conversionIO: true)
         defer { try? exporter.close() }
         let converter = self
         let sourceCapture = BackgroundWork { try converter.captureSource() }
         defer { sourceCapture.wait() }
-        let derivedTargetKey = try export(exporter, into: temporaryPath)
+        let (derivedTargetKey, rowidsNotKept) = try export(exporter, into: temporaryPath)
         defer { derivedTargetKey?.wait() }
         let sourceSnapshot = try sourceCapture.value()
         try finishAndCheck(exporter, like: sourceSnapshot, journalMode: journalMode)
-        return try verifyWrittenFile(temporaryPath, against: sourceSnapshot, derivedKey: derivedTargetKey)
+        let (verification, schemaCopy) = try verifyWrittenFile(temporaryPath, against: sourceSnapshot, derivedKey: derivedTargetKey)
+        return (verification, schemaCopy, rowidsNotKept)
     }
 
     /// Attaches `temporaryPath` to `exporter` with the target key and settings and copies the
@@ -246,8 +249,9 @@ struct DatabaseConverter: Sendable {
     ///
     /// - Returns: for a passphrase on SQLCipher 4 (which reports the salt it chose for the
     ///   result), the key derived from it for that salt, computed on another thread during
-    ///   the copy, for the verifying connection (see ``verifyWrittenFile(_:against:derivedKey:)``).
-    private func export(_ exporter: Connection, into temporaryPath: String) throws -> BackgroundWork<DatabaseKey?>? {
+    ///   the copy, for the verifying connection (see ``verifyWrittenFile(_:against:derivedKey:)``);
+    ///   and the tables whose rowids could not be kept.
+    private func export(_ exporter: Connection, into temporaryPath: String) throws -> (BackgroundWork<DatabaseKey?>?, [String]) {
         let autoVacuum = try exporter.fetchScalar(Int.self, sql: "PRAGMA main.auto_vacuum") ?? 0
         let schema = Self.targetSchema
         // With a keyed main database, ATTACH without KEY would reuse the main key: an empty
@@ -278,9 +282,10 @@ struct DatabaseConverter: Sendable {
 
         let progress = ExportProgressMonitor(temporaryPath: temporaryPath, sourceBytes: FileSystem.size(sourcePath),
                                              totalBytes: sourceBytes(), options: options)
+        var rowidsNotKept: [String] = []
         do {
             try progress.observe(exporter) {
-                try DatabaseExport(connection: exporter, target: schema).run()
+                rowidsNotKept = try DatabaseExport(connection: exporter, target: schema).run()
             }
         } catch let error as DatabaseError {
             // A full disk or a failed write comes back as a generic error.
@@ -289,7 +294,7 @@ struct DatabaseConverter: Sendable {
         }
         try checkCancelled()
         report(.verifying, written: FileSystem.size(temporaryPath))
-        return derivedKey
+        return (derivedKey, rowidsNotKept)
     }
 
     /// Sets what `sqlcipher_export` leaves at its defaults, runs the integrity check on the
@@ -357,14 +362,14 @@ struct DatabaseConverter: Sendable {
         return (verification, schema)
     }
 
-    /// Moves the verified file into place; returns the backup path, if any, and the side files
-    /// removed (`removedSideFiles`, those removed before, and those beside a new output's name).
+    /// Moves the verified file into place; returns the backup path, if any, and what was done
+    /// with side files (`sideFiles`, those cleared before, or those beside a new output's name).
     ///
     /// - Throws: ``DurableReplacement/Unsynced`` when the result took the name but the
     ///   directory sync failed; any other error leaves the output's name as it was (a backup
     ///   link made for it is removed again).
     private func replace(_ outputPath: String, with temporaryPath: String,
-                         removedSideFiles: [String]) throws -> (backup: String?, removedSideFiles: [String]) {
+                         sideFiles: DatabaseSideFiles.Cleared) throws -> (backup: String?, sideFiles: DatabaseSideFiles.Cleared) {
         switch destination {
         case .file(_, let overwrite):
             return (nil, try OutputDestination.publish(temporaryPath, as: outputPath, overwrite: overwrite))
@@ -383,7 +388,7 @@ struct DatabaseConverter: Sendable {
                 if let backup, DurableReplacement.holds(sourcePath, identity: source) { FileSystem.removeIfPresent(backup) }
                 throw error
             }
-            return (backup, removedSideFiles)
+            return (backup, sideFiles)
         }
     }
 

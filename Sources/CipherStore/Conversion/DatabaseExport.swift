@@ -13,13 +13,17 @@
 /// indexes, rows, `sqlite_sequence`, then views, triggers and virtual tables as schema
 /// entries. Foreign keys are off on the exporting connection; CHECK constraints are not
 /// evaluated (the rows passed them once); triggers do not exist yet when the rows arrive.
-/// A table whose columns take all three names of the rowid is copied as a whole.
+/// A table whose columns take all three names of the rowid is copied as a whole: SQL cannot
+/// reach its rowids, so its rows get new ones, and ``run()`` names it.
 struct DatabaseExport {
     let connection: Connection
     /// The attached database that receives the copy: new and empty.
     let target: String
 
-    func run() throws {
+    /// - Returns: the tables whose rowids could not be kept (columns named `rowid`, `_rowid_`
+    ///   and `oid`).
+    @discardableResult
+    func run() throws -> [String] {
         let db = connection
         let target = Connection.quoteIdentifier(self.target)
         // Reserved `sqlite_` tables (sqlite_stat1) and the schema entries of views, triggers
@@ -39,8 +43,13 @@ struct DatabaseExport {
             let prefix = sql.hasPrefix("CREATE UNIQUE INDEX ") ? "CREATE UNIQUE INDEX " : "CREATE INDEX "
             try db.execute(sql: qualified(sql, prefix: prefix, schema: target))
         }
+        var rowidsNotKept: [String] = []
         for table in tables {
-            try db.execute(sql: try Self.copyStatement(for: TableShape.read(table.name, in: db), into: target))
+            let shape = try TableShape.read(table.name, in: db)
+            if shape.rowidName == nil, shape.rowidShadowed, !DatabaseSalvage.compactSQL(table.sql).hasSuffix("WITHOUTROWID") {
+                rowidsNotKept.append(table.name)
+            }
+            try db.execute(sql: Self.copyStatement(for: shape, into: target))
         }
         if try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM \(target).sqlite_master WHERE name = 'sqlite_sequence'") == 1 {
             try db.execute(sql: "DELETE FROM \(target).sqlite_sequence")
@@ -50,6 +59,7 @@ struct DatabaseExport {
             INSERT INTO \(target).sqlite_master SELECT type, name, tbl_name, rootpage, sql FROM main.sqlite_master
             WHERE type = 'view' OR type = 'trigger' OR (type = 'table' AND rootpage = 0)
             """)
+        return rowidsNotKept
     }
 
     /// `CREATE TABLE name(…)` as `CREATE TABLE target.name(…)`. SQLite stores every table's

@@ -23,4 +23,12 @@ public struct DatabaseFileReport: Sendable {
     /// A journal, write-ahead log or log index that lay beside the output's name and was
     /// removed before the result took the name: SQLite would have applied it to the result.
     public var removedSideFiles: [String] = []
+    /// The new names of a log or journal that lay beside the output's name, kept aside rather
+    /// than removed (it may be the only copy of another database's last commits): delete it
+    /// once nothing needs it.
+    public var sideFilesMovedAside: [String] = []
+    /// Tables whose columns are named `rowid`, `_rowid_` and `oid` alike: SQL cannot reach
+    /// their rowids, so the copy gave their rows new ones (in the same order) and verification
+    /// compared their rows in that order. Empty for almost every database.
+    public var rowidsNotKept: [String] = []
 }

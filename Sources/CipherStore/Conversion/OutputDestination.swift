@@ -48,18 +48,18 @@ extension OutputDestination {
 
     /// Puts a finished, synced file under a new name: `link(2)`, which fails instead of
     /// replacing a file that appeared meanwhile, or with `overwrite` a rename over the existing
-    /// file. A journal, log or log index beside the name is removed first, so it is never
-    /// applied to the new file (see ``DatabaseSideFiles``).
+    /// file. A journal, log or log index beside the name is cleared first (logs moved aside),
+    /// so it is never applied to the new file (see ``DatabaseSideFiles``).
     ///
-    /// - Returns: the side files removed.
+    /// - Returns: what was done with the side files.
     /// - Throws: ``DatabaseFileError/outputExists(path:)``, ``DatabaseFileError/databaseInUse(path:detail:)``
     ///   (another process has a side file open; nothing changed), and the errors of
     ///   ``DurableReplacement`` (``DurableReplacement/Unsynced`` when the name holds the new
     ///   file but its directory sync failed).
     @discardableResult
-    static func publish(_ temporaryPath: String, as path: String, overwrite: Bool) throws -> [String] {
+    static func publish(_ temporaryPath: String, as path: String, overwrite: Bool) throws -> DatabaseSideFiles.Cleared {
         if !overwrite && FileSystem.exists(path) { throw DatabaseFileError.outputExists(path: path) }
-        let removed = try DatabaseSideFiles.clear(beside: path)
+        let removed = try DatabaseSideFiles.clear(beside: path, keepingLogs: true)
         if overwrite {
             try DurableReplacement.rename(temporaryPath, over: path)
         } else {
@@ -71,9 +71,9 @@ extension OutputDestination {
     /// ``publish(_:as:overwrite:)``, with what a failure means read from the disk: once the
     /// name leads to the new file, the error is a ``NotDurableError`` saying `nowOnDisk`;
     /// before that, nothing changed and the error is rethrown.
-    /// - Returns: the side files removed.
+    /// - Returns: what was done with the side files.
     @discardableResult
-    static func publish(_ temporaryPath: String, as path: String, overwrite: Bool, nowOnDisk: String, nextStep: String) throws -> [String] {
+    static func publish(_ temporaryPath: String, as path: String, overwrite: Bool, nowOnDisk: String, nextStep: String) throws -> DatabaseSideFiles.Cleared {
         let identity = FileSystem.identity(temporaryPath)
         do {
             return try publish(temporaryPath, as: path, overwrite: overwrite)
@@ -95,13 +95,13 @@ extension OutputDestination {
     /// and the old database still opens. Once the database has the name, the new slot file
     /// stays (with a ``NotDurableError`` too) and the old one is removed. A crash in between
     /// leaves the old one beside them as `NAME.keys.previous-PID-N`.
-    /// - Returns: the slot file written, or `nil`, and the side files removed.
+    /// - Returns: the slot file written, or `nil`, and what was done with the side files.
     static func publish(_ temporaryPath: String, as path: String, overwrite: Bool, slotFile: String,
                         writingSlotFile writeSlotFile: () throws -> String?, nowOnDisk: String, nextStep: String)
-        throws -> (slotFile: String?, removedSideFiles: [String]) {
+        throws -> (slotFile: String?, sideFiles: DatabaseSideFiles.Cleared) {
         let previous = overwrite ? try setAside(slotFile) : nil
         var written: String?
-        var removed: [String] = []
+        var removed = DatabaseSideFiles.Cleared()
         do {
             written = try writeSlotFile()
             removed = try publish(temporaryPath, as: path, overwrite: overwrite, nowOnDisk: nowOnDisk, nextStep: nextStep)

@@ -13,6 +13,8 @@ struct TableShape: Sendable {
     /// The name the rowid is read and written under; `nil` for a `WITHOUT ROWID` table, or
     /// when columns are named `rowid`, `_rowid_` and `oid` alike.
     let rowidName: String?
+    /// Whether columns take all three of the rowid's names (`rowid`, `_rowid_`, `oid`).
+    let rowidShadowed: Bool
     /// Whether a column is the rowid itself (an `INTEGER PRIMARY KEY`): copying the columns
     /// copies the rowid.
     let hasRowidAlias: Bool
@@ -45,7 +47,8 @@ struct TableShape: Sendable {
             let origins = try db.fetchAll(sql: "PRAGMA \(quotedSchema).index_list(\(quotedTable))").map { try $0.value(String.self, at: 3) }
             hasRowidAlias = !origins.contains("pk")
         }
-        return TableShape(name: table, columns: columns, rowidName: rowidName, hasRowidAlias: hasRowidAlias, primaryKey: primaryKey)
+        return TableShape(name: table, columns: columns, rowidName: rowidName, rowidShadowed: ["rowid", "_rowid_", "oid"].allSatisfy(taken.contains),
+                          hasRowidAlias: hasRowidAlias, primaryKey: primaryKey)
     }
 
     /// Whether `sql` compiles on `db` (it is not run).

@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -20,32 +21,51 @@ enum DatabaseSideFiles {
         suffixes.map { path + $0 }.filter { FileSystem.exists($0) }
     }
 
-    /// Removes the journal, log and index beside `path`, just before a new file takes the name.
+    /// What ``clear(beside:keepingLogs:)`` did with each side file.
+    struct Cleared: Equatable {
+        /// Side files removed: log indexes (`-shm`, rebuilt from the log), and logs when they
+        /// were not kept.
+        var removed: [String] = []
+        /// Logs and journals kept under a new name, each as (old path, new path).
+        var movedAside: [(from: String, to: String)] = []
+
+        static func == (lhs: Cleared, rhs: Cleared) -> Bool {
+            lhs.removed == rhs.removed && lhs.movedAside.map(\.to) == rhs.movedAside.map(\.to)
+        }
+    }
+
+    /// Clears the journal, log and index beside `path`, just before a new file takes the name.
     ///
-    /// They are removed only when no other process has the database or any of them open: a
-    /// process that does would go on using them (and write into a log the new file would then
-    /// replay). This process's own connections are the caller's to have closed or locked.
-    /// - Returns: the files removed.
+    /// With `keepingLogs`, a `-wal` or `-journal` is renamed aside (`NAME-wal.stale-SECONDS`),
+    /// not removed: it may be the only copy of another database's last commits (one moved away
+    /// without its log). Without, it is removed: an in-place conversion's own journal, which
+    /// may hold the old plaintext pages. They are cleared only when no other process has the
+    /// database or any of them open: a process that does would go on using them (and write
+    /// into a log the new file would then replay). This process's own connections are the
+    /// caller's to have closed or locked.
     /// - Throws: ``DatabaseFileError/databaseInUse(path:detail:)`` when another process has
-    ///   them open (nothing removed).
-    @discardableResult
-    static func clear(beside path: String) throws -> [String] {
+    ///   them open (nothing changed).
+    static func clear(beside path: String, keepingLogs: Bool) throws -> Cleared {
         let sideFiles = present(beside: path)
-        guard !sideFiles.isEmpty else { return [] }
+        guard !sideFiles.isEmpty else { return Cleared() }
         let holders = OpenFileHolders.processes(holding: [path] + sideFiles)
         guard holders.isEmpty else {
             throw DatabaseFileError.databaseInUse(
                 path: path, detail: holders.map(\.description).joined(separator: "; ")
                     + "; the journal or log beside it would be applied to the new file")
         }
-        var removed: [String] = []
+        var cleared = Cleared()
         for file in sideFiles {
-            if unlink(file) == 0 {
-                removed.append(file)
+            if keepingLogs && !file.hasSuffix("-shm") {
+                let aside = file + ".stale-\(Int(Date().timeIntervalSince1970))-\(getpid())"
+                guard rename(file, aside) == 0 else { throw FileSystem.ioError("rename", file) }
+                cleared.movedAside.append((file, aside))
+            } else if unlink(file) == 0 {
+                cleared.removed.append(file)
             } else if errno != ENOENT {
                 throw FileSystem.ioError("remove", file)
             }
         }
-        return removed
+        return cleared
     }
 }

@@ -104,7 +104,7 @@ public enum DatabaseRepair {
         // A slot database repaired with its data key keeps its salt: its slot file opens the
         // new database too.
         let outputSalt = DatabaseFileInfo.salt(of: temporaryPath)
-        let publication: (slotFile: String?, removedSideFiles: [String])
+        let publication: (slotFile: String?, sideFiles: DatabaseSideFiles.Cleared)
         do {
             publication = try OutputDestination.publish(
                 temporaryPath, as: output, overwrite: overwrite, slotFile: KeySlots.slotFilePath(forDatabase: output),
@@ -133,9 +133,10 @@ public enum DatabaseRepair {
                             schemaCopyTaken: schemaCopy.copy?.taken, schemaFromCopy: result.salvage.usedSchemaCopy,
                             tables: result.salvage.tables, problems: walProblems + result.salvage.problems, slotFilePath: publication.slotFile,
                             schemaCopyPath: schemaCopyPath, seconds: Date().timeIntervalSince(started),
-                            removedSideFiles: publication.removedSideFiles)
+                            removedSideFiles: publication.sideFiles.removed)
+        report.sideFilesMovedAside = publication.sideFiles.movedAside.map(\.to)
         report.pagesMissingAtEnd = missingAtEnd
-        report.notes = notes
+        report.notes = notes + result.salvage.notes
         return report
     }
 

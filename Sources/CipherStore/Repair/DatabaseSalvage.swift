@@ -89,6 +89,9 @@ final class DatabaseSalvage {
     private var freelistWhole = false
     private var encoding = RecordFormat.TextEncoding.utf8
     private var problems: [String] = []
+    private var notes: [String] = []
+    /// Whether the schema had ANALYZE's statistics, to gather again.
+    private var gatherStatistics = false
     /// Rows no table took, even a `recovered_N` one.
     private var refused = 0
     /// Rows their table refused (a constraint, a rowid taken), put in a `recovered_N` table.
@@ -116,6 +119,8 @@ final class DatabaseSalvage {
     /// What ``run()`` recovered.
     struct Result {
         let tables: [RepairReport.Table]
+        /// What was done that loses nothing (statistics gathered anew).
+        let notes: [String]
         /// Whether the file's own schema was read whole.
         let schemaRecovered: Bool
         /// Whether objects the file's schema no longer tells were taken from the schema copy.
@@ -178,14 +183,24 @@ final class DatabaseSalvage {
                 }
                 continue
             }
-            guard !object.name.hasPrefix("sqlite_"), let sql = object.sql, object.rootPage > 0 else { continue }
-            if fromCopy.contains(object.name), let problem = try rootProblem(object, fileRoots: fileRoots) {
-                problems.append(problem)
+            if object.name.lowercased().hasPrefix("sqlite_stat") {
+                // Statistics ANALYZE gathers from the rows: read past (its rows are no table's
+                // rows) and gathered anew once the rows are in.
+                if object.rootPage > 0 { try walkTable(root: object.rootPage) { _, _ in } }
+                gatherStatistics = true
                 continue
             }
+            guard !object.name.hasPrefix("sqlite_"), let sql = object.sql else { continue }
             let compact = Self.compactSQL(sql)
             if compact.hasPrefix("CREATEVIRTUAL") {
-                problems.append("virtual table \(object.name) was not recovered (its module keeps its own data)")
+                // Its own data is in ordinary tables (FTS and R-tree shadow tables), recovered as such.
+                let shadows = schema.filter { $0.type == "table" && $0.rootPage > 0 && $0.name.hasPrefix(object.name + "_") }.map(\.name)
+                problems.append("virtual table \(object.name) was not recreated" + (shadows.isEmpty ? "" : "; the tables holding its data were recovered as ordinary tables (\(shadows.joined(separator: ", ")))"))
+                continue
+            }
+            guard object.rootPage > 0 else { continue }
+            if fromCopy.contains(object.name), let problem = try rootProblem(object, fileRoots: fileRoots) {
+                problems.append(problem)
                 continue
             }
             if compact.hasSuffix("WITHOUTROWID") {
@@ -246,6 +261,10 @@ final class DatabaseSalvage {
                 }
             }
         }
+        if gatherStatistics {
+            try output.execute(sql: "ANALYZE")
+            notes.append("sqlite_stat1, the statistics ANALYZE gathers, was gathered anew from the recovered rows")
+        }
         if let header {
             try output.execute(sql: "PRAGMA user_version = \(header.userVersion)")
             try output.execute(sql: "PRAGMA application_id = \(header.applicationID)")
@@ -263,7 +282,7 @@ final class DatabaseSalvage {
         if refused > 0 { problems.append("\(refused) rows could not be inserted anywhere") }
         let tables = (targets + recovered.keys.sorted().compactMap { recovered[$0] })
             .map { RepairReport.Table(name: $0.name, recoveredRows: $0.inserted, expectedRows: schemaCopy?.rowCounts?[$0.name]) }
-        return Result(tables: tables, schemaRecovered: schemaRecovered, usedSchemaCopy: !createdFromCopy.isEmpty, problems: problems)
+        return Result(tables: tables, notes: notes, schemaRecovered: schemaRecovered, usedSchemaCopy: !createdFromCopy.isEmpty, problems: problems)
     }
 
     /// What the report says of tables taken from the schema copy: when it was taken, and

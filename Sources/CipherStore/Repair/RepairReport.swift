@@ -42,9 +42,12 @@ public struct RepairReport: Sendable {
     /// The schema copy written beside the new database, when one could be.
     public let schemaCopyPath: String?
     /// The share of the database's pages that were not lost, from 0 to 1. Free pages, which
-    /// hold no rows and are not read, count as not lost.
+    /// hold no rows and are not read, count as not lost. A repair that is not complete scores
+    /// below 1 even when no page was lost (rows of a `WITHOUT ROWID` table, a log not read):
+    /// at most 0.999.
     public var score: Double {
-        pageCount == 0 ? 0 : Double(pageCount - pagesLost.count - pagesMissingAtEnd) / Double(pageCount)
+        let pages = pageCount == 0 ? 0 : Double(pageCount - pagesLost.count - pagesMissingAtEnd) / Double(pageCount)
+        return isComplete ? pages : min(pages, 0.999)
     }
     /// Whether everything was recovered: no page lost or missing, the schema read, nothing refused.
     public var isComplete: Bool { pagesLost.isEmpty && pagesMissingAtEnd == 0 && schemaRecovered && problems.isEmpty }
@@ -55,6 +58,9 @@ public struct RepairReport: Sendable {
     /// A journal, write-ahead log or log index that lay beside the output's name and was
     /// removed before the new database took the name: SQLite would have applied it to it.
     public var removedSideFiles: [String] = []
+    /// The new names of a log or journal that lay beside the output's name, kept aside (it may
+    /// be the only copy of another database's last commits): delete it once nothing needs it.
+    public var sideFilesMovedAside: [String] = []
     /// Pages page 1's header says the database has beyond the end of the file: the file was
     /// cut short, or its header is damaged. Counted as lost.
     public var pagesMissingAtEnd = 0

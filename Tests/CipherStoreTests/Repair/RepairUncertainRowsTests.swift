@@ -167,3 +167,34 @@ import Testing
         }
     }
 }
+
+/// Virtual tables and ANALYZE's statistics: named as not recreated (never dropped in
+/// silence), and gathered anew (never turned into a recovered_N table).
+@Suite struct RepairVirtualTableTests {
+    @Test func aVirtualTableIsNamedAndStatisticsAreGatheredAnew() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("fts.db")
+        let key = try DatabaseKey.rawKey(hex: String(repeating: "6a", count: 32))
+        let db = try Connection(path: path, key: key)
+        try db.executeScript("""
+            CREATE VIRTUAL TABLE notes USING fts4(body);
+            INSERT INTO notes VALUES ('buy milk'), ('walk the dog');
+            CREATE TABLE t(id INTEGER PRIMARY KEY, v);
+            CREATE INDEX t_v ON t(v);
+            INSERT INTO t VALUES (1, 'a'), (2, 'b');
+            ANALYZE;
+            """)
+        try db.close()
+        let output = directory.path("out.db")
+        let report = try DatabaseRepair.salvage(path: path, key: key, to: output)
+        #expect(!report.isComplete)
+        #expect(report.score < 1)
+        #expect(report.problems.contains { $0.contains("virtual table notes was not recreated") && $0.contains("notes_content") }, "\(report.problems)")
+        #expect(!report.tables.contains { $0.name.hasPrefix("recovered_") }, "\(report.tables)")
+        #expect(report.notes.contains { $0.contains("sqlite_stat1") })
+        let check = try Connection(path: output, key: key)
+        defer { try? check.close() }
+        #expect(try check.fetchScalar(Int.self, sql: "SELECT count(*) FROM sqlite_stat1") ?? 0 > 0)
+        #expect(try check.fetchScalar(Int.self, sql: "SELECT count(*) FROM notes_content") == 2)
+    }
+}
