@@ -80,6 +80,17 @@ import Testing
         #expect(result.errorOutput.contains("Cannot write to standard output"))
     }
 
+    /// A write the disk refuses (a file-size limit: EFBIG, as a full disk) is an I/O failure,
+    /// exit 74, like every other command's, and is rolled back.
+    @Test func aQueryWriteTheDiskRefusesExits74AndChangesNothing() throws {
+        let result = try CLI.run(["query", database, "INSERT INTO t SELECT hex(randomblob(400000))", "--write", "--key-file", keyFile],
+                                 wrapper: ["trap '' XFSZ", "ulimit -f 256"])
+        #expect(result.status == 74, "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("rolled back"), "\(result.errorOutput)")
+        let count = try CLI.run(["query", database, "SELECT count(*) FROM t", "--key-file", keyFile, "--format", "csv"])
+        #expect(count.output.contains("\n2\n"), "\(count.output)")
+    }
+
     @Test func anErrorWrittenToAFullStandardErrorKeepsItsExitCode() throws {
         let wrong = try workspace.keyFile("wrong.key", "not the passphrase")
         let result = try CLI.run(["query", database, "SELECT x FROM t", "--key-file", wrong], wrapper: ["exec 2>/dev/full"])

@@ -120,7 +120,10 @@ extension CipherStoreCommand {
                 if [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode.primaryResultCode) {
                     throw DatabaseFileError.damaged(path: Self.path(of: db), detail: "reading it failed (\(error.message ?? error.description)); the rows above, if any, are only part of the result")
                 }
-                throw CLIError(exitCode: 1, message: "The statement failed: \(error.message ?? error.description).\(writing ? " It was rolled back: nothing was changed." : "")")
+                // A full disk or a failed write is the file system's, exit 74 as for every command.
+                let io = [.SQLITE_FULL, .SQLITE_IOERR].contains(error.resultCode.primaryResultCode)
+                throw CLIError(exitCode: io ? ExitCodes.ioFailure : 1,
+                               message: "The statement failed: \(error.message ?? error.description).\(writing ? " It was rolled back: nothing was changed." : "")\(io ? " Free some space (or check the disk), then run it again." : "")")
             }
             let changes = writing ? db.changesCount : 0
             if writing && statement.columnCount == 0 && !quiet {

@@ -182,10 +182,14 @@ enum KeySlotStore {
         guard descriptor >= 0 else { throw FileSystem.ioError("create", temporary) }
         do {
             defer { close(descriptor) }
-            do {
-                try FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).write(contentsOf: file.serialized())
-            } catch {
-                throw DatabaseFileError.io(operation: "write", path: temporary, reason: "\(error)")
+            // write(2) until every byte is out: a full disk is reported with the system's reason.
+            let bytes = [UInt8](file.serialized())
+            var written = 0
+            while written < bytes.count {
+                let count = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress! + written, bytes.count - written) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { throw FileSystem.ioError("write", temporary) }
+                written += count
             }
             guard fsync(descriptor) == 0 else { throw FileSystem.ioError("fsync", temporary) }
             let readBack: KeySlotFile
