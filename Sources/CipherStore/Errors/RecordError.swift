@@ -19,6 +19,8 @@ public enum RecordError: Error, Sendable, Equatable, CustomStringConvertible {
     case nilPrimaryKey(table: String, primaryKey: String)
     /// The new row's rowid does not fit the record's `id` type (a rowid above 127 for an `Int8`).
     case rowIDOutOfRange(table: String, rowID: Int64, idType: String)
+    /// `find` found no record with this key (GRDB's spelling).
+    case recordNotFound(databaseTableName: String, key: [String: DatabaseValue])
 
     public var description: String {
         switch self {
@@ -28,6 +30,9 @@ public enum RecordError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(recordType) has no property named \(primaryKey), so its row of \(table) cannot be found. Pass primaryKey: with the name of the property that holds the table's primary key (as its coding key spells it)."
         case .nilPrimaryKey(let table, let primaryKey):
             return "The record's \(primaryKey) is nil, so it has no row of \(table) yet. Insert it first (insert(&record, into:) sets its id), or set its \(primaryKey)."
+        case .recordNotFound(let table, let key):
+            let described = key.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value)" }.joined(separator: ", ")
+            return "No record of \(table) has \(described). Use fetchOne(_:id:) where a missing record is expected, or check the id."
         case .rowIDOutOfRange(let table, let rowID, let idType):
             return "The new row of \(table) has rowid \(rowID), which does not fit the record's id type \(idType); the row was inserted, the record's id was not set. Declare id as Int64?."
         }

@@ -104,3 +104,14 @@ extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvert
         return Wrapped.fromDatabaseValue(value).map { .some($0) }
     }
 }
+
+/// An enum with raw values stores its raw value: `enum Color: String, DatabaseValueConvertible {}`
+/// needs no body, and `Column("color") == Color.blue` binds `"blue"`. A stored value that is no
+/// case's raw value does not convert.
+extension DatabaseValueConvertible where Self: RawRepresentable, RawValue: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { rawValue.databaseValue }
+
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> Self? {
+        RawValue.fromDatabaseValue(value).flatMap(Self.init(rawValue:))
+    }
+}
