@@ -22,16 +22,12 @@ enum DatabaseSideFiles {
     }
 
     /// What ``clear(beside:keepingLogs:)`` did with each side file.
-    struct Cleared: Equatable {
+    struct Cleared {
         /// Side files removed: log indexes (`-shm`, rebuilt from the log), and logs when they
         /// were not kept.
         var removed: [String] = []
         /// Logs and journals kept under a new name, each as (old path, new path).
         var movedAside: [(from: String, to: String)] = []
-
-        static func == (lhs: Cleared, rhs: Cleared) -> Bool {
-            lhs.removed == rhs.removed && lhs.movedAside.map(\.to) == rhs.movedAside.map(\.to)
-        }
     }
 
     /// Clears the journal, log and index beside `path`, just before a new file takes the name.
