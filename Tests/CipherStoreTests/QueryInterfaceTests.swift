@@ -102,8 +102,9 @@ import Testing
         #expect(try Note.order(Column("id").desc).fetchOne(db)?.id == 200)
         #expect(try Note.limit(3).fetchAll(db).count == 3)
         // Values are bound, never written into the SQL.
-        #expect(request.sql == #"SELECT * FROM "note" WHERE ("done" = ?) ORDER BY "score" DESC, "id" ASC LIMIT ? OFFSET ?"#)
-        #expect(request.arguments == [.integer(0), .integer(10), .integer(5)])
+        let rendered = try request.makeSQL(db)
+        #expect(rendered.sql == #"SELECT * FROM "note" WHERE ("done" = ?) ORDER BY "score" DESC, "id" ASC LIMIT ? OFFSET ?"#)
+        #expect(rendered.arguments == [.integer(0), .integer(10), .integer(5)])
         let hostile = "x'); DROP TABLE note; --"
         #expect(try Note.filter(Column("body") == hostile).fetchAll(db).isEmpty)
         #expect(try Note.fetchCount(db) == 200)

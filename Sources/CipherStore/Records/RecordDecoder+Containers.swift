@@ -27,9 +27,15 @@ extension RecordDecoder {
         var codingPath: [any CodingKey] { [] }
         var allKeys: [Key] { decoder.source.columnNames.compactMap { Key(stringValue: $0) } }
 
-        func contains(_ key: Key) -> Bool { decoder.lookUp(key) != nil }
+        func contains(_ key: Key) -> Bool {
+            decoder.lookUp(key) != nil || decoder.scoped?.scope(key.stringValue) != nil || decoder.scoped?.prefetchedRows(key.stringValue) != nil
+        }
 
         func decodeNil(forKey key: Key) throws -> Bool {
+            if let scoped = decoder.scoped {
+                if let scope = scoped.scope(key.stringValue) { return scope.isMissing }
+                if scoped.prefetchedRows(key.stringValue) != nil { return false }
+            }
             guard let column = decoder.lookUp(key) else { return true }
             return decoder.source.columnType(at: column) == SQLITE_NULL
         }
@@ -50,7 +56,8 @@ extension RecordDecoder {
         func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(key) }
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-            try decoder.value(T.self, at: decoder.column(for: key), key: key)
+            if let scoped = decoder.scoped, let value = try decoder.associated(T.self, forKey: key, in: scoped) { return value }
+            return try decoder.value(T.self, at: decoder.column(for: key), key: key)
         }
 
         @inline(__always)

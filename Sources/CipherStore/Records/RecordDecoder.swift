@@ -12,6 +12,9 @@ import Foundation
 /// n-th key is the same one.
 final class RecordDecoder {
     let source: ColumnSource
+    /// The row split by association, for a request with associations; `nil` on the usual,
+    /// one-table path.
+    let scoped: ScopedRow?
     /// The record being decoded, named in errors.
     private var recordType: Any.Type = Any.self
     @exclusivity(unchecked) private var plannedKeys: [String] = []
@@ -20,6 +23,13 @@ final class RecordDecoder {
 
     init(source: ColumnSource) {
         self.source = source
+        self.scoped = nil
+    }
+
+    /// A decoder of a row of a request with associations.
+    init(scoped: ScopedRow) {
+        self.source = .row(scoped.row)
+        self.scoped = scoped
     }
 
     /// Decodes the source's current row.

@@ -55,16 +55,41 @@ extension TableRecord {
     }
 }
 
-extension TableRecord where Self: FetchableRecord {
-    /// A request for every record, to refine with `filter`, `order` and `limit`.
-    public static func all() -> QueryRequest<Self> { QueryRequest() }
-    /// The records matching `condition`. See ``QueryRequest``.
-    public static func filter(_ condition: SQLExpression) -> QueryRequest<Self> { all().filter(condition) }
-    /// Every record in this order. See ``QueryRequest``.
-    public static func order(_ terms: any SQLOrderingTerm...) -> QueryRequest<Self> { all().order(terms) }
-    /// At most `limit` records. See ``QueryRequest``.
-    public static func limit(_ limit: Int, offset: Int? = nil) -> QueryRequest<Self> { all().limit(limit, offset: offset) }
+extension TableRecord {
+    /// A request for every record, to refine with `filter`, `order`, `select`, `including`…
+    public static func all() -> QueryInterfaceRequest<Self> { QueryInterfaceRequest(relation: SQLRelation(table: databaseTableName)) }
+    /// A request that matches no record.
+    public static func none() -> QueryInterfaceRequest<Self> { all().filter(SQLExpression(sql: "0")) }
+    /// The records matching `predicate`. See ``QueryInterfaceRequest``.
+    public static func filter(_ predicate: some SQLSpecificExpressible) -> QueryInterfaceRequest<Self> { all().filter(predicate) }
+    /// The records matching a condition written in SQL.
+    public static func filter(sql: String, arguments: [DatabaseValue] = []) -> QueryInterfaceRequest<Self> { all().filter(sql: sql, arguments: arguments) }
+    /// Every record in this order. See ``QueryInterfaceRequest``.
+    public static func order(_ orderings: any SQLOrderingTerm...) -> QueryInterfaceRequest<Self> { all().order(orderings) }
+    /// At most `limit` records. See ``QueryInterfaceRequest``.
+    public static func limit(_ limit: Int, offset: Int? = nil) -> QueryInterfaceRequest<Self> { all().limit(limit, offset: offset) }
+    /// Only these columns or expressions of every record. See ``QueryInterfaceRequest/select(_:)-([SQLSelectable])``.
+    public static func select(_ selection: any SQLSelectable...) -> QueryInterfaceRequest<Self> { all().select(selection) }
+    /// These columns or expressions, each row fetched as `type`: `Note.select(Column("title"), as: String.self)`.
+    public static func select<T>(_ selection: any SQLSelectable..., as type: T.Type) -> QueryInterfaceRequest<T> {
+        all().select(selection).asRequest(of: T.self)
+    }
+    /// Every record with more selected after its columns. See ``QueryInterfaceRequest/annotated(with:)``.
+    public static func annotated(with selection: any SQLSelectable...) -> QueryInterfaceRequest<Self> {
+        var request = all()
+        request.relation.selection += selection.map(\.sqlSelection)
+        return request
+    }
 
+    /// Updates every row of the table: `Note.updateAll(db, Column("done").set(to: false))`.
+    /// - Returns: how many rows were updated.
+    @discardableResult
+    public static func updateAll(_ db: Connection, onConflict: ConflictResolution? = nil, _ assignments: ColumnAssignment...) throws -> Int {
+        try all().updateAll(db, onConflict: onConflict, assignments)
+    }
+}
+
+extension TableRecord where Self: FetchableRecord {
     /// Every record of the table.
     public static func fetchAll(_ db: Connection) throws -> [Self] { try all().fetchAll(db) }
 
@@ -73,6 +98,11 @@ extension TableRecord where Self: FetchableRecord {
         try filter(Column(primaryKeyColumn) == key).fetchOne(db)
     }
 
+    /// A cursor over every record of the table.
+    public static func fetchCursor(_ db: Connection) throws -> RecordCursor<Self> { try all().fetchCursor(db) }
+}
+
+extension TableRecord {
     /// The number of rows of the table.
     public static func fetchCount(_ db: Connection) throws -> Int { try all().fetchCount(db) }
 }

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Conversions are strict: reading text as an `Int` fails rather than guessing; integers and
 /// reals convert to each other where the value is exact.
-public protocol DatabaseValueConvertible: Sendable {
+public protocol DatabaseValueConvertible: SQLExpressible {
     /// The value to bind.
     var databaseValue: DatabaseValue { get }
     /// The Swift value for a database value, or `nil` when it does not convert.
@@ -95,6 +95,8 @@ extension Date: DatabaseValueConvertible {
         }
     }
 }
+
+extension Optional: SQLExpressible where Wrapped: DatabaseValueConvertible {}
 
 /// `nil` is stored as NULL, and NULL reads back as `nil`.
 extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvertible {

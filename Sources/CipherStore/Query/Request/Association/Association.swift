@@ -1,0 +1,131 @@
+/// A link from one record type to another, declared once on the origin type and used in
+/// requests to join, filter by, or fetch the associated records, in GRDB's spelling:
+///
+/// ```swift
+/// struct Book: Codable, FetchableRecord, TableRecord {
+///     static let author = belongsTo(Author.self)
+///     var id: Int64; var authorId: Int64; var title: String
+/// }
+/// struct Author: Codable, FetchableRecord, TableRecord {
+///     static let books = hasMany(Book.self)
+///     var id: Int64; var name: String
+/// }
+/// struct BookInfo: Decodable, FetchableRecord { var book: Book; var author: Author }
+/// let infos = try Book.including(required: Book.author).asRequest(of: BookInfo.self).fetchAll(db)
+/// ```
+///
+/// The columns that link the tables come from the schema's foreign key (`REFERENCES`), or from
+/// the ``ForeignKey`` given. An association refines like a request (`filter`, `order`,
+/// `select`, nested `including`), and `forKey` renames the key its records decode under.
+public protocol Association: Sendable {
+    /// The record type the association starts from.
+    associatedtype OriginRowDecoder
+    /// The associated record type.
+    associatedtype RowDecoder
+
+    /// The association as requests use it. Not for use outside the library.
+    var _sqlAssociation: SQLAssociationBox { get }
+    /// An association from its request form. Not for use outside the library.
+    init(_sqlAssociation: SQLAssociationBox)
+}
+
+/// An association to at most one record (`belongsTo`, `hasOne`): it can be included with
+/// `including(required:)` or `including(optional:)`.
+public protocol AssociationToOne: Association {}
+
+/// An association to any number of records (`hasMany`): it is included with
+/// `including(all:)`, fetched by a second query.
+public protocol AssociationToMany: Association {}
+
+/// The storage of an ``Association``, opaque outside the library.
+public struct SQLAssociationBox: Sendable {
+    var association: SQLAssociation
+}
+
+extension Association {
+    var sqlAssociation: SQLAssociation { _sqlAssociation.association }
+
+    private func with(_ change: (inout SQLAssociation) -> Void) -> Self {
+        var association = sqlAssociation
+        change(&association)
+        return Self(_sqlAssociation: SQLAssociationBox(association: association))
+    }
+
+    /// The key the associated records decode under (the property name in the record that
+    /// holds them), instead of the table's name.
+    public func forKey(_ key: String) -> Self { with { $0.key = key } }
+
+    /// The key the associated records decode under, as a coding key.
+    public func forKey(_ key: some CodingKey) -> Self { forKey(key.stringValue) }
+
+    /// Only the associated rows that match (in a join, the condition goes into `ON`).
+    public func filter(_ predicate: some SQLSpecificExpressible) -> Self {
+        with { $0.relation.filters.append(predicate.sqlExpression.node) }
+    }
+
+    /// Orders the associated rows (after the origin request's own order).
+    public func order(_ orderings: any SQLOrderingTerm...) -> Self {
+        with { $0.relation.orderings = orderings.map(\.sqlOrdering) }
+    }
+
+    /// Selects only these of the associated table's columns.
+    public func select(_ selection: any SQLSelectable...) -> Self {
+        with { $0.relation.selection = selection.map(\.sqlSelection) }
+    }
+
+    /// Includes an association of the associated record, to one record, required to match.
+    public func including<A: AssociationToOne>(required association: A) -> Self where A.OriginRowDecoder == RowDecoder {
+        with { $0.relation.add(SQLJoin(kind: .required, isSelected: true, association: association.sqlAssociation)) }
+    }
+
+    /// Includes an association of the associated record, to one record, or `nil`.
+    public func including<A: AssociationToOne>(optional association: A) -> Self where A.OriginRowDecoder == RowDecoder {
+        with { $0.relation.add(SQLJoin(kind: .optional, isSelected: true, association: association.sqlAssociation)) }
+    }
+
+    /// Joins an association of the associated record without selecting it, required to match.
+    public func joining<A: Association>(required association: A) -> Self where A.OriginRowDecoder == RowDecoder {
+        with { $0.relation.add(SQLJoin(kind: .required, isSelected: false, association: association.sqlAssociation)) }
+    }
+
+    /// Joins an association of the associated record without selecting it.
+    public func joining<A: Association>(optional association: A) -> Self where A.OriginRowDecoder == RowDecoder {
+        with { $0.relation.add(SQLJoin(kind: .optional, isSelected: false, association: association.sqlAssociation)) }
+    }
+}
+
+extension AssociationToMany {
+    /// Includes an association of each associated record, to many records.
+    public func including<A: AssociationToMany>(all association: A) -> Self where A.OriginRowDecoder == RowDecoder {
+        var copy = sqlAssociation
+        copy.relation.add(SQLJoin(kind: .prefetch, isSelected: true, association: association.sqlAssociation))
+        return Self(_sqlAssociation: SQLAssociationBox(association: copy))
+    }
+}
+
+/// The association from a record to the one record its foreign key refers to
+/// (a book to its author): `static let author = belongsTo(Author.self)`.
+public struct BelongsToAssociation<Origin, Destination>: AssociationToOne {
+    public typealias OriginRowDecoder = Origin
+    public typealias RowDecoder = Destination
+    public let _sqlAssociation: SQLAssociationBox
+    public init(_sqlAssociation: SQLAssociationBox) { self._sqlAssociation = _sqlAssociation }
+}
+
+/// The association from a record to the records whose foreign key refers to it (an author to
+/// their books): `static let books = hasMany(Book.self)`.
+public struct HasManyAssociation<Origin, Destination>: AssociationToMany {
+    public typealias OriginRowDecoder = Origin
+    public typealias RowDecoder = Destination
+    public let _sqlAssociation: SQLAssociationBox
+    public init(_sqlAssociation: SQLAssociationBox) { self._sqlAssociation = _sqlAssociation }
+}
+
+/// The association from a record to the one record whose foreign key refers to it (a
+/// country to its profile): `static let profile = hasOne(CountryProfile.self)`.
+public struct HasOneAssociation<Origin, Destination>: AssociationToOne {
+    public typealias OriginRowDecoder = Origin
+    public typealias RowDecoder = Destination
+    public let _sqlAssociation: SQLAssociationBox
+    public init(_sqlAssociation: SQLAssociationBox) { self._sqlAssociation = _sqlAssociation }
+}

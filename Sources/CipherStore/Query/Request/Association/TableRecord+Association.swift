@@ -1,0 +1,111 @@
+extension TableRecord {
+    /// The association to the record this one's foreign key refers to (a book to its author).
+    /// - Parameters:
+    ///   - key: the key the associated record decodes under; the destination's table name by default.
+    ///   - foreignKey: the linking columns, when the schema's `REFERENCES` does not say them.
+    public static func belongsTo<Destination: TableRecord>(_ destination: Destination.Type, key: String? = nil,
+                                                          using foreignKey: ForeignKey? = nil) -> BelongsToAssociation<Self, Destination> {
+        BelongsToAssociation(_sqlAssociation: association(to: Destination.self, key: key ?? Destination.databaseTableName,
+                                                           direction: .belongsTo, isToMany: false, foreignKey: foreignKey))
+    }
+
+    /// The association to the records whose foreign key refers to this one (an author to their
+    /// books). Its default key is the destination's table name in the plural (`book` → `books`).
+    public static func hasMany<Destination: TableRecord>(_ destination: Destination.Type, key: String? = nil,
+                                                        using foreignKey: ForeignKey? = nil) -> HasManyAssociation<Self, Destination> {
+        HasManyAssociation(_sqlAssociation: association(to: Destination.self, key: key ?? plural(Destination.databaseTableName),
+                                                        direction: .has, isToMany: true, foreignKey: foreignKey))
+    }
+
+    /// The association to the one record whose foreign key refers to this one.
+    public static func hasOne<Destination: TableRecord>(_ destination: Destination.Type, key: String? = nil,
+                                                       using foreignKey: ForeignKey? = nil) -> HasOneAssociation<Self, Destination> {
+        HasOneAssociation(_sqlAssociation: association(to: Destination.self, key: key ?? Destination.databaseTableName,
+                                                       direction: .has, isToMany: false, foreignKey: foreignKey))
+    }
+
+    private static func association<Destination: TableRecord>(to destination: Destination.Type, key: String, direction: SQLAssociation.Direction,
+                                                               isToMany: Bool, foreignKey: ForeignKey?) -> SQLAssociationBox {
+        SQLAssociationBox(association: SQLAssociation(key: key, isToMany: isToMany, direction: direction, originTable: databaseTableName,
+                                                      foreignKey: foreignKey, relation: SQLRelation(table: Destination.databaseTableName)))
+    }
+
+    /// A table name in the plural, for the default key of a to-many association: English's
+    /// regular plurals, and a name that already ends in "s" kept.
+    static func plural(_ name: String) -> String {
+        let lowercased = name.lowercased()
+        if lowercased.hasSuffix("s") { return name }
+        if lowercased.hasSuffix("x") || lowercased.hasSuffix("z") || lowercased.hasSuffix("ch") || lowercased.hasSuffix("sh") { return name + "es" }
+        if lowercased.hasSuffix("y"), let before = lowercased.dropLast().last, !"aeiou".contains(before) { return name.dropLast() + "ies" }
+        return name + "s"
+    }
+
+    /// Every record, each with an associated record that must exist. See ``QueryInterfaceRequest/including(required:)``.
+    public static func including<A: AssociationToOne>(required association: A) -> QueryInterfaceRequest<Self> where A.OriginRowDecoder == Self {
+        all().including(required: association)
+    }
+
+    /// Every record, each with an associated record or `nil`.
+    public static func including<A: AssociationToOne>(optional association: A) -> QueryInterfaceRequest<Self> where A.OriginRowDecoder == Self {
+        all().including(optional: association)
+    }
+
+    /// Every record, each with all its associated records.
+    public static func including<A: AssociationToMany>(all association: A) -> QueryInterfaceRequest<Self> where A.OriginRowDecoder == Self {
+        all().including(all: association)
+    }
+
+    /// The records that have an associated record (matching the association's filters).
+    public static func joining<A: Association>(required association: A) -> QueryInterfaceRequest<Self> where A.OriginRowDecoder == Self {
+        all().joining(required: association)
+    }
+
+    /// Every record, joined with an associated record when there is one (to order or filter by it).
+    public static func joining<A: Association>(optional association: A) -> QueryInterfaceRequest<Self> where A.OriginRowDecoder == Self {
+        all().joining(optional: association)
+    }
+
+    /// A request for the records this record is associated with: `author.request(for: Author.books)`.
+    /// - Throws: `EncodingError` when the record does not encode.
+    public func request<A: Association>(for association: A) throws -> QueryInterfaceRequest<A.RowDecoder> where A.OriginRowDecoder == Self, Self: Encodable {
+        var relation = association.sqlAssociation.relation
+        relation.origin = SQLRelation.Origin(association: association.sqlAssociation, values: try RecordEncoder.columns(of: self))
+        return QueryInterfaceRequest(relation: relation)
+    }
+}
+
+extension QueryInterfaceRequest {
+    /// Each row with an associated record that must exist (`JOIN`): rows without one are left
+    /// out. Decode with a record that has a property named by the association's key.
+    public func including<A: AssociationToOne>(required association: A) -> Self where A.OriginRowDecoder == RowDecoder {
+        adding(SQLJoin(kind: .required, isSelected: true, association: association.sqlAssociation))
+    }
+
+    /// Each row with an associated record, or `nil` when there is none (`LEFT JOIN`).
+    public func including<A: AssociationToOne>(optional association: A) -> Self where A.OriginRowDecoder == RowDecoder {
+        adding(SQLJoin(kind: .optional, isSelected: true, association: association.sqlAssociation))
+    }
+
+    /// Each row with all its associated records, fetched by a second query (as GRDB does):
+    /// decode with a record that has an array property named by the association's key.
+    public func including<A: AssociationToMany>(all association: A) -> Self where A.OriginRowDecoder == RowDecoder {
+        adding(SQLJoin(kind: .prefetch, isSelected: true, association: association.sqlAssociation))
+    }
+
+    /// Only the rows that have an associated record (matching the association's filters),
+    /// without selecting it: to filter or order by it.
+    public func joining<A: Association>(required association: A) -> Self where A.OriginRowDecoder == RowDecoder {
+        adding(SQLJoin(kind: .required, isSelected: false, association: association.sqlAssociation))
+    }
+
+    /// Every row, joined with an associated record when there is one, without selecting it.
+    public func joining<A: Association>(optional association: A) -> Self where A.OriginRowDecoder == RowDecoder {
+        adding(SQLJoin(kind: .optional, isSelected: false, association: association.sqlAssociation))
+    }
+
+    private func adding(_ join: SQLJoin) -> Self {
+        var request = self
+        request.relation.add(join)
+        return request
+    }
+}

@@ -1,0 +1,65 @@
+/// Runs a request with associations: one SELECT with the to-one associations joined, split by
+/// association, then one more SELECT per to-many association (`including(all:)`) for the keys
+/// of the rows found, grouped back under each row, as GRDB does.
+enum AssociationFetch {
+    /// How many key values one prefetch query binds: under SQLite 3.15's limit of 999.
+    static let keysPerQuery = 500
+
+    /// The rows of `relation`, split, with their to-many associations, and the values of
+    /// `extraColumns` for each row.
+    static func rows(_ db: Connection, _ relation: SQLRelation, extraColumns: [String] = []) throws -> (rows: [ScopedRow], extras: [[DatabaseValue]]) {
+        var generator = SQLQueryGenerator(db: db)
+        let query = try generator.select(relation, extraColumns: extraColumns)
+        let fetched = try db.fetchAll(sql: query.sql, arguments: .positional(query.arguments))
+        guard let first = fetched.first else { return ([], []) }
+        let visibleWidth = first.count - query.hiddenColumnCount
+        let splitter = ScopedRowSplitter(layout: query.layout, columnNames: first.columnNames, visibleWidth: visibleWidth)
+        var rows = fetched.map { splitter.split($0.values) }
+        let extras = fetched.map { row in query.extraColumnOffsets.map { row.values[visibleWidth + $0] } }
+        for prefetch in query.prefetches {
+            let keys = fetched.map { row in prefetch.parentKeyOffsets.map { row.values[visibleWidth + $0] } }
+            let children = try prefetchedRows(db, prefetch, parentKeys: keys)
+            let key = prefetch.association.key.lowercased()
+            for index in rows.indices { rows[index].prefetched[key] = children[index] }
+        }
+        return (rows, extras)
+    }
+
+    /// For each parent key, the associated rows (in the association's order).
+    private static func prefetchedRows(_ db: Connection, _ prefetch: SQLQueryGenerator.Prefetch,
+                                       parentKeys: [[DatabaseValue]]) throws -> [[ScopedRow]] {
+        let association = prefetch.association
+        guard association.relation.limit == nil else {
+            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "association \(association.key): a limit on a to-many association included with including(all:) would limit all rows together, not each row's; fetch each row's with a request of its own")
+        }
+        // A NULL key matches no row, as in a join.
+        var unique: [[DatabaseValue]] = []
+        var seen: Set<[DatabaseValue]> = []
+        for key in parentKeys where !key.contains(where: \.isNull) && seen.insert(key).inserted { unique.append(key) }
+        var groups: [[DatabaseValue]: [ScopedRow]] = [:]
+        let columns = prefetch.columns
+        let chunkSize = max(1, keysPerQuery / columns.count)
+        for start in stride(from: 0, to: unique.count, by: chunkSize) {
+            let chunk = unique[start..<min(start + chunkSize, unique.count)]
+            var relation = association.relation
+            relation.filters.append(condition(columns, chunk))
+            let (rows, keys) = try self.rows(db, relation, extraColumns: columns.map(\.childColumn))
+            for (row, key) in zip(rows, keys) { groups[key, default: []].append(row) }
+        }
+        return parentKeys.map { groups[$0] ?? [] }
+    }
+
+    /// `child IN (keys…)`, or for a key of several columns `(a = ? AND b = ?) OR …`.
+    private static func condition(_ columns: [JoinColumns], _ keys: ArraySlice<[DatabaseValue]>) -> SQLExpression.Node {
+        if columns.count == 1 {
+            return .inList(.column(columns[0].childColumn), keys.map { .value($0[0]) })
+        }
+        func joined(_ nodes: [SQLExpression.Node], by op: String) -> SQLExpression.Node {
+            nodes.dropFirst().reduce(nodes[0]) { SQLExpression.Node.binary($0, op, $1) }
+        }
+        let alternatives: [SQLExpression.Node] = keys.map { key in
+            joined(zip(columns, key).map { SQLExpression.Node.binary(.column($0.childColumn), "=", .value($1)) }, by: "AND")
+        }
+        return joined(alternatives, by: "OR")
+    }
+}

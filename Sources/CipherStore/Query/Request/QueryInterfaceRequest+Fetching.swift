@@ -1,0 +1,123 @@
+extension QueryInterfaceRequest where RowDecoder: FetchableRecord {
+    /// The matching records; with associations, each with its associated records.
+    /// - Throws: ``DatabaseError`` (an unknown column names it), or ``RecordDecodingError``
+    ///   when a row does not fit.
+    public func fetchAll(_ db: Connection) throws -> [RowDecoder] {
+        guard relation.joins.isEmpty else {
+            return try AssociationFetch.rows(db, relation).rows.map { try RecordDecoder(scoped: $0).decode(RowDecoder.self) }
+        }
+        let sql = try makeSQL(db)
+        return try db.fetchAll(RowDecoder.self, sql: sql.sql, arguments: sql.statementArguments)
+    }
+
+    /// The first matching record, or `nil`.
+    public func fetchOne(_ db: Connection) throws -> RowDecoder? {
+        try limit(1, offset: relation.offset).fetchAll(db).first
+    }
+
+    /// A cursor over the matching records, decoded one at a time.
+    /// - Throws: ``DatabaseError``; also for a request with associations, which
+    ///   ``fetchAll(_:)`` fetches (their rows are split and grouped after the query).
+    public func fetchCursor(_ db: Connection) throws -> RecordCursor<RowDecoder> {
+        guard relation.joins.isEmpty else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "fetchCursor reads one table's records; fetch a request with associations with fetchAll")
+        }
+        let sql = try makeSQL(db)
+        return try db.fetchCursor(RowDecoder.self, sql: sql.sql, arguments: sql.statementArguments)
+    }
+}
+
+extension QueryInterfaceRequest where RowDecoder: FetchableRecord & Hashable {
+    /// The matching records, without repeats.
+    public func fetchSet(_ db: Connection) throws -> Set<RowDecoder> { Set(try fetchAll(db)) }
+}
+
+extension QueryInterfaceRequest where RowDecoder: DatabaseValueConvertible {
+    /// The first selected column of each matching row: `Note.select(Column("title"), as: String.self).fetchAll(db)`.
+    /// A NULL is skipped unless `RowDecoder` is optional.
+    public func fetchAll(_ db: Connection) throws -> [RowDecoder] {
+        let sql = try makeSQL(db)
+        return try db.fetchAll(RowDecoder.self, sql: sql.sql, arguments: sql.statementArguments)
+    }
+
+    /// The first selected column of the first matching row, or `nil`.
+    public func fetchOne(_ db: Connection) throws -> RowDecoder? {
+        let sql = try limit(1, offset: relation.offset).makeSQL(db)
+        return try db.fetchOne(RowDecoder.self, sql: sql.sql, arguments: sql.statementArguments)
+    }
+}
+
+extension QueryInterfaceRequest where RowDecoder: DatabaseValueConvertible & Hashable {
+    /// The distinct values of the first selected column.
+    public func fetchSet(_ db: Connection) throws -> Set<RowDecoder> { Set(try fetchAll(db)) }
+}
+
+extension QueryInterfaceRequest where RowDecoder == Row {
+    /// The matching rows. With associations, each row has the base table's columns, then each
+    /// included to-one association's, flat.
+    public func fetchAll(_ db: Connection) throws -> [Row] { try Row.fetchAll(db, self) }
+
+    /// The first matching row, or `nil`.
+    public func fetchOne(_ db: Connection) throws -> Row? { try Row.fetchOne(db, self) }
+}
+
+extension QueryInterfaceRequest {
+    /// The number of rows the request fetches (LIMIT and OFFSET count too).
+    public func fetchCount(_ db: Connection) throws -> Int {
+        var counted = relation
+        counted.orderings = []
+        counted.joins.removeAll { $0.kind == .prefetch }
+        let isPlain = !counted.hasJoinedTables && !counted.isDistinct && counted.groups.isEmpty && counted.limit == nil
+            && counted.selection.count == 1 && { if case .allColumns = counted.selection[0].kind { return true } else { return false } }()
+        if isPlain {
+            counted.selection = [SQLExpression(.countAll).sqlSelection]
+            var generator = SQLQueryGenerator(db: db)
+            let query = try generator.select(counted)
+            return try db.fetchScalar(Int.self, sql: query.sql, arguments: .positional(query.arguments)) ?? 0
+        }
+        var generator = SQLQueryGenerator(db: db)
+        let query = try generator.select(counted)
+        return try db.fetchScalar(Int.self, sql: "SELECT COUNT(*) FROM (\(query.sql))", arguments: .positional(query.arguments)) ?? 0
+    }
+
+    /// Whether the request fetches no row.
+    public func isEmpty(_ db: Connection) throws -> Bool {
+        let sql = try limit(1, offset: relation.offset).makeSQL(db)
+        return try db.fetchScalar(Int.self, sql: "SELECT EXISTS (\(sql.sql))", arguments: sql.statementArguments) == 0
+    }
+}
+
+extension Row {
+    /// The rows of any request, as ``Row``s (the columns it selects, associations flat).
+    public static func fetchAll<T>(_ db: Connection, _ request: QueryInterfaceRequest<T>) throws -> [Row] {
+        var relation = request.relation
+        relation.joins.removeAll { $0.kind == .prefetch }
+        var generator = SQLQueryGenerator(db: db)
+        let query = try generator.select(relation)
+        return try db.fetchAll(sql: query.sql, arguments: .positional(query.arguments))
+    }
+
+    /// The first row of any request, or `nil`.
+    public static func fetchOne<T>(_ db: Connection, _ request: QueryInterfaceRequest<T>) throws -> Row? {
+        try fetchAll(db, request.limit(1, offset: request.relation.offset)).first
+    }
+}
+
+extension FetchableRecord {
+    /// The records of a request: `Note.fetchAll(db, request)`, GRDB's spelling of `request.fetchAll(db)`.
+    public static func fetchAll(_ db: Connection, _ request: QueryInterfaceRequest<Self>) throws -> [Self] { try request.fetchAll(db) }
+    /// The first record of a request, or `nil`.
+    public static func fetchOne(_ db: Connection, _ request: QueryInterfaceRequest<Self>) throws -> Self? { try request.fetchOne(db) }
+}
+
+extension DatabaseValueConvertible {
+    /// The values of a request: `String.fetchAll(db, Note.select(Column("title")))`, whatever
+    /// the request's own row type.
+    public static func fetchAll<T>(_ db: Connection, _ request: QueryInterfaceRequest<T>) throws -> [Self] {
+        try request.asRequest(of: Self.self).fetchAll(db)
+    }
+    /// The value of a request's first row, or `nil`.
+    public static func fetchOne<T>(_ db: Connection, _ request: QueryInterfaceRequest<T>) throws -> Self? {
+        try request.asRequest(of: Self.self).fetchOne(db)
+    }
+}

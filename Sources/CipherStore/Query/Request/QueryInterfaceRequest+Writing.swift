@@ -1,0 +1,66 @@
+extension QueryInterfaceRequest {
+    /// Deletes the rows the request matches (in its order, up to its limit; through its joins).
+    /// - Returns: how many were deleted.
+    /// - Throws: ``DatabaseError`` (an unknown column names it; nothing is deleted then).
+    @discardableResult
+    public func deleteAll(_ db: Connection) throws -> Int {
+        let whereClause = try target(db)
+        try db.execute(sql: "DELETE FROM \(Connection.quoteIdentifier(relation.table))" + whereClause.sql, arguments: whereClause.statementArguments)
+        return db.changesCount
+    }
+
+    /// Updates the rows the request matches: `Note.filter(…).updateAll(db, Column("done").set(to: true), Column("score") += 1)`.
+    /// - Returns: how many rows were updated.
+    /// - Throws: ``DatabaseError`` (an unknown column names it; nothing is updated then).
+    @discardableResult
+    public func updateAll(_ db: Connection, onConflict: ConflictResolution? = nil, _ assignments: ColumnAssignment...) throws -> Int {
+        try updateAll(db, onConflict: onConflict, assignments)
+    }
+
+    /// Updates the rows the request matches with a list of assignments.
+    @discardableResult
+    public func updateAll(_ db: Connection, onConflict: ConflictResolution? = nil, _ assignments: [ColumnAssignment]) throws -> Int {
+        guard !assignments.isEmpty else { return 0 }
+        var assigned = SQLRelation(table: relation.table)
+        assigned.selection = assignments.map { SQLSelection(kind: .expression($0.value)) }
+        let generator = SQLQueryGenerator(db: db)
+        try generator.check(assigned)
+        try generator.check(assignments.map(\.column), in: relation.table)
+        let whereClause = try target(db)
+        var context = SQLRenderContext()
+        let set = assignments.map { Connection.quoteIdentifier($0.column) + " = " + $0.value.render(&context) }.joined(separator: ", ")
+        let verb = onConflict.map { "UPDATE OR \($0.rawValue) " } ?? "UPDATE "
+        try db.execute(sql: verb + Connection.quoteIdentifier(relation.table) + " SET " + set + whereClause.sql,
+                       arguments: .positional(context.arguments + whereClause.arguments))
+        return db.changesCount
+    }
+
+    /// The WHERE clause that picks the request's rows: its conditions, or, with an order, a
+    /// limit, a group or joins, the rowids its SELECT finds (DELETE … LIMIT needs a compile
+    /// option SQLite builds may lack).
+    private func target(_ db: Connection) throws -> SQL {
+        var generator = SQLQueryGenerator(db: db)
+        var simple = try relation.resolvingOrigin(db)
+        simple.joins.removeAll { $0.kind == .prefetch }
+        if !simple.hasJoinedTables && simple.limit == nil && simple.orderings.isEmpty && simple.groups.isEmpty && !simple.isDistinct {
+            try generator.check(simple)
+            var context = SQLRenderContext()
+            let conditions = simple.filters.map { "(" + $0.render(&context) + ")" }
+            return SQL(sql: conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "), arguments: context.arguments)
+        }
+        simple.selection = [Column.rowID.sqlSelection]
+        simple.isDistinct = false
+        let query = try generator.select(simple)
+        return SQL(sql: " WHERE rowid IN (\(query.sql))", arguments: query.arguments)
+    }
+}
+
+/// How SQLite resolves a constraint conflict in an INSERT or UPDATE
+/// (`INSERT OR REPLACE`, `UPDATE OR IGNORE`…): <https://www.sqlite.org/lang_conflict.html>.
+public enum ConflictResolution: String, Sendable {
+    case rollback = "ROLLBACK"
+    case abort = "ABORT"
+    case fail = "FAIL"
+    case ignore = "IGNORE"
+    case replace = "REPLACE"
+}

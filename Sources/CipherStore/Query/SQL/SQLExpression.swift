@@ -1,0 +1,163 @@
+/// An SQL expression of the query interface: a column, a value, an operation on them, or SQL
+/// written out. Values are always bound, never written into the SQL text.
+///
+/// Made from ``Column``s and values with operators (`==`, `!=`, `<`, `<=`, `>`, `>=`, `+`,
+/// `-`, `*`, `/`, `&&`, `||`, `!`), ``SQLSpecificExpressible/in(_:)``, ``SQLSpecificExpressible/like(_:)``,
+/// ``SQLSpecificExpressible/between(_:and:)``, SQL functions (``count(_:)``, ``sum(_:)``,
+/// ``length(_:)``…), or written out: `SQLExpression(sql: "length(body) > ?", arguments: [100])`.
+///
+/// An expression is rendered late, when its request runs: in a request that joins tables
+/// (associations) each column is qualified with the alias of the table it belongs to, and
+/// every ``Column`` is checked against that table's columns first (a misspelled name throws,
+/// instead of SQLite reading it as a string literal).
+public struct SQLExpression: Sendable {
+    indirect enum Node: Sendable {
+        /// A column of the table of the request (or association) the expression is used in.
+        case column(String)
+        case value(DatabaseValue)
+        /// SQL written out, with its arguments; SQLite checks its names.
+        case literal(SQL)
+        case prefix(String, Node)
+        case postfix(Node, String)
+        case binary(Node, String, Node)
+        case function(String, [Node], distinct: Bool)
+        case countAll
+        case inList(Node, [Node])
+        case between(Node, Node, Node)
+    }
+
+    let node: Node
+
+    init(_ node: Node) {
+        self.node = node
+    }
+
+    /// SQL written out, with `?` for each argument (SQLite checks its names, not the query
+    /// interface).
+    public init(sql: String, arguments: [DatabaseValue] = []) {
+        self.init(.literal(SQL(sql: sql, arguments: arguments)))
+    }
+
+    /// The SQL text, with `?` for each argument, as it runs in a request on one table.
+    public var sql: String {
+        var context = SQLRenderContext()
+        return node.render(&context)
+    }
+
+    /// The values bound to the placeholders, in order.
+    public var arguments: [DatabaseValue] {
+        var context = SQLRenderContext()
+        _ = node.render(&context)
+        return context.arguments
+    }
+
+    /// The names of the ``Column``s it was built from, checked against the table before a
+    /// request runs.
+    var columns: [String] {
+        var names: [String] = []
+        node.collectColumns(into: &names)
+        return names
+    }
+}
+
+/// What rendering an expression needs: where the arguments go, and the alias that qualifies
+/// columns when the query joins tables.
+struct SQLRenderContext {
+    var arguments: [DatabaseValue] = []
+    /// The alias of the table the expression's columns belong to; `nil` when the query reads
+    /// one table and names need no qualifier.
+    var qualifier: String?
+}
+
+extension SQLExpression.Node {
+    func render(_ context: inout SQLRenderContext) -> String {
+        switch self {
+        case .column(let name):
+            let quoted = Connection.quoteIdentifier(name)
+            return context.qualifier.map { Connection.quoteIdentifier($0) + "." + quoted } ?? quoted
+        case .value(let value):
+            context.arguments.append(value)
+            return "?"
+        case .literal(let literal):
+            context.arguments += literal.arguments
+            return literal.sql
+        case .prefix(let op, let operand):
+            return op + operand.renderOperand(&context)
+        case .postfix(let operand, let op):
+            return operand.renderOperand(&context) + op
+        case .binary(let lhs, let op, let rhs):
+            let left = lhs.renderOperand(&context)
+            return left + " " + op + " " + rhs.renderOperand(&context)
+        case .function(let name, let arguments, let distinct):
+            return name + "(" + (distinct ? "DISTINCT " : "") + arguments.map { $0.render(&context) }.joined(separator: ", ") + ")"
+        case .countAll:
+            return "COUNT(*)"
+        case .inList(let operand, let values):
+            // An empty list matches nothing: `x IN ()` is not SQL.
+            guard !values.isEmpty else { return "0" }
+            let left = operand.renderOperand(&context)
+            return left + " IN (" + values.map { $0.render(&context) }.joined(separator: ", ") + ")"
+        case .between(let operand, let lower, let upper):
+            let left = operand.renderOperand(&context)
+            let low = lower.renderOperand(&context)
+            return left + " BETWEEN " + low + " AND " + upper.renderOperand(&context)
+        }
+    }
+
+    /// The node as an operand of an operator: in parentheses unless it is a single term, so
+    /// SQLite's precedence never regroups what Swift grouped.
+    private func renderOperand(_ context: inout SQLRenderContext) -> String {
+        switch self {
+        case .column, .value, .function, .countAll: return render(&context)
+        default: return "(" + render(&context) + ")"
+        }
+    }
+
+    func collectColumns(into names: inout [String]) {
+        switch self {
+        case .column(let name): names.append(name)
+        case .value, .literal, .countAll: break
+        case .prefix(_, let operand), .postfix(let operand, _): operand.collectColumns(into: &names)
+        case .binary(let lhs, _, let rhs):
+            lhs.collectColumns(into: &names)
+            rhs.collectColumns(into: &names)
+        case .function(_, let arguments, _):
+            for argument in arguments { argument.collectColumns(into: &names) }
+        case .inList(let operand, let values):
+            operand.collectColumns(into: &names)
+            for value in values { value.collectColumns(into: &names) }
+        case .between(let operand, let lower, let upper):
+            for part in [operand, lower, upper] { part.collectColumns(into: &names) }
+        }
+    }
+
+    /// Whether the node is a NULL value (compared with `IS`, not `=`).
+    var isNullValue: Bool {
+        if case .value(let value) = self { return value.isNull }
+        return false
+    }
+}
+
+/// A value the query interface can use in an expression: a ``Column``, an ``SQLExpression``,
+/// or any ``DatabaseValueConvertible`` value (bound as an argument).
+public protocol SQLExpressible: Sendable {
+    /// The value as an expression.
+    var sqlExpression: SQLExpression { get }
+}
+
+/// An expression that is not a plain value: a ``Column``, an ``SQLExpression``, an ``SQL``
+/// literal. Operators between such an expression and a value make expressions (and not, say,
+/// Swift's `Bool` from `==`); it can also be selected and ordered by.
+public protocol SQLSpecificExpressible: SQLExpressible, SQLSelectable, SQLOrderingTerm {}
+
+extension SQLExpression: SQLSpecificExpressible {
+    public var sqlExpression: SQLExpression { self }
+}
+
+extension SQL: SQLSpecificExpressible {
+    public var sqlExpression: SQLExpression { SQLExpression(.literal(self)) }
+}
+
+extension DatabaseValueConvertible {
+    public var sqlExpression: SQLExpression { SQLExpression(.value(databaseValue)) }
+}

@@ -1,0 +1,32 @@
+/// One term of an ORDER BY clause: a ``Column`` or an ``SQLExpression`` (ascending), or one of
+/// them with ``SQLSpecificExpressible/asc`` or ``SQLSpecificExpressible/desc``.
+public protocol SQLOrderingTerm: Sendable {
+    /// The term as an ordering.
+    var sqlOrdering: SQLOrdering { get }
+}
+
+/// An expression in ascending or descending order.
+public struct SQLOrdering: SQLOrderingTerm {
+    let node: SQLExpression.Node
+    /// `" ASC"`, `" DESC"`, or nothing.
+    let direction: String
+
+    public var sqlOrdering: SQLOrdering { self }
+
+    /// The same term, in the opposite direction (ascending when it had none).
+    public var reversed: SQLOrdering {
+        SQLOrdering(node: node, direction: direction == " DESC" ? " ASC" : " DESC")
+    }
+
+    func render(_ context: inout SQLRenderContext) -> String {
+        node.render(&context) + direction
+    }
+}
+
+extension SQLSpecificExpressible {
+    public var sqlOrdering: SQLOrdering { SQLOrdering(node: sqlExpression.node, direction: "") }
+    /// Ascending order.
+    public var asc: SQLOrdering { SQLOrdering(node: sqlExpression.node, direction: " ASC") }
+    /// Descending order.
+    public var desc: SQLOrdering { SQLOrdering(node: sqlExpression.node, direction: " DESC") }
+}

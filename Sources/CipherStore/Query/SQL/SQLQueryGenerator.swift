@@ -1,0 +1,207 @@
+/// Renders an ``SQLRelation`` to one SELECT, against the schema: it checks every named column
+/// against its table, reads join conditions from foreign keys, gives each table an alias, and
+/// lays out which result columns belong to which association (``ScopeLayout``).
+///
+/// A relation that reads one table renders as plain SQL (`SELECT * FROM "note" WHERE …`);
+/// with joined tables every column is qualified (`SELECT "book".*, "author".* FROM "book"
+/// JOIN "author" ON "author"."id" = "book"."authorId"`). The SQL is SQLite 3.15 SQL.
+struct SQLQueryGenerator {
+    let db: Connection
+    private var usedAliases: Set<String> = []
+
+    /// One rendered query.
+    struct Query {
+        var sql: String
+        var arguments: [DatabaseValue]
+        /// Where each included association's columns are; `nil` when the query reads one
+        /// table (its columns are the whole row, before the hidden ones).
+        var layout: ScopeLayout?
+        /// The to-many associations to fetch by a second query, with where each parent row's
+        /// key is among the hidden columns.
+        var prefetches: [Prefetch]
+        /// Where `extraColumns` are among the hidden columns, in order.
+        var extraColumnOffsets: [Int]
+        /// The key columns selected after the caller's, which the caller does not see: the
+        /// row's visible width is its count minus these.
+        var hiddenColumnCount: Int
+    }
+
+    struct Prefetch {
+        var association: SQLAssociation
+        var columns: [JoinColumns]
+        /// Offsets from the first hidden column.
+        var parentKeyOffsets: [Int]
+    }
+
+    init(db: Connection) {
+        self.db = db
+    }
+
+    /// The SELECT of a relation.
+    /// - Parameter extraColumns: columns of the base table to select after all others
+    ///   (the child key a prefetch groups rows by).
+    mutating func select(_ relation: SQLRelation, extraColumns: [String] = []) throws -> Query {
+        let relation = try relation.resolvingOrigin(db)
+        try check(relation)
+        let qualify = relation.hasJoinedTables
+        let baseAlias = alias(for: relation.table)
+        var parts = Parts()
+        var position = 0
+        let layout = try walk(relation, alias: baseAlias, qualify: qualify, isSelected: true, position: &position, parts: &parts)
+        var hidden = 0
+
+        // Key columns: the base table's, for each prefetch, then the caller's extras.
+        var prefetches: [Prefetch] = []
+        for join in relation.joins where join.kind == .prefetch {
+            let columns = try join.association.joinColumns(db)
+            try check(columns.map(\.parentColumn), in: relation.table, association: join.association.key)
+            var offsets: [Int] = []
+            for pair in columns {
+                parts.select.append(qualified(pair.parentColumn, alias: qualify ? baseAlias : nil))
+                offsets.append(hidden)
+                hidden += 1
+            }
+            prefetches.append(Prefetch(association: join.association, columns: columns, parentKeyOffsets: offsets))
+        }
+        var extraOffsets: [Int] = []
+        for column in extraColumns {
+            parts.select.append(qualified(column, alias: qualify ? baseAlias : nil))
+            extraOffsets.append(hidden)
+            hidden += 1
+        }
+
+        var from = Connection.quoteIdentifier(relation.table)
+        if baseAlias != relation.table { from += " " + Connection.quoteIdentifier(baseAlias) }
+        var sql = "SELECT " + (relation.isDistinct ? "DISTINCT " : "") + parts.select.joined(separator: ", ") + " FROM " + from + parts.joins
+        var arguments = parts.selectArguments + parts.joinArguments
+
+        var context = SQLRenderContext(qualifier: qualify ? baseAlias : nil)
+        if !relation.filters.isEmpty {
+            sql += " WHERE " + relation.filters.map { "(" + $0.render(&context) + ")" }.joined(separator: " AND ")
+        }
+        if !relation.groups.isEmpty {
+            sql += " GROUP BY " + relation.groups.map { $0.render(&context) }.joined(separator: ", ")
+        }
+        if !relation.havings.isEmpty {
+            sql += " HAVING " + relation.havings.map { "(" + $0.render(&context) + ")" }.joined(separator: " AND ")
+        }
+        arguments += context.arguments
+        if !parts.orderings.isEmpty {
+            sql += " ORDER BY " + parts.orderings.joined(separator: ", ")
+            arguments += parts.orderingArguments
+        }
+        if let limit = relation.limit {
+            sql += " LIMIT ?"
+            arguments.append(.integer(Int64(limit)))
+            if let offset = relation.offset {
+                sql += " OFFSET ?"
+                arguments.append(.integer(Int64(offset)))
+            }
+        }
+        return Query(sql: sql, arguments: arguments, layout: qualify ? layout : nil, prefetches: prefetches,
+                     extraColumnOffsets: extraOffsets, hiddenColumnCount: hidden)
+    }
+
+    /// The pieces gathered while walking the relation and its joins, in SQL order.
+    private struct Parts {
+        var select: [String] = []
+        var selectArguments: [DatabaseValue] = []
+        var joins = ""
+        var joinArguments: [DatabaseValue] = []
+        var orderings: [String] = []
+        var orderingArguments: [DatabaseValue] = []
+    }
+
+    /// Renders a relation's selection and orderings, and its joined children's, depth first.
+    private mutating func walk(_ relation: SQLRelation, alias: String, qualify: Bool, isSelected: Bool,
+                               position: inout Int, parts: inout Parts) throws -> ScopeLayout {
+        let start = position
+        if isSelected {
+            var context = SQLRenderContext(qualifier: qualify ? alias : nil)
+            for selection in relation.selection {
+                parts.select.append(selection.render(&context))
+                // Widths matter only to split a joined row; a one-table row is all the base's.
+                position += qualify ? try selection.width(tableColumnCount: db.columnNamesOfTable(relation.table).names.count) : 1
+            }
+            parts.selectArguments += context.arguments
+        }
+        var orderingContext = SQLRenderContext(qualifier: qualify ? alias : nil)
+        parts.orderings += relation.orderings.map { $0.render(&orderingContext) }
+        parts.orderingArguments += orderingContext.arguments
+        var layout = ScopeLayout(range: start..<position)
+
+        for join in relation.joins where join.kind != .prefetch {
+            let child = join.association.relation
+            guard !child.joins.contains(where: { $0.kind == .prefetch }) else {
+                throw DatabaseError(resultCode: .SQLITE_ERROR, message: "association \(join.association.key): including(all:) inside a joined association is not supported; fetch it with a request of its own")
+            }
+            let childAlias = self.alias(for: child.table)
+            let columns = try join.association.joinColumns(db)
+            try check(columns.map(\.parentColumn), in: relation.table, association: join.association.key)
+            try check(columns.map(\.childColumn), in: child.table, association: join.association.key)
+            var on = columns.map { qualified($0.childColumn, alias: childAlias) + " = " + qualified($0.parentColumn, alias: alias) }
+            var context = SQLRenderContext(qualifier: childAlias)
+            on += child.filters.map { "(" + $0.render(&context) + ")" }
+            var table = Connection.quoteIdentifier(child.table)
+            if childAlias != child.table { table += " " + Connection.quoteIdentifier(childAlias) }
+            parts.joins += (join.kind == .required ? " JOIN " : " LEFT JOIN ") + table + " ON " + on.joined(separator: " AND ")
+            parts.joinArguments += context.arguments
+            let childLayout = try walk(child, alias: childAlias, qualify: true, isSelected: isSelected && join.isSelected,
+                                       position: &position, parts: &parts)
+            if isSelected && join.isSelected {
+                layout.children.append(.init(key: join.association.key, isOptional: join.kind == .optional, layout: childLayout))
+            }
+        }
+        return layout
+    }
+
+    private func qualified(_ column: String, alias: String?) -> String {
+        let quoted = Connection.quoteIdentifier(column)
+        return alias.map { Connection.quoteIdentifier($0) + "." + quoted } ?? quoted
+    }
+
+    /// The table's name as its alias, or the name with a number when the query already uses it.
+    private mutating func alias(for table: String) -> String {
+        var candidate = table
+        var number = 1
+        while usedAliases.contains(candidate.lowercased()) {
+            number += 1
+            candidate = table + String(number)
+        }
+        usedAliases.insert(candidate.lowercased())
+        return candidate
+    }
+
+    /// Every ``Column`` the relation and its joins name must be one of their table's: SQLite
+    /// would read an unknown double-quoted name as a string literal.
+    func check(_ relation: SQLRelation) throws {
+        try check(relation.namedColumns, in: relation.table, association: nil)
+        for join in relation.joins { try check(join.association.relation) }
+    }
+
+    func check(_ names: [String], in table: String, association: String? = nil) throws {
+        guard !names.isEmpty else { return }
+        let known = try db.columnNamesOfTable(table)
+        guard !known.names.isEmpty else {
+            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "no such table: \(table); nothing was run")
+        }
+        for name in names where !known.lowercased.contains(name.lowercased()) {
+            let place = association.map { " (association \($0))" } ?? ""
+            throw DatabaseError(resultCode: .SQLITE_ERROR,
+                                message: "no such column: \(name)\(place) (the columns of \(table) are \(known.names.joined(separator: ", "))); nothing was run")
+        }
+    }
+}
+
+/// Which result columns belong to the base table and to each included association.
+struct ScopeLayout: Sendable {
+    struct Child: Sendable {
+        var key: String
+        /// A LEFT JOIN: the columns are all NULL when no row matched.
+        var isOptional: Bool
+        var layout: ScopeLayout
+    }
+
+    var range: Range<Int>
+    var children: [Child] = []
+}

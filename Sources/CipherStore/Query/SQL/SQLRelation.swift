@@ -1,0 +1,105 @@
+/// A request as one value: a table, what it selects, filters, groups and orders, and the
+/// associated tables it joins or prefetches. It renders to SQL late, when it runs, against the
+/// schema (``SQLQueryGenerator``): that is where join conditions are read from foreign keys,
+/// columns are qualified, and unknown column names are caught.
+struct SQLRelation: Sendable {
+    var table: String
+    var selection: [SQLSelection] = [AllColumns().sqlSelection]
+    var isDistinct = false
+    var filters: [SQLExpression.Node] = []
+    var orderings: [SQLOrdering] = []
+    var groups: [SQLExpression.Node] = []
+    var havings: [SQLExpression.Node] = []
+    var limit: Int?
+    var offset: Int?
+    /// Associated tables, in the order they were added: joined, or prefetched by a second query.
+    var joins: [SQLJoin] = []
+    /// For `record.request(for: association)`: the record whose associated rows this relation
+    /// reads. Its condition needs the foreign key, so it is made when the request runs.
+    var origin: Origin?
+
+    /// A class, so that a relation does not contain itself by value.
+    final class Origin: Sendable {
+        let association: SQLAssociation
+        let values: [(name: String, value: DatabaseValue)]
+
+        init(association: SQLAssociation, values: [(name: String, value: DatabaseValue)]) {
+            self.association = association
+            self.values = values
+        }
+    }
+
+    /// The relation with its origin record's condition added (see ``origin``).
+    func resolvingOrigin(_ db: Connection) throws -> SQLRelation {
+        guard let origin else { return self }
+        var resolved = self
+        resolved.origin = nil
+        for pair in try origin.association.joinColumns(db) {
+            guard let value = origin.values.first(where: { $0.name.lowercased() == pair.parentColumn.lowercased() })?.value else {
+                throw DatabaseError(resultCode: .SQLITE_ERROR, message: "association \(origin.association.key): the record has no property \(pair.parentColumn), which the association's foreign key needs")
+            }
+            resolved.filters.append(.binary(.column(pair.childColumn), "=", .value(value)))
+        }
+        return resolved
+    }
+
+    init(table: String) {
+        self.table = table
+    }
+
+    /// Adds a join, replacing one of the same key (the later call wins, as a second `filter`
+    /// on the same association would be expected to refine, not duplicate, it).
+    mutating func add(_ join: SQLJoin) {
+        joins.removeAll { $0.association.key.lowercased() == join.association.key.lowercased() }
+        joins.append(join)
+    }
+
+    /// Whether the SQL reads more than one table (columns then need a table qualifier).
+    var hasJoinedTables: Bool { joins.contains { $0.kind != .prefetch } }
+
+    /// The names of the ``Column``s the relation itself uses (not its joins').
+    var namedColumns: [String] {
+        var names: [String] = []
+        for selection in selection { selection.collectColumns(into: &names) }
+        for node in filters + groups + havings { node.collectColumns(into: &names) }
+        for ordering in orderings { ordering.node.collectColumns(into: &names) }
+        return names
+    }
+}
+
+/// An associated table in a request: how it is joined, and whether its columns are selected.
+struct SQLJoin: Sendable {
+    enum Kind: Sendable {
+        /// `JOIN`: rows without a match are left out.
+        case required
+        /// `LEFT JOIN`: rows without a match are kept, with NULLs.
+        case optional
+        /// A second query, for a to-many association (`including(all:)`).
+        case prefetch
+    }
+
+    var kind: Kind
+    /// `including` selects the associated columns; `joining` only filters or orders by them.
+    var isSelected: Bool
+    var association: SQLAssociation
+}
+
+/// An association as a request sees it: the key its rows decode under, the destination
+/// table's relation (with its own filters, orders and joins), and the foreign key that links
+/// the two tables.
+struct SQLAssociation: Sendable {
+    /// Which table holds the foreign key.
+    enum Direction: Sendable {
+        /// The origin table holds it (`belongsTo`).
+        case belongsTo
+        /// The destination table holds it (`hasMany`, `hasOne`).
+        case has
+    }
+
+    var key: String
+    var isToMany: Bool
+    var direction: Direction
+    var originTable: String
+    var foreignKey: ForeignKey?
+    var relation: SQLRelation
+}
