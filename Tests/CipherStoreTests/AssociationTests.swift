@@ -1,0 +1,219 @@
+@testable import CipherStore
+import Foundation
+import TestSupport
+import Testing
+
+/// Associations: each request's SQL checked against the hand-written SQL, and its records
+/// against what that SQL fetches, decoded by hand, on the linked SQLCipher.
+@Suite struct AssociationTests {
+    struct Author: Codable, Hashable, FetchableRecord, TableRecord {
+        static let databaseTableName = "author"
+        static let books = hasMany(Book.self)
+        static let profile = hasOne(Profile.self)
+        var id: Int64
+        var name: String
+        var country: String?
+    }
+
+    struct Book: Codable, Hashable, FetchableRecord, TableRecord {
+        static let databaseTableName = "book"
+        static let author = belongsTo(Author.self)
+        var id: Int64
+        var authorId: Int64?
+        var title: String
+        var year: Int
+    }
+
+    struct Profile: Codable, Hashable, FetchableRecord, TableRecord {
+        static let databaseTableName = "profile"
+        var id: Int64
+        var authorId: Int64
+        var bio: String
+    }
+
+    struct BookInfo: Decodable, Equatable, FetchableRecord {
+        var book: Book
+        var author: Author
+    }
+
+    struct BookWithOptionalAuthor: Decodable, Equatable, FetchableRecord {
+        var book: Book
+        var author: Author?
+    }
+
+    struct AuthorInfo: Decodable, Equatable, FetchableRecord {
+        var author: Author
+        var books: [Book]
+    }
+
+    let directory: TemporaryDirectory
+    let db: Connection
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        db = try Connection(path: directory.path("library.db"), key: .rawKey(hex: String(repeating: "3c", count: 32)))
+        try db.executeScript("""
+            CREATE TABLE author(id INTEGER PRIMARY KEY, name TEXT NOT NULL, country TEXT);
+            CREATE TABLE book(id INTEGER PRIMARY KEY, authorId INTEGER REFERENCES author(id), title TEXT NOT NULL, year INTEGER NOT NULL);
+            CREATE TABLE profile(id INTEGER PRIMARY KEY, authorId INTEGER NOT NULL UNIQUE REFERENCES author, bio TEXT NOT NULL);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30)
+            INSERT INTO author SELECT i, printf('author %02d', i), CASE i % 3 WHEN 0 THEN 'FR' WHEN 1 THEN 'JP' ELSE NULL END FROM n;
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200)
+            INSERT INTO book SELECT i, CASE WHEN i % 17 = 0 THEN NULL ELSE (i * 7) % 25 + 1 END, printf('book %03d', i), 1950 + (i * 13) % 70 FROM n;
+            INSERT INTO profile SELECT id, id, 'bio of ' || name FROM author WHERE id % 4 = 0;
+            """)
+    }
+
+    /// The rows of hand-written SQL selecting a book's four columns then an author's three.
+    func handWritten(_ sql: String) throws -> [(Book, Author?)] {
+        try db.fetchAll(sql: sql).map { row in
+            let book = Book(id: try row.value(at: 0), authorId: try row.value(at: 1), title: try row.value(at: 2), year: try row.value(at: 3))
+            let authorID: Int64? = try row.value(at: 4)
+            let author = try authorID.map { Author(id: $0, name: try row.value(at: 5), country: try row.value(at: 6)) }
+            return (book, author)
+        }
+    }
+
+    @Test func includingRequiredIsAJoinAndDecodesNestedRecords() throws {
+        let request = Book.including(required: Book.author).order(Column("id"))
+        #expect(try request.makeSQL(db).sql == #"SELECT "book".*, "author".* FROM "book" JOIN "author" ON "author"."id" = "book"."authorId" ORDER BY "book"."id""#)
+        let expected = try handWritten("SELECT book.*, author.* FROM book JOIN author ON author.id = book.authorId ORDER BY book.id")
+        let infos = try request.asRequest(of: BookInfo.self).fetchAll(db)
+        #expect(infos == expected.map { BookInfo(book: $0.0, author: $0.1!) })
+        #expect(infos.count == 189, "the books without an author are left out")
+        #expect(try request.fetchCount(db) == 189)
+        // The plain record decodes from the base table's columns only.
+        #expect(try request.fetchAll(db) == expected.map(\.0))
+    }
+
+    @Test func includingOptionalIsALeftJoinAndAMissingRecordIsNil() throws {
+        let request = Book.including(optional: Book.author).order(Column("id"))
+        #expect(try request.makeSQL(db).sql == #"SELECT "book".*, "author".* FROM "book" LEFT JOIN "author" ON "author"."id" = "book"."authorId" ORDER BY "book"."id""#)
+        let expected = try handWritten("SELECT book.*, author.* FROM book LEFT JOIN author ON author.id = book.authorId ORDER BY book.id")
+        let infos = try request.asRequest(of: BookWithOptionalAuthor.self).fetchAll(db)
+        #expect(infos == expected.map { BookWithOptionalAuthor(book: $0.0, author: $0.1) })
+        #expect(infos.count == 200 && infos.filter { $0.author == nil }.count == 11)
+        // A missing record for a property that is not optional is an error naming it.
+        #expect(throws: RecordDecodingError.self) { try request.asRequest(of: BookInfo.self).fetchAll(db) }
+    }
+
+    @Test func filtersAndOrdersOnTheAssociationGoIntoTheJoin() throws {
+        let request = Book.joining(required: Book.author.filter(Column("country") == "FR").order(Column("name").desc))
+            .filter(Column("year") > 1990).order(Column("year"), Column("id"))
+        #expect(try request.makeSQL(db).sql == #"SELECT "book".* FROM "book" JOIN "author" ON "author"."id" = "book"."authorId" AND ("author"."country" = ?) WHERE ("book"."year" > ?) ORDER BY "book"."year", "book"."id", "author"."name" DESC"#)
+        let expected = try Book.fetchAll(db, sql: "SELECT book.* FROM book JOIN author ON author.id = book.authorId AND author.country = 'FR' WHERE book.year > 1990 ORDER BY book.year, book.id, author.name DESC")
+        #expect(try request.fetchAll(db) == expected)
+        #expect(!expected.isEmpty)
+        // The same with an optional join keeps every book; its filter stays in ON.
+        let optional = Book.including(optional: Book.author.filter(Column("country") == "FR")).order(Column("id"))
+        let rows = try handWritten("SELECT book.*, author.* FROM book LEFT JOIN author ON author.id = book.authorId AND author.country = 'FR' ORDER BY book.id")
+        #expect(try optional.asRequest(of: BookWithOptionalAuthor.self).fetchAll(db) == rows.map { BookWithOptionalAuthor(book: $0.0, author: $0.1) })
+    }
+
+    @Test func includingAllFetchesEachRecordsAssociatedRecordsInOrder() throws {
+        let request = Author.including(all: Author.books.filter(Column("year") >= 1970).order(Column("year").desc, Column("id")))
+            .filter(Column("country") != nil).order(Column("id"))
+        let infos = try request.asRequest(of: AuthorInfo.self).fetchAll(db)
+        let authors = try Author.fetchAll(db, sql: "SELECT * FROM author WHERE country IS NOT NULL ORDER BY id")
+        #expect(infos.map(\.author) == authors)
+        for info in infos {
+            let books = try Book.fetchAll(db, sql: "SELECT * FROM book WHERE authorId = ? AND year >= 1970 ORDER BY year DESC, id", arguments: [info.author.id])
+            #expect(info.books == books, "\(info.author.name)")
+        }
+        #expect(infos.contains { $0.books.count > 1 } && infos.contains { $0.books.isEmpty })
+        // More parents than one query binds: the prefetch is split, the result the same.
+        var manyAuthors: [AuthorInfo] = []
+        var expectedBooks: [[Int64]] = []
+        try db.inTransaction {
+            try db.execute(sql: "WITH RECURSIVE n(i) AS (SELECT 31 UNION ALL SELECT i + 1 FROM n WHERE i < 1300) INSERT INTO author SELECT i, 'a' || i, NULL FROM n")
+            try db.execute(sql: "WITH RECURSIVE n(i) AS (SELECT 201 UNION ALL SELECT i + 1 FROM n WHERE i < 1500) INSERT INTO book SELECT i, i - 200, 'b' || i, 2000 FROM n")
+            manyAuthors = try Author.including(all: Author.books.order(Column("id"))).order(Column("id")).asRequest(of: AuthorInfo.self).fetchAll(db)
+            expectedBooks = try (1...1300).map { try db.fetchAll(Int64.self, sql: "SELECT id FROM book WHERE authorId = ? ORDER BY id", arguments: [$0]) }
+            return .rollback
+        }
+        #expect(manyAuthors.count == 1300)
+        #expect(manyAuthors.map { $0.books.map(\.id) } == expectedBooks)
+        #expect(manyAuthors[1250].books.map(\.id) == [1451])
+    }
+
+    @Test func hasOneAndForKeyAndNestedIncludes() throws {
+        struct AuthorWithProfile: Decodable, Equatable, FetchableRecord {
+            var author: Author
+            var profile: Profile?
+        }
+        struct BookWithWriter: Decodable, Equatable, FetchableRecord {
+            var book: Book
+            var writer: AuthorWithProfile
+        }
+        let request = Book.including(required: Book.author.forKey("writer").including(optional: Author.profile))
+            .filter(Column("id") <= 40).order(Column("id"))
+        #expect(try request.makeSQL(db).sql == #"SELECT "book".*, "author".*, "profile".* FROM "book" JOIN "author" ON "author"."id" = "book"."authorId" LEFT JOIN "profile" ON "profile"."authorId" = "author"."id" WHERE ("book"."id" <= ?) ORDER BY "book"."id""#)
+        let rows = try db.fetchAll(sql: "SELECT book.*, author.*, profile.* FROM book JOIN author ON author.id = book.authorId LEFT JOIN profile ON profile.authorId = author.id WHERE book.id <= 40 ORDER BY book.id")
+        let expected = try rows.map { row in
+            let profileID: Int64? = try row.value(at: 7)
+            return BookWithWriter(book: Book(id: try row.value(at: 0), authorId: try row.value(at: 1), title: try row.value(at: 2), year: try row.value(at: 3)),
+                                  writer: AuthorWithProfile(author: Author(id: try row.value(at: 4), name: try row.value(at: 5), country: try row.value(at: 6)),
+                                                            profile: try profileID.map { Profile(id: $0, authorId: try row.value(at: 8), bio: try row.value(at: 9)) }))
+        }
+        let fetched = try request.asRequest(of: BookWithWriter.self).fetchAll(db)
+        #expect(fetched == expected)
+        #expect(fetched.contains { $0.writer.profile != nil } && fetched.contains { $0.writer.profile == nil })
+        // Row.fetchAll gives the joined row flat.
+        #expect(try Row.fetchAll(db, request).map(\.values) == rows.map(\.values))
+    }
+
+    @Test func aRecordsOwnAssociatedRecordsAndTheSameTableTwice() throws {
+        let author = try #require(try Author.fetchOne(db, key: 8))
+        let books = try author.request(for: Author.books).order(Column("id")).fetchAll(db)
+        #expect(books == (try Book.fetchAll(db, sql: "SELECT * FROM book WHERE authorId = 8 ORDER BY id")))
+        #expect(!books.isEmpty)
+        #expect(try author.request(for: Author.books).fetchCount(db) == books.count)
+
+        // A table joined twice gets a second alias.
+        struct Pair: Decodable, FetchableRecord { var book: Book; var author: Author; var other: Author? }
+        let twice = Book.including(required: Book.author).including(optional: Book.belongsTo(Author.self, key: "other").filter(Column("country") == "JP"))
+            .order(Column("id")).limit(5)
+        #expect(try twice.makeSQL(db).sql == #"SELECT "book".*, "author".*, "author2".* FROM "book" JOIN "author" ON "author"."id" = "book"."authorId" LEFT JOIN "author" "author2" ON "author2"."id" = "book"."authorId" AND ("author2"."country" = ?) ORDER BY "book"."id" LIMIT ?"#)
+        let pairs = try twice.asRequest(of: Pair.self).fetchAll(db)
+        #expect(pairs.count == 5)
+        for pair in pairs { #expect(pair.other == (pair.author.country == "JP" ? pair.author : nil)) }
+    }
+
+    @Test func keysFromAGivenForeignKeyAndClearErrorsWithout() throws {
+        try db.executeScript("CREATE TABLE review(id INTEGER PRIMARY KEY, bookRef INTEGER, stars INTEGER NOT NULL); INSERT INTO review VALUES (1, 3, 5), (2, 3, 4), (3, 5, 1)")
+        struct Review: Codable, Equatable, FetchableRecord, TableRecord {
+            static let databaseTableName = "review"
+            var id: Int64
+            var bookRef: Int64
+            var stars: Int
+        }
+        struct BookReviews: Decodable, FetchableRecord { var book: Book; var reviews: [Review] }
+        // The schema says nothing: the error names both tables and the way out.
+        let inferred = Book.hasMany(Review.self)
+        #expect {
+            try Book.including(all: inferred).asRequest(of: BookReviews.self).fetchAll(db)
+        } throws: { error in
+            (error as? DatabaseError)?.message?.contains("no foreign key from review to book") == true
+                && (error as? DatabaseError)?.message?.contains("ForeignKey") == true
+        }
+        let given = Book.hasMany(Review.self, using: ForeignKey(["bookRef"]))
+        let reviews = try Book.including(all: given.order(Column("id"))).filter(Column("id").in([3, 4, 5])).order(Column("id")).asRequest(of: BookReviews.self).fetchAll(db)
+        #expect(reviews.map { $0.reviews.map(\.stars) } == [[5, 4], [], [1]])
+    }
+
+    @Test func aMisspelledColumnInAnAssociationIsAnError() throws {
+        let requests: [(String, () throws -> Void)] = [
+            ("contry", { _ = try Book.joining(required: Book.author.filter(Column("contry") == "FR")).fetchAll(self.db) }),
+            ("nmae", { _ = try Book.including(required: Book.author.order(Column("nmae"))).asRequest(of: BookInfo.self).fetchAll(self.db) }),
+            ("yaer", { _ = try Author.including(all: Author.books.filter(Column("yaer") > 2000)).asRequest(of: AuthorInfo.self).fetchAll(self.db) }),
+            ("naem", { _ = try Book.including(required: Book.author.select(Column("naem"))).fetchCount(self.db) }),
+        ]
+        for (name, request) in requests {
+            #expect {
+                try request()
+            } throws: { error in
+                (error as? DatabaseError)?.message?.contains("no such column: \(name)") == true
+            }
+        }
+    }
+}
