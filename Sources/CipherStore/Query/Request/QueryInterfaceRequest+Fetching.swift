@@ -34,7 +34,7 @@ extension QueryInterfaceRequest where RowDecoder: FetchableRecord & Hashable {
 
 extension QueryInterfaceRequest where RowDecoder: DatabaseValueConvertible {
     /// The first selected column of each matching row: `Note.select(Column("title"), as: String.self).fetchAll(db)`.
-    /// A NULL is skipped unless `RowDecoder` is optional.
+    /// A NULL throws unless `RowDecoder` is optional (`select(…, as: String?.self)`).
     public func fetchAll(_ db: Connection) throws -> [RowDecoder] {
         let sql = try makeSQL(db)
         return try db.fetchAll(RowDecoder.self, sql: sql.sql, arguments: sql.statementArguments)
