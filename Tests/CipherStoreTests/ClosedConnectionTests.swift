@@ -126,7 +126,7 @@ private let migrator: DatabaseMigrator = {
     @Test func queueAfterCloseThrowsConnectionClosed() async throws {
         let directory = try TemporaryDirectory()
         let queue = try DatabaseQueue(path: directory.path("db.sqlite"), key: .passphrase("k"))
-        try queue.inDatabase { try $0.execute(sql: "CREATE TABLE t(x)") }
+        try await queue.inDatabase { try $0.execute(sql: "CREATE TABLE t(x)") }
         try queue.close()
         try queue.close()
         #expect(throws: CipherStoreError.connectionClosed) { try queue.inDatabase { try $0.execute(sql: "SELECT 1") } }
@@ -134,7 +134,9 @@ private let migrator: DatabaseMigrator = {
         await #expect(throws: CipherStoreError.connectionClosed) { try await queue.read { try $0.fetchAll(sql: "SELECT x FROM t").count } }
         await #expect(throws: CipherStoreError.connectionClosed) { try await queue.write { try $0.execute(sql: "INSERT INTO t VALUES (1)") } }
         await #expect(throws: CipherStoreError.connectionClosed) { try await queue.transaction { _ in .commit } }
-        #expect(try queue.inDatabase { $0.isInTransaction } == false)
+        await #expect(throws: CipherStoreError.connectionClosed) { try await queue.inDatabase { try $0.execute(sql: "SELECT 1") } }
+        await #expect(throws: CipherStoreError.connectionClosed) { try await queue.inTransaction { _ in .commit } }
+        #expect(try await queue.inDatabase { $0.isInTransaction } == false)
     }
 
     @Test func closedErrorSaysWhatToDo() {

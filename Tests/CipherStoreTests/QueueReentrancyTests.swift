@@ -75,9 +75,9 @@ import Testing
 
     @Test func aTaskStartedInsideABlockMayUseTheQueueLater() async throws {
         let a = self.a
-        let task = try a.inDatabase { _ in
+        let task = try await a.inDatabase { _ in
             // The task does not run inside the block: it waits for the queue, it does not re-enter.
-            Task { try a.inDatabase { try $0.fetchScalar(Int.self, sql: "SELECT 7") } }
+            Task { try await a.inDatabase { try $0.fetchScalar(Int.self, sql: "SELECT 7") } }
         }
         #expect(try await task.value == 7)
     }

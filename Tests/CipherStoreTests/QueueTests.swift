@@ -29,7 +29,7 @@ import Testing
         }
         let count = try await queue.read { db in try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM t") }
         #expect(count == 8000)
-        let distinct = try queue.inDatabase { db in try db.fetchScalar(Int.self, sql: "SELECT count(DISTINCT task * 1000 + n) FROM t") }
+        let distinct = try await queue.inDatabase { db in try db.fetchScalar(Int.self, sql: "SELECT count(DISTINCT task * 1000 + n) FROM t") }
         #expect(distinct == 8000)
     }
 

@@ -279,6 +279,10 @@ public final class DatabasePool: DatabaseWriter {
 
     /// Runs `block` on the writing connection in a transaction: committed when it returns
     /// `.commit`, rolled back when it returns `.rollback` or throws. Blocks the calling thread.
+    /// - Throws: the block's error (after the rollback), ``DatabaseError`` when `BEGIN` or the
+    ///   commit fails, ``CipherStoreError/reentrantQueueAccess``, or
+    ///   ``CipherStoreError/connectionClosed``.
+    @available(*, noasync, message: "this form blocks the thread: in async code, `try await` the async form; in top-level code, where Swift picks this form even after await, move the code into an async function")
     public func inTransaction(_ kind: TransactionKind = .deferred, _ block: (Connection) throws -> TransactionCompletion) throws {
         try writeWithoutTransaction { db in try db.inTransaction(kind) { try block(db) } }
     }
@@ -298,12 +302,23 @@ public final class DatabasePool: DatabaseWriter {
         return try await writer.async(block)
     }
 
-    /// ``inTransaction(_:_:)`` without blocking the caller's thread.
+    /// ``inTransaction(_:_:)-4f87z`` without blocking the caller's thread.
     /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
-    ///   block does not run then), and the errors of ``inTransaction(_:_:)``.
+    ///   block does not run then), and the errors of ``inTransaction(_:_:)-4f87z``.
     public func transaction(_ kind: TransactionKind = .deferred,
                             _ block: @escaping @Sendable (Connection) throws -> TransactionCompletion) async throws {
         try await writeWithoutTransaction { db in try db.inTransaction(kind) { try block(db) } }
+    }
+
+    /// Runs `block` on the writing connection in a transaction without blocking the caller's
+    /// thread: committed when it returns `.commit`, rolled back when it returns `.rollback` or
+    /// throws. The same as ``transaction(_:_:)``.
+    /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
+    ///   block does not run then), the block's error (after the rollback), ``DatabaseError``
+    ///   when `BEGIN` or the commit fails, or ``CipherStoreError/connectionClosed``.
+    public func inTransaction(_ kind: TransactionKind = .deferred,
+                              _ block: @escaping @Sendable (Connection) throws -> TransactionCompletion) async throws {
+        try await transaction(kind, block)
     }
 
     /// Runs `block` on the writing connection, without a transaction, once every running read

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// ```swift
 /// let queue = try DatabaseQueue(path: "app.db", key: .passphrase("s3cret passphrase"))
-/// try queue.inTransaction { db in
+/// try await queue.inTransaction { db in
 ///     try db.execute(sql: "INSERT INTO note(body) VALUES (?)", arguments: ["hi"])
 ///     return .commit
 /// }
@@ -15,6 +15,8 @@ import Foundation
 /// - `read` runs its block in a read-only transaction: one snapshot, and a write inside fails
 ///   with ``CipherStoreError/writeInsideRead(sql:)``.
 /// - `write` runs its block in an immediate transaction, committed when the block returns.
+/// - `inTransaction` runs its block in a transaction that the block ends: committed when it
+///   returns `.commit`, rolled back when it returns `.rollback` or throws.
 /// - `inDatabase` (and `writeWithoutTransaction(_:)`) runs its block with no
 ///   transaction at all, for blocks that manage their own.
 ///
@@ -86,16 +88,52 @@ public final class DatabaseQueue: DatabaseWriter {
     /// without a transaction, and returns its result. Blocks the calling thread.
     /// - Throws: the block's error, or ``CipherStoreError/reentrantQueueAccess`` when the
     ///   calling thread is already inside a block of this queue, directly or through others.
+    @available(*, noasync, message: "this form blocks the thread: in async code, `try await` the async form; in top-level code, where Swift picks this form even after await, move the code into an async function")
     public func inDatabase<T>(_ block: (Connection) throws -> T) throws -> T {
         try serial.sync(block)
     }
 
     /// Runs `block` in a transaction: committed when it returns `.commit`, rolled back when it
-    /// returns `.rollback` or throws. See ``Connection/inTransaction(_:_:)``.
+    /// returns `.rollback` or throws. Blocks the calling thread. See
+    /// ``Connection/inTransaction(_:_:)``.
+    /// - Throws: the block's error (after the rollback), ``DatabaseError`` when `BEGIN` or the
+    ///   commit fails, or ``CipherStoreError/reentrantQueueAccess`` from inside a block of this
+    ///   queue.
+    @available(*, noasync, message: "this form blocks the thread: in async code, `try await` the async form; in top-level code, where Swift picks this form even after await, move the code into an async function")
     public func inTransaction(_ kind: TransactionKind = .deferred, _ block: (Connection) throws -> TransactionCompletion) throws {
         try inDatabase { db in
             try db.inTransaction(kind) { try block(db) }
         }
+    }
+
+    /// Runs `block` with the connection, with no transaction, without blocking the caller's
+    /// thread, and returns its result.
+    ///
+    /// ```swift
+    /// try await queue.inDatabase { db in try db.execute(sql: "VACUUM") }
+    /// ```
+    /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
+    ///   block does not run then), or the block's error.
+    public func inDatabase<T: Sendable>(_ block: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try await serial.async(block)
+    }
+
+    /// Runs `block` in a transaction without blocking the caller's thread: committed when it
+    /// returns `.commit`, rolled back when it returns `.rollback` or throws. The same as
+    /// ``transaction(_:_:)``.
+    ///
+    /// ```swift
+    /// try await queue.inTransaction { db in
+    ///     try db.execute(sql: "INSERT INTO note(body) VALUES (?)", arguments: ["hi"])
+    ///     return .commit
+    /// }
+    /// ```
+    /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
+    ///   block does not run then), the block's error (after the rollback), or ``DatabaseError``
+    ///   when `BEGIN` or the commit fails.
+    public func inTransaction(_ kind: TransactionKind = .deferred,
+                              _ block: @escaping @Sendable (Connection) throws -> TransactionCompletion) async throws {
+        try await transaction(kind, block)
     }
 
     /// Runs `block` in a read-only transaction and returns its result. Blocks the calling
@@ -103,7 +141,7 @@ public final class DatabaseQueue: DatabaseWriter {
     ///
     /// The block sees one snapshot of the database; a statement in it that would write fails
     /// with ``CipherStoreError/writeInsideRead(sql:)`` and changes nothing. To run a block
-    /// without a transaction, use ``inDatabase(_:)``.
+    /// without a transaction, use ``inDatabase(_:)-56rhb``.
     /// - Throws: the block's error, ``CipherStoreError/writeInsideRead(sql:)``, or
     ///   ``CipherStoreError/reentrantQueueAccess`` from inside a block of this queue.
     @available(*, noasync, message: "this form blocks the thread: in async code, `try await` the async form; in top-level code, where Swift picks this form even after await, move the code into an async function")
@@ -120,7 +158,7 @@ public final class DatabaseQueue: DatabaseWriter {
         try inDatabase { db in try db.inImmediateTransaction(block) }
     }
 
-    /// The same as ``inDatabase(_:)``: the block runs with no transaction.
+    /// The same as ``inDatabase(_:)-56rhb``: the block runs with no transaction.
     @available(*, noasync, message: "this form blocks the thread: in async code, `try await` the async form; in top-level code, where Swift picks this form even after await, move the code into an async function")
     public func writeWithoutTransaction<T>(_ block: (Connection) throws -> T) throws -> T {
         try inDatabase(block)
@@ -151,7 +189,7 @@ public final class DatabaseQueue: DatabaseWriter {
     }
 
     /// Runs `block` in a transaction without blocking the caller's thread. See
-    /// ``inTransaction(_:_:)``.
+    /// ``inTransaction(_:_:)-6371p``.
     ///
     /// ```swift
     /// try await queue.transaction(.immediate) { db in
@@ -160,7 +198,7 @@ public final class DatabaseQueue: DatabaseWriter {
     /// }
     /// ```
     /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
-    ///   block does not run then), or the errors of ``inTransaction(_:_:)``.
+    ///   block does not run then), or the errors of ``inTransaction(_:_:)-6371p``.
     public func transaction(_ kind: TransactionKind = .deferred,
                             _ block: @escaping @Sendable (Connection) throws -> TransactionCompletion) async throws {
         try await serial.async { db in

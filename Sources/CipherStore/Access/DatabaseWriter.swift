@@ -31,6 +31,10 @@ public protocol DatabaseWriter: DatabaseReader {
     /// Runs `block` in a transaction of the given kind: committed when it returns `.commit`,
     /// rolled back when it returns `.rollback` or throws. Blocks the calling thread.
     /// See ``Connection/inTransaction(_:_:)``.
+    /// - Throws: the block's error (after the rollback), ``DatabaseError`` when `BEGIN` or the
+    ///   commit fails, ``CipherStoreError/reentrantQueueAccess``, or
+    ///   ``CipherStoreError/connectionClosed``.
+    @available(*, noasync, message: "this form blocks the thread: in async code, `try await` the async form; in top-level code, where Swift picks this form even after await, move the code into an async function")
     func inTransaction(_ kind: TransactionKind, _ block: (Connection) throws -> TransactionCompletion) throws
 
     /// ``write(_:)-(_)`` without blocking the caller's thread.
@@ -43,9 +47,26 @@ public protocol DatabaseWriter: DatabaseReader {
     ///   block does not run then), and the errors of the synchronous form.
     func writeWithoutTransaction<T: Sendable>(_ block: @escaping @Sendable (Connection) throws -> T) async throws -> T
 
-    /// ``inTransaction(_:_:)`` without blocking the caller's thread.
+    /// ``inTransaction(_:_:)-4z75m`` without blocking the caller's thread.
     /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
-    ///   block does not run then), and the errors of ``inTransaction(_:_:)``.
+    ///   block does not run then), and the errors of ``inTransaction(_:_:)-4z75m``.
     func transaction(_ kind: TransactionKind,
                      _ block: @escaping @Sendable (Connection) throws -> TransactionCompletion) async throws
+
+    /// ``inTransaction(_:_:)-4z75m`` without blocking the caller's thread; the same as
+    /// ``transaction(_:_:)``.
+    /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
+    ///   block does not run then), and the errors of ``inTransaction(_:_:)-4z75m``.
+    func inTransaction(_ kind: TransactionKind,
+                       _ block: @escaping @Sendable (Connection) throws -> TransactionCompletion) async throws
+}
+
+extension DatabaseWriter {
+    /// Runs `block` in a transaction without blocking the caller's thread, with
+    /// ``transaction(_:_:)`` (the default, for a writer that does not implement this form).
+    /// - Throws: the errors of ``transaction(_:_:)``.
+    public func inTransaction(_ kind: TransactionKind,
+                              _ block: @escaping @Sendable (Connection) throws -> TransactionCompletion) async throws {
+        try await transaction(kind, block)
+    }
 }

@@ -6,7 +6,7 @@ import Foundation
 func contentionWorkloads(directory: String, operations: Int, key: DatabaseKey) async throws -> [String] {
     let path = directory + "/contention.db"
     let queue = try DatabaseQueue(path: path, key: key)
-    try queue.inDatabase { db in
+    try await queue.inDatabase { db in
         try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, value TEXT)")
         try db.inTransaction {
             for id in 1...1000 { try db.execute(sql: "INSERT INTO t(id, value) VALUES (?, ?)", arguments: [id, "value \(id)"]) }
