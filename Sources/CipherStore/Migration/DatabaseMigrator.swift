@@ -10,6 +10,9 @@ import Logging
 /// try migrator.migrate(queue)   // a DatabaseQueue or a DatabasePool
 /// ```
 ///
+/// In `async` code, `try await migrator.migrate(queue)` runs them without blocking the
+/// task's thread.
+///
 /// Each migration runs in its own transaction with foreign key enforcement off, and commits
 /// only when `PRAGMA foreign_key_check` finds no violation (so a migration may rebuild tables,
 /// see ``Connection/rebuildTable(_:as:copying:)``). Applied migrations are listed, by name, in
@@ -45,18 +48,44 @@ public struct DatabaseMigrator: Sendable {
     public var migrationNames: [String] { migrations.map(\.name) }
 
     /// Runs the migrations not yet applied, on the writing connection of a queue or pool.
+    /// Blocks the calling thread.
     ///
     /// Errors are the same as for ``migrate(_:)-(Connection)``: the failing migration's own
     /// error, unchanged.
+    @available(*, noasync, message: "this form blocks the thread: in async code, `try await` the async form; in top-level code, where Swift picks this form even after await, move the code into an async function")
     public func migrate(_ writer: any DatabaseWriter) throws {
         try writer.writeWithoutTransaction { try migrate($0) }
     }
 
     /// Runs the migrations not yet applied, on the writing connection of a queue or pool,
-    /// after adopting the database's `user_version` when no migration is recorded yet. See
-    /// ``migrate(_:adoptingUserVersion:)-(Connection,_)``.
+    /// after adopting the database's `user_version` when no migration is recorded yet. Blocks
+    /// the calling thread. See ``migrate(_:adoptingUserVersion:)-(Connection,_)``.
+    @available(*, noasync, message: "this form blocks the thread: in async code, `try await` the async form; in top-level code, where Swift picks this form even after await, move the code into an async function")
     public func migrate(_ writer: any DatabaseWriter, adoptingUserVersion: Bool) throws {
         try writer.writeWithoutTransaction { try migrate($0, adoptingUserVersion: adoptingUserVersion) }
+    }
+
+    /// Runs the migrations not yet applied, on the writing connection of a queue or pool,
+    /// without blocking the caller's thread.
+    ///
+    /// ```swift
+    /// try await migrator.migrate(pool)
+    /// ```
+    /// - Throws: `CancellationError` when the task is cancelled before the migrations start
+    ///   (none runs then), and the errors of ``migrate(_:)-(Connection)``: the failing
+    ///   migration's own error, unchanged. A task cancelled once they run lets them finish.
+    public func migrate(_ writer: any DatabaseWriter) async throws {
+        try await writer.writeWithoutTransaction { db in try self.migrate(db) }
+    }
+
+    /// Runs the migrations not yet applied, after adopting the database's `user_version` when
+    /// no migration is recorded yet, without blocking the caller's thread. See
+    /// ``migrate(_:adoptingUserVersion:)-(Connection,_)``.
+    /// - Throws: `CancellationError` when the task is cancelled before the migrations start
+    ///   (nothing is adopted or run then), and the errors of
+    ///   ``migrate(_:adoptingUserVersion:)-(Connection,_)``.
+    public func migrate(_ writer: any DatabaseWriter, adoptingUserVersion: Bool) async throws {
+        try await writer.writeWithoutTransaction { db in try self.migrate(db, adoptingUserVersion: adoptingUserVersion) }
     }
 
     /// Runs the migrations not yet applied, after taking the database's `PRAGMA user_version`
@@ -187,9 +216,19 @@ public struct DatabaseMigrator: Sendable {
     }
 
     /// The names of the migrations applied to the database of a queue or pool, in order. Reads
-    /// only: a read-only queue, or a pool's reader, answers it.
+    /// only: a read-only queue, or a pool's reader, answers it. Blocks the calling thread.
+    /// - Throws: the errors of the reader's `read`.
+    @available(*, noasync, message: "this form blocks the thread: in async code, `try await` the async form; in top-level code, where Swift picks this form even after await, move the code into an async function")
     public func appliedMigrations(_ reader: any DatabaseReader) throws -> [String] {
         try reader.read { try appliedMigrations($0) }
+    }
+
+    /// The names of the migrations applied to the database of a queue or pool, in order,
+    /// without blocking the caller's thread.
+    /// - Throws: `CancellationError` when the task is cancelled before the read starts, and
+    ///   the errors of the reader's `read`.
+    public func appliedMigrations(_ reader: any DatabaseReader) async throws -> [String] {
+        try await reader.read { db in try self.appliedMigrations(db) }
     }
 
     /// The names of the migrations applied to the database, in order; none when the migrator
