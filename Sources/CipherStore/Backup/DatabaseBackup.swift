@@ -17,7 +17,7 @@
 ///   mode the backup holds a read lock, so writers wait (up to their busy timeout) until it ends.
 /// - The copy keeps the source's page size and cipher settings: SQLCipher copies pages only
 ///   between databases with the same ones. A passphrase gets a new salt in the copy.
-/// - A slot database backed up with its own data key (``DatabaseKey/slots(passphrase:path:)``)
+/// - A slot database backed up with its own data key (``DatabaseKey/slots(passphrase:path:)-6o46u``)
 ///   keeps its salt, and its slot file is copied beside the backup: the pair opens together,
 ///   with the passphrases the database had when it was backed up.
 /// - Never a plaintext byte on disk: the backup of an encrypted database without a key is

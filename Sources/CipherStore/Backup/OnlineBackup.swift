@@ -139,7 +139,7 @@ struct OnlineBackup {
     }
 
     /// A slot database's copy made with its own data key has the source's salt (the key of
-    /// ``DatabaseKey/slots(passphrase:path:)`` carries it), so the source's slot file opens
+    /// ``DatabaseKey/slots(passphrase:path:)-6o46u`` carries it), so the source's slot file opens
     /// the copy too and is copied beside it; a copy under another key gets none.
     private func copySlotFile(to outputPath: String, copySalt: [UInt8]?) throws -> String? {
         guard let sourcePath, let copySalt else { return nil }

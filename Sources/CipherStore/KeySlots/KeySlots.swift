@@ -41,7 +41,7 @@ public enum KeySlots {
     ///   - kdf: how the passphrase is stretched.
     ///   - cipher: cipher settings of the result; the same must be given when opening. Unlike
     ///     `encrypt`, a page size left `nil` is the linked SQLCipher's default (not the
-    ///     source's), so that the key of ``DatabaseKey/slots(passphrase:path:)`` opens the
+    ///     source's), so that the key of ``DatabaseKey/slots(passphrase:path:)-6o46u`` opens the
     ///     result with default settings.
     ///   - options: progress, cancellation, busy timeout.
     /// - Returns: the new slot.
@@ -87,7 +87,7 @@ public enum KeySlots {
 
     /// The key that opens a slot database: one key derivation, then the raw data key with the
     /// database's salt. Keep it for the process's later connections. Same as
-    /// ``DatabaseKey/slots(passphrase:path:)``.
+    /// ``DatabaseKey/slots(passphrase:path:)-6o46u``.
     ///
     /// - Throws: ``CipherStoreError/wrongKey(path:)`` when no slot opens with the passphrase,
     ///   ``KeySlotError`` for a missing, damaged or foreign slot file, ``DatabaseFileError/sourceMissing(path:)``,
@@ -258,7 +258,21 @@ extension DatabaseKey {
     ///   - passphrase: a slot's passphrase, or a recovery key as text.
     ///   - path: the database; its slot file is ``KeySlots/slotFilePath(forDatabase:)``.
     /// - Throws: as ``KeySlots/unlock(path:passphrase:)-9bmii``.
+    @available(*, noasync, message: "this form blocks the thread: in async code, `try await` the async form; in top-level code, where Swift picks this form even after await, move the code into an async function")
     public static func slots(passphrase: Passphrase, path: String) throws -> DatabaseKey {
         try KeySlots.unlock(path: path, passphrase: passphrase)
+    }
+
+    /// The key of a slot database, unlocked with any slot's passphrase or recovery key,
+    /// without blocking the caller's thread: the key derivation runs on a thread of its own,
+    /// never one of the cooperative pool's.
+    ///
+    /// ```swift
+    /// let key = try await DatabaseKey.slots(passphrase: passphrase, path: "app.db")
+    /// ```
+    /// - Throws: `CancellationError` when the task is cancelled before the call (a derivation
+    ///   that has started runs to its end), and the errors of the synchronous form.
+    public static func slots(passphrase: Passphrase, path: String) async throws -> DatabaseKey {
+        try await KeySlots.unlock(path: path, passphrase: passphrase)
     }
 }

@@ -40,7 +40,7 @@ import Foundation
 ///
 /// The damaged file is only read. The new database is checked (integrity check, row counts),
 /// synced and linked into place, as conversions are. A slot database repaired with its data
-/// key (``DatabaseKey/slots(passphrase:path:)``) keeps its salt, and its slot file is copied
+/// key (``DatabaseKey/slots(passphrase:path:)-6o46u``) keeps its salt, and its slot file is copied
 /// beside the new database.
 public enum DatabaseRepair {
     /// Reads what it can of the damaged database at `path` into a new database at `output`.
