@@ -75,7 +75,7 @@ import Testing
             }
             group.addTask {
                 try await Task.sleep(for: .milliseconds(50))
-                try pool.changeKey(to: .passphrase("new passphrase"))
+                try await pool.changeKey(to: .passphrase("new passphrase"))
             }
             try await group.waitForAll()
         }
@@ -123,7 +123,7 @@ import Testing
         let pool = try makePool()
         var values = pool.observe { try $0.fetchScalar(Int.self, sql: "SELECT count(*) FROM t") ?? -1 }.makeAsyncIterator()
         #expect(try await values.next() == 1)
-        try pool.changeKey(to: .passphrase("new passphrase"))
+        try await pool.changeKey(to: .passphrase("new passphrase"))
         try await pool.write { try $0.execute(sql: "INSERT INTO t VALUES (2)") }
         #expect(try await values.next() == 2)
         try pool.close()

@@ -4,6 +4,7 @@ extension DatabasePool {
     /// ``DatabaseFile/changeKey(path:oldKey:oldCipher:newKey:newCipher:to:options:)-1h48f``
     /// (verified, atomic, in place), and opens the writer again with the new key. Readers open
     /// again as reads need them, with the new key (one key derivation for the pool, as at open).
+    /// Blocks the calling thread.
     ///
     /// ```swift
     /// try pool.changeKey(to: .passphrase("new passphrase"))
@@ -20,6 +21,7 @@ extension DatabasePool {
     /// - Throws: the errors of the key change, after which the pool goes on with the old key;
     ///   ``CipherStoreError/reentrantQueueAccess`` from inside a block of this pool;
     ///   ``CipherStoreError/connectionClosed`` after ``close()``.
+    @available(*, noasync, message: "this form blocks the thread: in async code, `try await` the async form; in top-level code, where Swift picks this form even after await, move the code into an async function")
     @discardableResult
     public func changeKey(to newKey: DatabaseKey, cipher newCipher: CipherSettings = .libraryDefaults,
                           options: DatabaseFileOptions = DatabaseFileOptions()) throws -> DatabaseFileReport {
@@ -33,6 +35,29 @@ extension DatabasePool {
             return (newKey, newCipher.filling(from: currentCipher))
         }
         return report!
+    }
+
+    /// Changes the database's key through the pool without blocking the caller's thread: the
+    /// same verified, atomic rewrite as the synchronous form, on a thread of its own (never one
+    /// of the cooperative pool's).
+    ///
+    /// ```swift
+    /// try await pool.changeKey(to: .passphrase("new passphrase"))
+    /// ```
+    ///
+    /// Cancelling the task cancels the rewrite: it throws ``DatabaseFileError/cancelled``, the
+    /// file is left as it was, and the pool goes on with the old key.
+    ///
+    /// - Returns: the rewrite's report.
+    /// - Throws: `CancellationError` when the task is cancelled before the call (nothing
+    ///   changes then), ``DatabaseFileError/cancelled`` when it is cancelled during the
+    ///   rewrite, and the errors of the synchronous form.
+    @discardableResult
+    public func changeKey(to newKey: DatabaseKey, cipher newCipher: CipherSettings = .libraryDefaults,
+                          options: DatabaseFileOptions = DatabaseFileOptions()) async throws -> DatabaseFileReport {
+        try await ConversionThread.run(options: options) { options in
+            try self.changeKey(to: newKey, cipher: newCipher, options: options)
+        }
     }
 
     /// Runs `body` while every connection of the pool is closed, then opens the pool again

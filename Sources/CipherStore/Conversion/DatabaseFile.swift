@@ -75,13 +75,15 @@ public enum DatabaseFile {
     }
 
     /// Changes the key of an encrypted database, optionally with new cipher settings (page
-    /// size, KDF iterations), by rewriting it.
+    /// size, KDF iterations), by rewriting it. Blocks the calling thread; in `async` code, the
+    /// `async` form does not.
     ///
     /// Each setting of `newCipher` left `nil` is the source's: by default the result keeps the
     /// source's page size, KDF iterations and HMAC use (``DatabaseFileReport/verification`` says
     /// which it has), so a key change never weakens the KDF silently.
     ///
     /// - Throws: ``DatabaseFileError``, ``CipherStoreError`` (wrong old key…), ``DatabaseError``; the source is unchanged.
+    @available(*, noasync, message: "this form blocks the thread: in async code, `try await` the async form; in top-level code, where Swift picks this form even after await, move the code into an async function")
     @discardableResult
     public static func changeKey(path: String, oldKey: DatabaseKey, oldCipher: CipherSettings = .libraryDefaults,
                                  newKey: DatabaseKey, newCipher: CipherSettings = .libraryDefaults,
