@@ -11,12 +11,16 @@ extension Connection {
     /// - Throws: ``DatabaseError``; `EncodingError` for a value no column holds (an integer
     ///   above `Int64.max`).
     public func insert(_ record: some Encodable, into table: String) throws {
-        let columns = try RecordEncoder.columns(of: record)
+        try insert(columns: RecordEncoder.columns(of: record), into: table, onConflict: nil)
+    }
+
+    /// Inserts encoded columns, with `INSERT OR …` for a conflict resolution.
+    func insert(columns: [(name: String, value: DatabaseValue)], into table: String, onConflict: ConflictResolution?) throws {
         let statement: Statement
         // The INSERT of the last record inserted into the table, reused while the columns are
         // the same: the usual loop of one record type prepares its statement once.
         // Kept only as long as the statement cache keeps statements (a capacity of 0 keeps none).
-        if let cached = insertStatements[table], !cached.statement.isBusy,
+        if onConflict == nil, let cached = insertStatements[table], !cached.statement.isBusy,
            cached.columns.elementsEqual(columns, by: { $0 == $1.name }) {
             statement = cached.statement
             if handle.hooks.recordedSQL != nil { handle.hooks.recordedSQL?.insert(statement.sql) }
@@ -24,8 +28,9 @@ extension Connection {
             let names = columns.map(\.name)
             let list = names.map(Self.quoteIdentifier).joined(separator: ", ")
             let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
-            statement = try cachedStatement(sql: "INSERT INTO \(Self.quoteIdentifier(table)) (\(list)) VALUES (\(placeholders))")
-            if statementCache.capacity > 0 { insertStatements[table] = (names, statement) }
+            let verb = onConflict.map { "INSERT OR \($0.rawValue) INTO " } ?? "INSERT INTO "
+            statement = try cachedStatement(sql: verb + "\(Self.quoteIdentifier(table)) (\(list)) VALUES (\(placeholders))")
+            if onConflict == nil && statementCache.capacity > 0 { insertStatements[table] = (names, statement) }
         }
         try statement.execute(columns: columns)
     }
@@ -76,15 +81,21 @@ extension Connection {
     ///   changed), ``RecordError/missingPrimaryKey(table:primaryKey:recordType:)``,
     ///   ``RecordError/nilPrimaryKey(table:primaryKey:)``, ``DatabaseError``, `EncodingError`.
     public func update<Record: Encodable>(_ record: Record, in table: String, primaryKey: String = "id") throws {
-        let columns = try RecordEncoder.columns(of: record)
-        let key = try primaryKeyColumn(of: columns, table: table, primaryKey: primaryKey, recordType: Record.self)
+        try update(columns: RecordEncoder.columns(of: record), in: table, primaryKey: primaryKey, recordType: Record.self, onConflict: nil)
+    }
+
+    /// Updates a row with encoded columns, with `UPDATE OR …` for a conflict resolution.
+    func update(columns: [(name: String, value: DatabaseValue)], in table: String, primaryKey: String,
+                recordType: Any.Type, onConflict: ConflictResolution?) throws {
+        let key = try primaryKeyColumn(of: columns, table: table, primaryKey: primaryKey, recordType: recordType)
         let others = columns.filter { $0.name.lowercased() != key.name.lowercased() }
         let quotedKey = Self.quoteIdentifier(key.name)
         // A record that is only its key still checks that its row exists.
         let assignments = others.isEmpty
             ? "\(quotedKey) = \(quotedKey)"
             : others.map { "\(Self.quoteIdentifier($0.name)) = ?" }.joined(separator: ", ")
-        try execute(sql: "UPDATE \(Self.quoteIdentifier(table)) SET \(assignments) WHERE \(quotedKey) = ?",
+        let verb = onConflict.map { "UPDATE OR \($0.rawValue) " } ?? "UPDATE "
+        try execute(sql: verb + "\(Self.quoteIdentifier(table)) SET \(assignments) WHERE \(quotedKey) = ?",
                     arguments: .positional(others.map(\.value) + [key.value]))
         guard changesCount > 0 else { throw RecordError.rowNotFound(table: table, primaryKey: key.name) }
     }

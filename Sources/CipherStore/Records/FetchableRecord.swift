@@ -11,9 +11,15 @@
 /// the same as the connection's (`Connection/fetchAll(_:sql:arguments:)`,
 /// `Connection/fetchOne(_:sql:arguments:)`, ``Connection/fetchCursor(_:sql:arguments:)``),
 /// with the same errors.
-public protocol FetchableRecord: Decodable {}
+public protocol FetchableRecord: Decodable {
+    /// How the date in `column` is read; ``DatabaseDateDecodingStrategy/deferredToDate`` by
+    /// default. See ``EncodableRecord`` for the storing side.
+    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy
+}
 
 extension FetchableRecord {
+    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .deferredToDate }
+
     /// All rows of a query decoded as this record. See `Connection/fetchAll(_:sql:arguments:)`.
     /// - Throws: ``DatabaseError``, or ``RecordDecodingError`` when a row does not fit.
     public static func fetchAll(_ db: Connection, sql: String, arguments: StatementArguments = .none) throws -> [Self] {

@@ -17,6 +17,8 @@ final class RecordDecoder {
     let scoped: ScopedRow?
     /// The record being decoded, named in errors.
     private var recordType: Any.Type = Any.self
+    /// The record's type when it is a ``FetchableRecord``: it says how dates are read.
+    private var dateStrategies: (any FetchableRecord.Type)?
     @exclusivity(unchecked) private var plannedKeys: [String] = []
     @exclusivity(unchecked) private var plannedColumns: [Int] = []
     @exclusivity(unchecked) private var position = 0
@@ -36,7 +38,10 @@ final class RecordDecoder {
     /// - Throws: ``RecordDecodingError``, or an error of the record's own `init(from:)`.
     func decode<Record: Decodable>(_ type: Record.Type) throws -> Record {
         position = 0
-        recordType = Record.self
+        if recordType != Record.self {
+            recordType = Record.self
+            dateStrategies = Record.self as? any FetchableRecord.Type
+        }
         return try Record(from: TopLevel(decoder: self))
     }
 
@@ -139,6 +144,11 @@ final class RecordDecoder {
     /// with a raw value), or, when it asks for a container (a nested struct, an array), from
     /// the column's JSON text.
     func value<T: Decodable>(_ type: T.Type, at column: Int, key: some CodingKey) throws -> T {
+        if T.self == Date.self, let dateStrategies {
+            let strategy = dateStrategies.databaseDateDecodingStrategy(for: key.stringValue)
+            guard let date = strategy.date(source.databaseValue(at: column)) as? T else { throw mismatch(at: column, key: key, type: T.self) }
+            return date
+        }
         if let convertible = T.self as? any DatabaseValueConvertible.Type {
             guard let result = convertible.fromDatabaseValue(source.databaseValue(at: column)) as? T else {
                 throw mismatch(at: column, key: key, type: T.self)

@@ -15,9 +15,12 @@ final class RecordEncoder: Encoder {
 
     /// Set when the record used a shape rows cannot hold; thrown once encoding returns.
     var unsupported: String?
+    /// The record's type when it chooses how dates and UUIDs are stored.
+    var strategies: (any EncodableRecord.Type)?
 
     static func columns(of record: some Encodable) throws -> [(name: String, value: DatabaseValue)] {
         let encoder = RecordEncoder()
+        encoder.strategies = type(of: record) as? any EncodableRecord.Type
         try record.encode(to: encoder)
         if let unsupported = encoder.unsupported {
             throw EncodingError.invalidValue(record, .init(codingPath: [], debugDescription: unsupported))
@@ -72,6 +75,14 @@ private struct RecordKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProto
     /// Column types, single values (enums with a raw value, wrappers), and nested values and
     /// arrays as JSON text: see ``ColumnValueEncoder``.
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        if let strategies = encoder.strategies {
+            if let date = value as? Date {
+                return encoder.set(key.stringValue, strategies.databaseDateEncodingStrategy(for: key.stringValue).databaseValue(date))
+            }
+            if let uuid = value as? UUID {
+                return encoder.set(key.stringValue, strategies.databaseUUIDEncodingStrategy(for: key.stringValue).databaseValue(uuid))
+            }
+        }
         encoder.set(key.stringValue, try ColumnValueEncoder.databaseValue(of: value, codingPath: [key]))
     }
 

@@ -1,21 +1,23 @@
 extension TableRecord where Self: Encodable {
     /// Inserts the record into its table. See `Connection.insert(_:into:)`.
-    public func insert(_ db: Connection) throws {
-        try db.insert(self, into: Self.databaseTableName)
+    /// - Parameter onConflict: `INSERT OR REPLACE`, `OR IGNORE`…; a plain INSERT by default.
+    public func insert(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
+        try db.insert(columns: RecordEncoder.columns(of: self), into: Self.databaseTableName, onConflict: onConflict)
     }
 
     /// Updates the record's row with every property. See `Connection.update(_:in:primaryKey:)`.
     /// - Throws: ``RecordError/rowNotFound(table:primaryKey:)`` when the row is gone.
-    public func update(_ db: Connection) throws {
-        try db.update(self, in: Self.databaseTableName, primaryKey: Self.primaryKeyColumn)
+    public func update(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
+        try db.update(columns: RecordEncoder.columns(of: self), in: Self.databaseTableName, primaryKey: Self.primaryKeyColumn,
+                      recordType: Self.self, onConflict: onConflict)
     }
 
     /// Updates the record's row, or inserts it when no row has its key (or its key is nil).
-    public func save(_ db: Connection) throws {
+    public func save(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
         do {
-            try update(db)
+            try update(db, onConflict: onConflict)
         } catch RecordError.rowNotFound, RecordError.nilPrimaryKey {
-            try insert(db)
+            try insert(db, onConflict: onConflict)
         }
     }
 
@@ -65,18 +67,25 @@ extension TableRecord where Self: Encodable {
 extension TableRecord where Self: RowIDRecord {
     /// Inserts the record and, when its `id` is nil, sets it to the new row's rowid.
     /// See `Connection.insert(_:into:)` for a ``RowIDRecord``.
-    public mutating func insert(_ db: Connection) throws {
-        try db.insert(&self, into: Self.databaseTableName)
+    public mutating func insert(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
+        try db.insert(columns: RecordEncoder.columns(of: self), into: Self.databaseTableName, onConflict: onConflict)
+        // INSERT OR IGNORE that ignored leaves the id nil: the last rowid is another row's.
+        guard id == nil, db.changesCount > 0 else { return }
+        let rowID = db.lastInsertedRowID
+        guard let converted = RowID(exactly: rowID) else {
+            throw RecordError.rowIDOutOfRange(table: Self.databaseTableName, rowID: rowID, idType: "\(RowID.self)")
+        }
+        id = converted
     }
 
     /// Inserts the record when its `id` is nil (setting it), else updates its row, or
     /// inserts it when the row is gone.
-    public mutating func save(_ db: Connection) throws {
-        guard id != nil else { return try insert(db) }
+    public mutating func save(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
+        guard id != nil else { return try insert(db, onConflict: onConflict) }
         do {
-            try update(db)
+            try update(db, onConflict: onConflict)
         } catch RecordError.rowNotFound {
-            try insert(db)
+            try insert(db, onConflict: onConflict)
         }
     }
 }

@@ -1,0 +1,214 @@
+import CSQLCipher
+
+extension MutablePersistableRecord {
+    /// Inserts the record, running `willSave`, `willInsert`, `didInsert` and `didSave` around it.
+    /// - Parameter onConflict: `INSERT OR REPLACE`, `OR IGNORE`…; a plain INSERT by default.
+    /// - Throws: ``DatabaseError`` (nothing written), an error of a `will` callback (nothing
+    ///   written), `EncodingError`.
+    public mutating func insert(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
+        try willSave(db)
+        try performInsert(db, onConflict: onConflict)
+    }
+
+    /// Updates the record's row with every column, running `willSave`, `willUpdate`,
+    /// `didUpdate` and `didSave` around it.
+    /// - Throws: ``RecordError/rowNotFound(table:primaryKey:)`` when the row is gone (nothing
+    ///   written), ``DatabaseError``, an error of a `will` callback.
+    public func update(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
+        var copy = self
+        try copy.willSave(db)
+        try copy.performUpdate(db, onConflict: onConflict)
+    }
+
+    /// Updates the record's row, or inserts it when its key is nil or its row is gone.
+    public mutating func save(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
+        try performSave(db, onConflict: onConflict)
+    }
+
+    mutating func performSave(_ db: Connection, onConflict: ConflictResolution?) throws {
+        try willSave(db)
+        do {
+            try performUpdate(db, onConflict: onConflict)
+        } catch RecordError.rowNotFound, RecordError.nilPrimaryKey {
+            try performInsert(db, onConflict: onConflict)
+        }
+    }
+
+    /// Deletes the record's row, running `willDelete` and `didDelete(deleted:)` around it.
+    /// - Returns: whether there was one.
+    @discardableResult
+    public func delete(_ db: Connection) throws -> Bool {
+        try willDelete(db)
+        let deleted: Bool
+        do {
+            try db.delete(self, from: Self.databaseTableName, primaryKey: Self.primaryKeyColumn)
+            deleted = true
+        } catch RecordError.rowNotFound {
+            deleted = false
+        }
+        didDelete(deleted: deleted)
+        return deleted
+    }
+
+    /// Inserts the record, or updates the row it conflicts with (a row with its primary key or
+    /// another unique value): `INSERT … ON CONFLICT DO UPDATE SET …`, every column but the
+    /// primary key. Runs the insert callbacks; `didInsert` gets the row's rowid either way.
+    /// - Throws: a ``DatabaseError`` naming the linked SQLite when it is older than 3.35
+    ///   (UPSERT with RETURNING; SQLCipher 3.4.1 is SQLite 3.15.2): nothing is written, and
+    ///   `save(_:)` works there. ``DatabaseError`` for other failures.
+    public mutating func upsert(_ db: Connection) throws {
+        try performUpsert(db)
+    }
+
+    mutating func performUpsert(_ db: Connection) throws {
+        try SQLiteFeature.returning.require("upsert")
+        try willSave(db)
+        try willInsert(db)
+        let columns = try RecordEncoder.columns(of: self)
+        let rowID = try db.fetchScalar(Int64.self, sql: try upsertSQL(db, columns) + " RETURNING rowid", arguments: .positional(columns.map(\.value))) ?? db.lastInsertedRowID
+        let inserted = InsertionSuccess(rowID: rowID, persistenceContainer: PersistenceSuccess(columns).persistenceContainer)
+        didInsert(inserted)
+        didSave(PersistenceSuccess(inserted))
+    }
+
+    /// `INSERT … ON CONFLICT DO UPDATE SET` every column but the primary key.
+    func upsertSQL(_ db: Connection, _ columns: [(name: String, value: DatabaseValue)]) throws -> String {
+        let primaryKey = Set(try db.primaryKeyColumns(ofTable: Self.databaseTableName).map { $0.lowercased() })
+        let names = columns.map { Connection.quoteIdentifier($0.name) }
+        let updates = columns.filter { !primaryKey.contains($0.name.lowercased()) }.map { Connection.quoteIdentifier($0.name) }
+        let onConflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET " + updates.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        return "INSERT INTO \(Connection.quoteIdentifier(Self.databaseTableName)) (\(names.joined(separator: ", "))) VALUES ("
+            + Array(repeating: "?", count: names.count).joined(separator: ", ") + ") ON CONFLICT " + onConflict
+    }
+
+    mutating func performInsert(_ db: Connection, onConflict: ConflictResolution?) throws {
+        try willInsert(db)
+        let columns = try RecordEncoder.columns(of: self)
+        try db.insert(columns: columns, into: Self.databaseTableName, onConflict: onConflict)
+        // INSERT OR IGNORE that ignored: no row of this record's, no rowid to tell.
+        guard db.changesCount > 0 else { return }
+        let inserted = InsertionSuccess(rowID: db.lastInsertedRowID, persistenceContainer: PersistenceSuccess(columns).persistenceContainer)
+        didInsert(inserted)
+        didSave(PersistenceSuccess(inserted))
+    }
+
+    func performUpdate(_ db: Connection, onConflict: ConflictResolution?) throws {
+        let columns = try RecordEncoder.columns(of: self)
+        try willUpdate(db, columns: Set(columns.map(\.name)))
+        try db.update(columns: columns, in: Self.databaseTableName, primaryKey: Self.primaryKeyColumn, recordType: Self.self, onConflict: onConflict)
+        didUpdate(PersistenceSuccess(columns))
+        didSave(PersistenceSuccess(columns))
+    }
+}
+
+extension MutablePersistableRecord where Self: FetchableRecord {
+    /// Inserts the record and returns the row as stored (defaults and triggers applied):
+    /// `INSERT … RETURNING *`. Runs the insert callbacks on the record.
+    /// - Throws: a ``DatabaseError`` naming the linked SQLite when it is older than 3.35
+    ///   (nothing is written), or the errors of ``insert(_:onConflict:)``.
+    public mutating func insertAndFetch(_ db: Connection, onConflict: ConflictResolution? = nil) throws -> Self {
+        try SQLiteFeature.returning.require("insertAndFetch")
+        try willSave(db)
+        try willInsert(db)
+        let columns = try RecordEncoder.columns(of: self)
+        let verb = onConflict.map { "INSERT OR \($0.rawValue) INTO " } ?? "INSERT INTO "
+        let sql = verb + Connection.quoteIdentifier(Self.databaseTableName) + " (" + columns.map { Connection.quoteIdentifier($0.name) }.joined(separator: ", ")
+            + ") VALUES (" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ") RETURNING *, rowid"
+        return try fetchReturned(db, sql: sql, columns: columns)
+    }
+
+    /// Upserts the record (see ``upsert(_:)``) and returns the row as stored.
+    public mutating func upsertAndFetch(_ db: Connection) throws -> Self {
+        try SQLiteFeature.returning.require("upsertAndFetch")
+        try willSave(db)
+        try willInsert(db)
+        let columns = try RecordEncoder.columns(of: self)
+        return try fetchReturned(db, sql: upsertSQL(db, columns) + " RETURNING *, rowid", columns: columns)
+    }
+
+    private mutating func fetchReturned(_ db: Connection, sql: String, columns: [(name: String, value: DatabaseValue)]) throws -> Self {
+        guard let row = try db.fetchOne(sql: sql, arguments: .positional(columns.map(\.value))) else {
+            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "the INSERT into \(Self.databaseTableName) returned no row (a conflict it ignored); nothing was written", sql: sql)
+        }
+        let stored = try db.decode(Self.self, from: row)
+        let rowID: Int64 = try row.value(at: row.count - 1)
+        let inserted = InsertionSuccess(rowID: rowID, persistenceContainer: PersistenceSuccess(columns).persistenceContainer)
+        didInsert(inserted)
+        didSave(PersistenceSuccess(inserted))
+        return stored
+    }
+}
+
+extension PersistableRecord {
+    /// Inserts the record (see ``MutablePersistableRecord/insert(_:onConflict:)``); the
+    /// callbacks run on a copy, since the record is not changed.
+    public func insert(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
+        var copy = self
+        try copy.willSave(db)
+        try copy.performInsert(db, onConflict: onConflict)
+    }
+
+    /// Updates the record's row, or inserts it (see ``MutablePersistableRecord/save(_:onConflict:)``).
+    public func save(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
+        var copy = self
+        try copy.performSave(db, onConflict: onConflict)
+    }
+
+    /// Upserts the record (see ``MutablePersistableRecord/upsert(_:)``).
+    public func upsert(_ db: Connection) throws {
+        var copy = self
+        try copy.performUpsert(db)
+    }
+}
+
+extension MutablePersistableRecord where Self: RowIDRecord {
+    /// Inserts the record; when its `id` is nil, sets it to the new rowid before `didInsert`.
+    public mutating func insert(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
+        try willSave(db)
+        try willInsert(db)
+        let columns = try RecordEncoder.columns(of: self)
+        try db.insert(columns: columns, into: Self.databaseTableName, onConflict: onConflict)
+        guard db.changesCount > 0 else { return }
+        let rowID = db.lastInsertedRowID
+        if id == nil {
+            guard let converted = RowID(exactly: rowID) else {
+                throw RecordError.rowIDOutOfRange(table: Self.databaseTableName, rowID: rowID, idType: "\(RowID.self)")
+            }
+            id = converted
+        }
+        let inserted = InsertionSuccess(rowID: rowID, persistenceContainer: PersistenceSuccess(columns).persistenceContainer)
+        didInsert(inserted)
+        didSave(PersistenceSuccess(inserted))
+    }
+
+    /// Inserts the record when its `id` is nil (setting it), else updates its row, or inserts
+    /// it when the row is gone.
+    public mutating func save(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
+        guard id != nil else { return try insert(db, onConflict: onConflict) }
+        try willSave(db)
+        do {
+            try performUpdate(db, onConflict: onConflict)
+        } catch RecordError.rowNotFound {
+            try insert(db, onConflict: onConflict)
+        }
+    }
+}
+
+/// SQL features newer than SQLite 3.15.2 (SQLCipher 3.4.1) that the query interface uses where
+/// the linked SQLite has them, with a clear error where it has not.
+enum SQLiteFeature {
+    /// `RETURNING` (SQLite 3.35), with `ON CONFLICT DO UPDATE` without a target.
+    case returning
+
+    var minimumVersion: (number: Int32, text: String) {
+        switch self {
+        case .returning: return (3_035_000, "3.35")
+        }
+    }
+
+    func require(_ operation: String) throws {
+        guard sqlite3_libversion_number() < minimumVersion.number else { return }
+        throw DatabaseError(resultCode: .SQLITE_ERROR,
+                            message: "\(operation) needs SQLite \(minimumVersion.text) or newer (UPSERT and RETURNING), and the linked SQLCipher \(SQLCipherLibrary.sqlcipherVersion ?? "?") is SQLite \(SQLCipherLibrary.sqliteVersion); nothing was written. Use save(_:) (update, else insert), which works on every version, or link SQLCipher 4.")
+    }
+}

@@ -1,0 +1,193 @@
+@testable import CipherStore
+import Foundation
+import TestSupport
+import Testing
+
+/// GRDB-style persistable records: callbacks and their order, a callback that stops a write,
+/// conflict resolutions, UPSERT and RETURNING where the linked SQLite has them (a clear error
+/// where it has not), and date and UUID storage chosen per record type.
+@Suite struct PersistenceCallbackTests {
+    final class EventLog {
+        var events: [String] = []
+    }
+
+    struct Player: Codable, FetchableRecord, MutablePersistableRecord {
+        static let databaseTableName = "player"
+        var id: Int64?
+        var name: String
+        var score: Int
+        var updatedAt: Date?
+        var log = EventLog()
+        var refuseDelete = false
+
+        enum CodingKeys: String, CodingKey { case id, name, score, updatedAt }
+
+        mutating func willInsert(_ db: Database) throws {
+            log.events.append("willInsert")
+            if name.isEmpty { throw RecordError.invalidName }
+        }
+        mutating func didInsert(_ inserted: InsertionSuccess) {
+            id = inserted.rowID
+            log.events.append("didInsert \(inserted.rowID)")
+        }
+        func willUpdate(_ db: Database, columns: Set<String>) throws { log.events.append("willUpdate \(columns.sorted().joined(separator: ","))") }
+        func didUpdate(_ updated: PersistenceSuccess) { log.events.append("didUpdate") }
+        mutating func willSave(_ db: Database) throws {
+            updatedAt = Date(timeIntervalSince1970: 1_800_000_000)
+            log.events.append("willSave")
+        }
+        func didSave(_ saved: PersistenceSuccess) { log.events.append("didSave \(saved.persistenceContainer["name"].map { "\($0)" } ?? "")") }
+        func willDelete(_ db: Database) throws {
+            log.events.append("willDelete")
+            if refuseDelete { throw RecordError.protected }
+        }
+        func didDelete(deleted: Bool) { log.events.append("didDelete \(deleted)") }
+
+        enum RecordError: Error { case invalidName, protected }
+    }
+
+    let directory: TemporaryDirectory
+    let db: Connection
+    var returningIsAvailable: Bool { SQLCipherLibrary.sqliteVersion.compare("3.35", options: .numeric) != .orderedAscending }
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        db = try Connection(path: directory.path("players.db"), key: .rawKey(hex: String(repeating: "5e", count: 32)))
+        try db.execute(sql: "CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, score INTEGER NOT NULL DEFAULT 0, updatedAt TEXT)")
+    }
+
+    @Test func callbacksRunInOrderAndDidInsertSetsTheID() throws {
+        var player = Player(name: "Arthur", score: 10)
+        try player.insert(db)
+        #expect(player.id == 1)
+        #expect(player.log.events == ["willSave", "willInsert", "didInsert 1", "didSave \"Arthur\""])
+        #expect(try db.fetchScalar(String.self, sql: "SELECT updatedAt FROM player WHERE id = 1") == "2027-01-15 08:00:00.000", "willSave's change is what was written")
+
+        player.log.events = []
+        player.score = 20
+        try player.update(db)
+        #expect(player.log.events == ["willSave", "willUpdate id,name,score,updatedAt", "didUpdate", "didSave \"Arthur\""])
+
+        player.log.events = []
+        var stranger = Player(id: 42, name: "Barbara", score: 1)
+        try stranger.save(db)   // no row 42: save inserts
+        #expect(stranger.log.events == ["willSave", "willUpdate id,name,score,updatedAt", "willInsert", "didInsert 42", "didSave \"Barbara\""])
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM player") == 2)
+
+        #expect(try player.delete(db))
+        #expect(player.log.events == ["willDelete", "didDelete true"])
+        #expect(try player.delete(db) == false)
+    }
+
+    @Test func aWillCallbackThatThrowsWritesNothing() throws {
+        var nameless = Player(name: "", score: 1)
+        #expect(throws: Player.RecordError.invalidName) { try nameless.insert(db) }
+        #expect(nameless.id == nil)
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM player") == 0)
+
+        var kept = Player(name: "Kept", score: 1, refuseDelete: true)
+        try kept.insert(db)
+        #expect(throws: Player.RecordError.protected) { try kept.delete(db) }
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM player") == 1)
+    }
+
+    @Test func conflictResolutionsAreTheSQLOnes() throws {
+        var first = Player(name: "Arthur", score: 1)
+        try first.insert(db)
+        var same = Player(name: "Arthur", score: 2)
+        #expect(throws: DatabaseError.self) { try same.insert(db) }
+        try same.insert(db, onConflict: .ignore)
+        #expect(try db.fetchAll(Int.self, sql: "SELECT score FROM player") == [1])
+        try same.insert(db, onConflict: .replace)
+        #expect(try db.fetchAll(sql: "SELECT id, score FROM player").map(\.values) == [[.integer(2), .integer(2)]])
+        // The same through the request API.
+        #expect(try Player.all().updateAll(db, onConflict: .ignore, Column("score") += 5) == 1)
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT score FROM player") == 7)
+    }
+
+    @Test func upsertAndReturningWhereTheLinkedSQLiteHasThem() throws {
+        var player = Player(name: "Arthur", score: 1)
+        try player.insert(db)
+        var again = Player(name: "Arthur", score: 9)
+        guard returningIsAvailable else {
+            // SQLite 3.15.2: a clear error naming the version, and nothing written.
+            for attempt in [{ try again.upsert(self.db) }, { _ = try again.upsertAndFetch(self.db) }, { _ = try again.insertAndFetch(self.db) }] {
+                #expect {
+                    try attempt()
+                } throws: { error in
+                    let message = (error as? DatabaseError)?.message ?? ""
+                    return message.contains("needs SQLite 3.35") && message.contains(SQLCipherLibrary.sqliteVersion) && message.contains("save(_:)")
+                }
+            }
+            #expect(try db.fetchAll(sql: "SELECT id, score FROM player").map(\.values) == [[.integer(1), .integer(1)]])
+            #expect(again.log.events.isEmpty, "no callback ran for a write that could not start")
+            return
+        }
+        // The name conflicts: the row is updated in place, its rowid kept and told to didInsert.
+        try again.upsert(db)
+        #expect(again.id == 1)
+        #expect(try db.fetchAll(sql: "SELECT id, score FROM player").map(\.values) == [[.integer(1), .integer(9)]])
+        // RETURNING gives the stored row, defaults applied.
+        try db.execute(sql: "CREATE TABLE tally(id INTEGER PRIMARY KEY, label TEXT NOT NULL, count INTEGER NOT NULL DEFAULT 7)")
+        struct NewTally: Codable, FetchableRecord, MutablePersistableRecord {
+            static let databaseTableName = "tally"
+            var id: Int64?
+            var label: String
+        }
+        struct Tally: Codable, Equatable, FetchableRecord { var id: Int64; var label: String; var count: Int }
+        var tally = NewTally(label: "a")
+        let stored = try tally.insertAndFetch(db)
+        #expect(stored.id == 1 && stored.label == "a")
+        #expect(try db.fetchOne(Tally.self, sql: "SELECT * FROM tally") == Tally(id: 1, label: "a", count: 7))
+        let fetched = try Player(name: "Barbara", score: 3).upsertAndFetchCopy(db)
+        #expect(fetched.name == "Barbara" && fetched.id == 2)
+    }
+
+    @Test func datesAndUUIDsAreStoredAsTheRecordTypeChooses() throws {
+        struct Event: Codable, Equatable, FetchableRecord, MutablePersistableRecord {
+            static let databaseTableName = "event"
+            var id: UUID
+            var exact: Date
+            var rounded: Date
+            var stamp: Date
+            static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
+                switch column {
+                case "exact": return .timeIntervalSinceReferenceDate
+                case "stamp": return .millisecondsSince1970
+                default: return .deferredToDate
+                }
+            }
+            static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy {
+                switch column {
+                case "exact": return .timeIntervalSinceReferenceDate
+                case "stamp": return .millisecondsSince1970
+                default: return .deferredToDate
+                }
+            }
+            static func databaseUUIDEncodingStrategy(for column: String) -> DatabaseUUIDEncodingStrategy { .lowercaseString }
+        }
+        try db.execute(sql: "CREATE TABLE event(id TEXT PRIMARY KEY, exact REAL, rounded TEXT, stamp INTEGER)")
+        // A date below the millisecond: the default text loses it, the exact strategy does not.
+        let date = Date(timeIntervalSinceReferenceDate: 785_000_000.123_456_789)
+        let id = UUID()
+        var event = Event(id: id, exact: date, rounded: date, stamp: date)
+        try event.insert(db)
+        let types = try db.fetchOne(sql: "SELECT typeof(id), id, typeof(exact), typeof(rounded), typeof(stamp) FROM event")
+        #expect(types?.values == [.text("text"), .text(id.uuidString.lowercased()), .text("real"), .text("text"), .text("integer")])
+        let read = try #require(try Event.fetchOne(db, sql: "SELECT * FROM event"))
+        #expect(read.id == id)
+        #expect(read.exact == date, "the exact strategy round-trips every bit")
+        #expect(read.rounded != date && abs(read.rounded.timeIntervalSince(date)) < 0.001)
+        #expect(abs(read.stamp.timeIntervalSince(date)) < 0.001)
+        // The UUID's text form finds the row by key.
+        #expect(try Event.filter(Column("id") == id.uuidString.lowercased()).fetchCount(db) == 1)
+    }
+}
+
+extension PersistenceCallbackTests.Player {
+    /// `upsertAndFetch` on a copy, for a record built in an expression.
+    func upsertAndFetchCopy(_ db: Connection) throws -> Self {
+        var copy = self
+        return try copy.upsertAndFetch(db)
+    }
+}
