@@ -2,7 +2,9 @@ import CSQLCipher
 
 extension MutablePersistableRecord {
     /// Inserts the record, running `willSave`, `willInsert`, `didInsert` and `didSave` around it.
-    /// - Parameter onConflict: `INSERT OR REPLACE`, `OR IGNORE`…; a plain INSERT by default.
+    /// - Parameters:
+    ///   - db: the connection.
+    ///   - onConflict: `INSERT OR REPLACE`, `OR IGNORE`…; a plain INSERT by default.
     /// - Throws: ``DatabaseError`` (nothing written), an error of a `will` callback (nothing
     ///   written), `EncodingError`.
     public mutating func insert(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
@@ -105,7 +107,7 @@ extension MutablePersistableRecord where Self: FetchableRecord {
     /// Inserts the record and returns the row as stored (defaults and triggers applied):
     /// `INSERT … RETURNING *`. Runs the insert callbacks on the record.
     /// - Throws: a ``DatabaseError`` naming the linked SQLite when it is older than 3.35
-    ///   (nothing is written), or the errors of ``insert(_:onConflict:)``.
+    ///   (nothing is written), or the errors of `insert(_:onConflict:)`.
     public mutating func insertAndFetch(_ db: Connection, onConflict: ConflictResolution? = nil) throws -> Self {
         try SQLiteFeature.returning.require("insertAndFetch")
         try willSave(db)
@@ -117,7 +119,7 @@ extension MutablePersistableRecord where Self: FetchableRecord {
         return try fetchReturned(db, sql: sql, columns: columns)
     }
 
-    /// Upserts the record (see ``upsert(_:)``) and returns the row as stored.
+    /// Upserts the record (see `upsert(_:)`) and returns the row as stored.
     public mutating func upsertAndFetch(_ db: Connection) throws -> Self {
         try SQLiteFeature.returning.require("upsertAndFetch")
         try willSave(db)
@@ -140,7 +142,7 @@ extension MutablePersistableRecord where Self: FetchableRecord {
 }
 
 extension PersistableRecord {
-    /// Inserts the record (see ``MutablePersistableRecord/insert(_:onConflict:)``); the
+    /// Inserts the record (see `MutablePersistableRecord.insert(_:onConflict:)`); the
     /// callbacks run on a copy, since the record is not changed.
     public func insert(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
         var copy = self
@@ -148,13 +150,13 @@ extension PersistableRecord {
         try copy.performInsert(db, onConflict: onConflict)
     }
 
-    /// Updates the record's row, or inserts it (see ``MutablePersistableRecord/save(_:onConflict:)``).
+    /// Updates the record's row, or inserts it (see `MutablePersistableRecord.save(_:onConflict:)`).
     public func save(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
         var copy = self
         try copy.performSave(db, onConflict: onConflict)
     }
 
-    /// Upserts the record (see ``MutablePersistableRecord/upsert(_:)``).
+    /// Upserts the record (see `MutablePersistableRecord.upsert(_:)`).
     public func upsert(_ db: Connection) throws {
         var copy = self
         try copy.performUpsert(db)

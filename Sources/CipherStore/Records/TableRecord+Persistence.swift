@@ -1,6 +1,8 @@
 extension TableRecord where Self: Encodable {
     /// Inserts the record into its table. See `Connection.insert(_:into:)`.
-    /// - Parameter onConflict: `INSERT OR REPLACE`, `OR IGNORE`…; a plain INSERT by default.
+    /// - Parameters:
+    ///   - db: the connection.
+    ///   - onConflict: `INSERT OR REPLACE`, `OR IGNORE`…; a plain INSERT by default.
     public func insert(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
         try db.insert(columns: RecordEncoder.columns(of: self), into: Self.databaseTableName, onConflict: onConflict)
     }

@@ -17,7 +17,7 @@ extension QueryInterfaceRequest where RowDecoder: FetchableRecord {
 
     /// A cursor over the matching records, decoded one at a time.
     /// - Throws: ``DatabaseError``; also for a request with associations, which
-    ///   ``fetchAll(_:)`` fetches (their rows are split and grouped after the query).
+    ///   `fetchAll(_:)` fetches (their rows are split and grouped after the query).
     public func fetchCursor(_ db: Connection) throws -> RecordCursor<RowDecoder> {
         guard relation.joins.isEmpty else {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "fetchCursor reads one table's records; fetch a request with associations with fetchAll")

@@ -29,7 +29,7 @@ public struct Column: Sendable, Hashable, SQLSpecificExpressible {
 
     public var sqlExpression: SQLExpression { SQLExpression(.column(name)) }
 
-    /// An assignment for ``QueryInterfaceRequest/updateAll(_:_:)``: `Column("score").set(to: 0)`.
+    /// An assignment for `updateAll(db, …)`: `Column("score").set(to: 0)`.
     public func set(to value: some SQLExpressible) -> ColumnAssignment {
         ColumnAssignment(column: name, value: value.sqlExpression.node)
     }
@@ -40,7 +40,7 @@ public struct Column: Sendable, Hashable, SQLSpecificExpressible {
     }
 }
 
-/// One `SET column = value` of ``QueryInterfaceRequest/updateAll(_:_:)``: made by
+/// One `SET column = value` of `updateAll(db, …)`: made by
 /// ``Column/set(to:)-(SQLExpressible)`` or by `+=`, `-=`, `*=`, `/=` on a column.
 public struct ColumnAssignment: Sendable {
     let column: String

@@ -1,5 +1,5 @@
 /// What a request selects: ``AllColumns``, a ``Column``, an ``SQLExpression`` (an aggregate),
-/// or one of these under a name (``SQLSpecificExpressible/forKey(_:)``).
+/// or one of these under a name (``SQLSpecificExpressible/forKey(_:)-(String)``).
 public protocol SQLSelectable: Sendable {
     /// The selection.
     var sqlSelection: SQLSelection { get }

@@ -1,6 +1,7 @@
 extension TableRecord {
     /// The association to the record this one's foreign key refers to (a book to its author).
     /// - Parameters:
+    ///   - destination: the associated record type.
     ///   - key: the key the associated record decodes under; the destination's table name by default.
     ///   - foreignKey: the linking columns, when the schema's `REFERENCES` does not say them.
     public static func belongsTo<Destination: TableRecord>(_ destination: Destination.Type, key: String? = nil,
