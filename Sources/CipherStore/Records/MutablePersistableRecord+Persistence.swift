@@ -13,7 +13,8 @@ extension MutablePersistableRecord {
     }
 
     /// Updates the record's row with every column, running `willSave`, `willUpdate`,
-    /// `didUpdate` and `didSave` around it.
+    /// `didUpdate` and `didSave` around it. The record is not changed: what `willSave` changes
+    /// is written, on a copy; call `save` to keep those changes in the record too.
     /// - Throws: ``RecordError/rowNotFound(table:primaryKey:)`` when the row is gone (nothing
     ///   written), ``DatabaseError``, an error of a `will` callback.
     public func update(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
@@ -167,6 +168,26 @@ extension MutablePersistableRecord where Self: RowIDRecord {
     /// Inserts the record; when its `id` is nil, sets it to the new rowid before `didInsert`.
     public mutating func insert(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
         try willSave(db)
+        try performRowIDInsert(db, onConflict: onConflict)
+    }
+
+    /// Inserts the record when its `id` is nil (setting it), else updates its row, or inserts
+    /// it when the row is gone. `willSave` runs once.
+    public mutating func save(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
+        try performRowIDSave(db, onConflict: onConflict)
+    }
+
+    mutating func performRowIDSave(_ db: Connection, onConflict: ConflictResolution?) throws {
+        try willSave(db)
+        guard id != nil else { return try performRowIDInsert(db, onConflict: onConflict) }
+        do {
+            try performUpdate(db, onConflict: onConflict)
+        } catch RecordError.rowNotFound {
+            try performRowIDInsert(db, onConflict: onConflict)
+        }
+    }
+
+    mutating func performRowIDInsert(_ db: Connection, onConflict: ConflictResolution?) throws {
         try willInsert(db)
         let columns = try RecordEncoder.columns(of: self)
         try db.insert(columns: columns, into: Self.databaseTableName, onConflict: onConflict)
@@ -182,17 +203,20 @@ extension MutablePersistableRecord where Self: RowIDRecord {
         didInsert(inserted)
         didSave(PersistenceSuccess(inserted))
     }
+}
+
+extension PersistableRecord where Self: RowIDRecord {
+    /// Inserts the record; when its `id` is nil, sets it to the new rowid (a ``RowIDRecord``
+    /// changes on insert even when it is a ``PersistableRecord``).
+    public mutating func insert(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
+        try willSave(db)
+        try performRowIDInsert(db, onConflict: onConflict)
+    }
 
     /// Inserts the record when its `id` is nil (setting it), else updates its row, or inserts
     /// it when the row is gone.
     public mutating func save(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
-        guard id != nil else { return try insert(db, onConflict: onConflict) }
-        try willSave(db)
-        do {
-            try performUpdate(db, onConflict: onConflict)
-        } catch RecordError.rowNotFound {
-            try insert(db, onConflict: onConflict)
-        }
+        try performRowIDSave(db, onConflict: onConflict)
     }
 }
 
@@ -211,6 +235,6 @@ enum SQLiteFeature {
     func require(_ operation: String) throws {
         guard sqlite3_libversion_number() < minimumVersion.number else { return }
         throw DatabaseError(resultCode: .SQLITE_ERROR,
-                            message: "\(operation) needs SQLite \(minimumVersion.text) or newer (UPSERT and RETURNING), and the linked SQLCipher \(SQLCipherLibrary.sqlcipherVersion ?? "?") is SQLite \(SQLCipherLibrary.sqliteVersion); nothing was written. Use save(_:) (update, else insert), which works on every version, or link SQLCipher 4.")
+                            message: "\(operation) needs SQLite \(minimumVersion.text) or newer (RETURNING), and the linked SQLCipher \(SQLCipherLibrary.sqlcipherVersion ?? "?") is SQLite \(SQLCipherLibrary.sqliteVersion); nothing was written. Use save(_:) (update, else insert), which works on every version, or link SQLCipher 4.")
     }
 }

@@ -12,7 +12,16 @@ struct ScopedRow: Sendable {
     /// An optional association that matched no row: its columns are all NULL.
     var isMissing = false
 
-    func scope(_ key: String) -> ScopedRow? { scopes[key] ?? scopes[key.lowercased()] }
+    /// The scope of `key`: among this row's, else among its scopes' scopes, depth first, so a
+    /// flat record can name an association nested in another (`var country: Country?` beside
+    /// `var author: Author` for `Book.author.including(optional: Person.country)`), as in GRDB.
+    func scope(_ key: String) -> ScopedRow? {
+        if let found = scopes[key] ?? scopes[key.lowercased()] { return found }
+        for child in scopes.values {
+            if let found = child.scope(key) { return found }
+        }
+        return nil
+    }
     func prefetchedRows(_ key: String) -> [ScopedRow]? { prefetched[key] ?? prefetched[key.lowercased()] }
 }
 

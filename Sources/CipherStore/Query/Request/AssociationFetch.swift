@@ -44,9 +44,25 @@ enum AssociationFetch {
             var relation = association.relation
             relation.filters.append(condition(columns, chunk))
             let (rows, keys) = try self.rows(db, relation, extraColumns: columns.map(\.childColumn))
-            for (row, key) in zip(rows, keys) { groups[key, default: []].append(row) }
+            for (row, key) in zip(rows, keys) { groups[key.map(comparable), default: []].append(row) }
         }
-        return parentKeys.map { groups[$0] ?? [] }
+        return parentKeys.map { groups[$0.map(comparable)] ?? [] }
+    }
+
+    /// A key value as SQLite's join compares it across column affinities: a real that is a
+    /// whole number and text that is an integer's canonical spelling count as that integer,
+    /// so a child whose key column stores `'1'` or `1.0` is its parent `1`'s, as in a JOIN.
+    /// (A NOCASE key column's case-folding is not applied: its children are matched exactly.)
+    static func comparable(_ value: DatabaseValue) -> DatabaseValue {
+        switch value {
+        case .real(let real):
+            if let integer = Int64(exactly: real) { return .integer(integer) }
+        case .text(let text):
+            if let integer = Int64(text), String(integer) == text { return .integer(integer) }
+        default:
+            break
+        }
+        return value
     }
 
     /// `child IN (keys…)`, or for a key of several columns `(a = ? AND b = ?) OR …`.

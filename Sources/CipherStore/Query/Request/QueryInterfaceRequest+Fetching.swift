@@ -12,7 +12,7 @@ extension QueryInterfaceRequest where RowDecoder: FetchableRecord {
 
     /// The first matching record, or `nil`.
     public func fetchOne(_ db: Connection) throws -> RowDecoder? {
-        try limit(1, offset: relation.offset).fetchAll(db).first
+        try firstRowOnly.fetchAll(db).first
     }
 
     /// A cursor over the matching records, decoded one at a time.
@@ -42,7 +42,7 @@ extension QueryInterfaceRequest where RowDecoder: DatabaseValueConvertible {
 
     /// The first selected column of the first matching row, or `nil`.
     public func fetchOne(_ db: Connection) throws -> RowDecoder? {
-        let sql = try limit(1, offset: relation.offset).makeSQL(db)
+        let sql = try firstRowOnly.makeSQL(db)
         return try db.fetchOne(RowDecoder.self, sql: sql.sql, arguments: sql.statementArguments)
     }
 }
@@ -82,8 +82,9 @@ extension QueryInterfaceRequest {
 
     /// Whether the request fetches no row.
     public func isEmpty(_ db: Connection) throws -> Bool {
-        let sql = try limit(1, offset: relation.offset).makeSQL(db)
-        return try db.fetchScalar(Int.self, sql: "SELECT EXISTS (\(sql.sql))", arguments: sql.statementArguments) == 0
+        let sql = try firstRowOnly.makeSQL(db)
+        // Not EXISTS: SQLite replaces the subquery's LIMIT there, so `limit(0)` would count.
+        return try db.fetchScalar(Int.self, sql: "SELECT COUNT(*) FROM (\(sql.sql))", arguments: sql.statementArguments) == 0
     }
 }
 
@@ -99,7 +100,7 @@ extension Row {
 
     /// The first row of any request, or `nil`.
     public static func fetchOne<T>(_ db: Connection, _ request: QueryInterfaceRequest<T>) throws -> Row? {
-        try fetchAll(db, request.limit(1, offset: request.relation.offset)).first
+        try fetchAll(db, request.firstRowOnly).first
     }
 }
 
@@ -120,4 +121,10 @@ extension DatabaseValueConvertible {
     public static func fetchOne<T>(_ db: Connection, _ request: QueryInterfaceRequest<T>) throws -> Self? {
         try request.asRequest(of: Self.self).fetchOne(db)
     }
+}
+
+extension QueryInterfaceRequest {
+    /// The request limited to its first row: `LIMIT 1`, or the request's own smaller limit
+    /// (`limit(0)` fetches nothing).
+    var firstRowOnly: Self { limit(Swift.min(relation.limit ?? 1, 1), offset: relation.offset) }
 }

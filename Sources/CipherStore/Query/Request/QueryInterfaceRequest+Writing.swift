@@ -42,16 +42,30 @@ extension QueryInterfaceRequest {
         var generator = SQLQueryGenerator(db: db)
         var simple = try relation.resolvingOrigin(db)
         simple.joins.removeAll { $0.kind == .prefetch }
+        guard simple.groups.isEmpty && simple.havings.isEmpty else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "deleteAll and updateAll refuse a request with group or having: it picks one row per group, not the rows; nothing was changed. Filter the rows themselves instead")
+        }
         if !simple.hasJoinedTables && simple.limit == nil && simple.orderings.isEmpty && simple.groups.isEmpty && !simple.isDistinct {
             try generator.check(simple)
             var context = SQLRenderContext()
             let conditions = simple.filters.map { "(" + $0.render(&context) + ")" }
             return SQL(sql: conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "), arguments: context.arguments)
         }
-        simple.selection = [Column.rowID.sqlSelection]
+        // The rows by rowid, or by the primary key of a WITHOUT ROWID table.
+        let key: String
+        if let rowidName = try TableShape.read(relation.table, in: db).rowidName {
+            key = rowidName
+        } else {
+            let primaryKey = try db.primaryKeyColumns(ofTable: relation.table)
+            guard primaryKey.count == 1 else {
+                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "deleteAll and updateAll with an order, a limit or joins pick rows by rowid or a one-column primary key, and \(relation.table) has neither; nothing was changed. Filter the rows without them")
+            }
+            key = primaryKey[0]
+        }
+        simple.selection = [Column(key).sqlSelection]
         simple.isDistinct = false
         let query = try generator.select(simple)
-        return SQL(sql: " WHERE rowid IN (\(query.sql))", arguments: query.arguments)
+        return SQL(sql: " WHERE \(Connection.quoteIdentifier(key)) IN (\(query.sql))", arguments: query.arguments)
     }
 }
 

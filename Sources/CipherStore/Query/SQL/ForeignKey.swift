@@ -5,7 +5,7 @@
 /// The columns are those of the table that holds the foreign key (the origin of a
 /// `belongsTo`, the destination of a `hasMany` or `hasOne`); `destinationColumns` are the
 /// referenced table's, its primary key when not given.
-public struct ForeignKey: Sendable {
+public struct ForeignKey: Sendable, Equatable {
     let originColumns: [String]
     let destinationColumns: [String]?
 

@@ -2,6 +2,12 @@
 /// lowercased (SQLite matches names without regard to ASCII case). The rowid's names count too,
 /// for a table that has one.
 struct KnownColumns {
+    /// A name with ASCII letters lowercased, and nothing else: SQLite folds only those, so
+    /// `Ä` and `ä`, or the Kelvin sign and `K`, are different names to it.
+    static func folded(_ name: String) -> String {
+        String(decoding: name.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
+    }
+
     let names: [String]
     let lowercased: Set<String>
     let schemaVersion: Int
@@ -14,7 +20,7 @@ extension Connection {
         let version = try fetchScalar(Int.self, sql: "PRAGMA schema_version") ?? 0
         if let known = tableColumns[table], known.schemaVersion == version { return known }
         let names = try columnNames(ofTable: table)
-        var lowercased = Set(names.map { $0.lowercased() })
+        var lowercased = Set(names.map(KnownColumns.folded))
         if try !names.isEmpty && TableShape.read(table, in: self).rowidName != nil { lowercased.formUnion(["rowid", "_rowid_", "oid"]) }
         let known = KnownColumns(names: names, lowercased: lowercased, schemaVersion: version)
         tableColumns[table] = known

@@ -32,8 +32,8 @@ public struct SQLExpression: Sendable {
         self.node = node
     }
 
-    /// SQL written out, with `?` for each argument (SQLite checks its names, not the query
-    /// interface).
+    /// SQL written out, with `?` for each argument. Its names are not checked: a misspelled
+    /// double-quoted name is read by SQLite 3.15 as a string, so prefer ``Column`` values.
     public init(sql: String, arguments: [DatabaseValue] = []) {
         self.init(.literal(SQL(sql: sql, arguments: arguments)))
     }

@@ -102,3 +102,17 @@ extension Sequence where Element: SQLExpressible {
         expression.in(self)
     }
 }
+
+extension ClosedRange where Bound: SQLExpressible {
+    /// `expression BETWEEN lower AND upper`: `(1...5).contains(Column("score"))` matches 2.5 too.
+    public func contains(_ expression: some SQLSpecificExpressible) -> SQLExpression {
+        expression.between(lowerBound, and: upperBound)
+    }
+}
+
+extension Range where Bound: SQLExpressible {
+    /// `expression >= lower AND expression < upper`.
+    public func contains(_ expression: some SQLSpecificExpressible) -> SQLExpression {
+        (expression >= lowerBound) && (expression < upperBound)
+    }
+}

@@ -47,7 +47,8 @@ struct SQLQueryGenerator {
         let baseAlias = alias(for: relation.table)
         var parts = Parts()
         var position = 0
-        let layout = try walk(relation, alias: baseAlias, qualify: qualify, isSelected: true, position: &position, parts: &parts)
+        let layout = try walk(relation, alias: baseAlias, qualify: qualify, isSelected: true, isUnderOptional: false,
+                              position: &position, parts: &parts)
         var hidden = 0
 
         // Key columns: the base table's, for each prefetch, then the caller's extras.
@@ -113,7 +114,7 @@ struct SQLQueryGenerator {
     }
 
     /// Renders a relation's selection and orderings, and its joined children's, depth first.
-    private mutating func walk(_ relation: SQLRelation, alias: String, qualify: Bool, isSelected: Bool,
+    private mutating func walk(_ relation: SQLRelation, alias: String, qualify: Bool, isSelected: Bool, isUnderOptional: Bool,
                                position: inout Int, parts: inout Parts) throws -> ScopeLayout {
         let start = position
         if isSelected {
@@ -135,6 +136,10 @@ struct SQLQueryGenerator {
             guard !child.joins.contains(where: { $0.kind == .prefetch }) else {
                 throw DatabaseError(resultCode: .SQLITE_ERROR, message: "association \(join.association.key): including(all:) inside a joined association is not supported; fetch it with a request of its own")
             }
+            // A JOIN after a LEFT JOIN would drop the rows the LEFT JOIN keeps.
+            guard !(isUnderOptional && join.kind == .required) else {
+                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "association \(join.association.key): a required association inside an optional one would drop the rows the optional one keeps; include it with including(optional:) or joining(optional:); nothing was run")
+            }
             let childAlias = self.alias(for: child.table)
             let columns = try join.association.joinColumns(db)
             try check(columns.map(\.parentColumn), in: relation.table, association: join.association.key)
@@ -147,7 +152,7 @@ struct SQLQueryGenerator {
             parts.joins += (join.kind == .required ? " JOIN " : " LEFT JOIN ") + table + " ON " + on.joined(separator: " AND ")
             parts.joinArguments += context.arguments
             let childLayout = try walk(child, alias: childAlias, qualify: true, isSelected: isSelected && join.isSelected,
-                                       position: &position, parts: &parts)
+                                       isUnderOptional: isUnderOptional || join.kind == .optional, position: &position, parts: &parts)
             if isSelected && join.isSelected {
                 layout.children.append(.init(key: join.association.key, isOptional: join.kind == .optional, layout: childLayout))
             }
@@ -175,6 +180,9 @@ struct SQLQueryGenerator {
     /// Every ``Column`` the relation and its joins name must be one of their table's: SQLite
     /// would read an unknown double-quoted name as a string literal.
     func check(_ relation: SQLRelation) throws {
+        if let conflict = relation.conflicts.first {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: conflict + "; nothing was run")
+        }
         try check(relation.namedColumns, in: relation.table, association: nil)
         for join in relation.joins { try check(join.association.relation) }
     }
@@ -185,7 +193,7 @@ struct SQLQueryGenerator {
         guard !known.names.isEmpty else {
             throw DatabaseError(resultCode: .SQLITE_ERROR, message: "no such table: \(table); nothing was run")
         }
-        for name in names where !known.lowercased.contains(name.lowercased()) {
+        for name in names where !known.lowercased.contains(KnownColumns.folded(name)) {
             let place = association.map { " (association \($0))" } ?? ""
             throw DatabaseError(resultCode: .SQLITE_ERROR,
                                 message: "no such column: \(name)\(place) (the columns of \(table) are \(known.names.joined(separator: ", "))); nothing was run")

@@ -47,12 +47,24 @@ struct SQLRelation: Sendable {
         self.table = table
     }
 
-    /// Adds a join, replacing one of the same key (the later call wins, as a second `filter`
-    /// on the same association would be expected to refine, not duplicate, it).
+    /// Adds a join. A second join of the same association merges with the first, as in GRDB:
+    /// filters add up, required wins over optional, selected over joined only. Another
+    /// association under the same key is a conflict, thrown when the request runs.
     mutating func add(_ join: SQLJoin) {
-        joins.removeAll { $0.association.key.lowercased() == join.association.key.lowercased() }
-        joins.append(join)
+        let key = KnownColumns.folded(join.association.key)
+        guard let index = joins.firstIndex(where: { KnownColumns.folded($0.association.key) == key }) else {
+            joins.append(join)
+            return
+        }
+        guard joins[index].association.isSameLink(as: join.association) else {
+            conflicts.append("two different associations use the key \(join.association.key) (to \(joins[index].association.relation.table) and to \(join.association.relation.table)); give one of them another key with forKey(_:)")
+            return
+        }
+        joins[index].merge(join)
     }
+
+    /// Problems found while the request was built, thrown when it runs.
+    var conflicts: [String] = []
 
     /// Whether the SQL reads more than one table (columns then need a table qualifier).
     var hasJoinedTables: Bool { joins.contains { $0.kind != .prefetch } }
@@ -69,6 +81,21 @@ struct SQLRelation: Sendable {
 
 /// An associated table in a request: how it is joined, and whether its columns are selected.
 struct SQLJoin: Sendable {
+    /// Merges a second join of the same association into this one.
+    mutating func merge(_ other: SQLJoin) {
+        if other.kind == .required { kind = .required }
+        isSelected = isSelected || other.isSelected
+        var relation = association.relation
+        relation.filters += other.association.relation.filters
+        if !other.association.relation.orderings.isEmpty { relation.orderings = other.association.relation.orderings }
+        if other.isSelected, case .allColumns? = relation.selection.first?.kind, relation.selection.count == 1 {
+            relation.selection = other.association.relation.selection
+        }
+        for join in other.association.relation.joins { relation.add(join) }
+        relation.conflicts += other.association.relation.conflicts
+        association.relation = relation
+    }
+
     enum Kind: Sendable {
         /// `JOIN`: rows without a match are left out.
         case required
@@ -102,4 +129,11 @@ struct SQLAssociation: Sendable {
     var originTable: String
     var foreignKey: ForeignKey?
     var relation: SQLRelation
+
+    /// Whether both link the same tables by the same columns (then their joins merge).
+    func isSameLink(as other: SQLAssociation) -> Bool {
+        KnownColumns.folded(relation.table) == KnownColumns.folded(other.relation.table)
+            && KnownColumns.folded(originTable) == KnownColumns.folded(other.originTable)
+            && direction == other.direction && foreignKey == other.foreignKey
+    }
 }
