@@ -50,12 +50,7 @@ extension Connection {
     ///   ``RecordError/rowIDOutOfRange(table:rowID:idType:)``, or `EncodingError`.
     public func insert<Record: RowIDRecord>(_ record: inout Record, into table: String) throws {
         try insert(record, into: table)
-        guard record.id == nil else { return }
-        let rowID = lastInsertedRowID
-        guard let id = Record.RowID(exactly: rowID) else {
-            throw RecordError.rowIDOutOfRange(table: table, rowID: rowID, idType: "\(Record.RowID.self)")
-        }
-        record.id = id
+        try record.takeRowID(lastInsertedRowID, table: table)
     }
 
     /// Inserts a record whose key is not the rowid (a UUID, a name): the same as

@@ -84,12 +84,17 @@ extension MutablePersistableRecord {
             + Array(repeating: "?", count: names.count).joined(separator: ", ") + ") ON CONFLICT " + onConflict
     }
 
-    mutating func performInsert(_ db: Connection, onConflict: ConflictResolution?) throws {
+    /// `willInsert`, the INSERT, `didInsert` and `didSave`.
+    /// - Parameter takeRowID: what the record does with the new rowid before `didInsert`
+    ///   (a ``RowIDRecord`` sets a nil id).
+    mutating func performInsert(_ db: Connection, onConflict: ConflictResolution?,
+                                takeRowID: (inout Self, Int64) throws -> Void = { _, _ in }) throws {
         try willInsert(db)
         let columns = try RecordEncoder.columns(of: self)
         try db.insert(columns: columns, into: Self.databaseTableName, onConflict: onConflict)
         // INSERT OR IGNORE that ignored: no row of this record's, no rowid to tell.
         guard db.changesCount > 0 else { return }
+        try takeRowID(&self, db.lastInsertedRowID)
         let inserted = InsertionSuccess(rowID: db.lastInsertedRowID, persistenceContainer: PersistenceSuccess(columns).persistenceContainer)
         didInsert(inserted)
         didSave(PersistenceSuccess(inserted))
@@ -188,20 +193,9 @@ extension MutablePersistableRecord where Self: RowIDRecord {
     }
 
     mutating func performRowIDInsert(_ db: Connection, onConflict: ConflictResolution?) throws {
-        try willInsert(db)
-        let columns = try RecordEncoder.columns(of: self)
-        try db.insert(columns: columns, into: Self.databaseTableName, onConflict: onConflict)
-        guard db.changesCount > 0 else { return }
-        let rowID = db.lastInsertedRowID
-        if id == nil {
-            guard let converted = RowID(exactly: rowID) else {
-                throw RecordError.rowIDOutOfRange(table: Self.databaseTableName, rowID: rowID, idType: "\(RowID.self)")
-            }
-            id = converted
+        try performInsert(db, onConflict: onConflict) { record, rowID in
+            try record.takeRowID(rowID, table: Self.databaseTableName)
         }
-        let inserted = InsertionSuccess(rowID: rowID, persistenceContainer: PersistenceSuccess(columns).persistenceContainer)
-        didInsert(inserted)
-        didSave(PersistenceSuccess(inserted))
     }
 }
 

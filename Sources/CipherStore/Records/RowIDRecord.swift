@@ -19,3 +19,15 @@ public protocol RowIDRecord: Encodable {
     /// The row's id, `nil` before the record is inserted.
     var id: RowID? { get set }
 }
+
+extension RowIDRecord {
+    /// Sets a nil `id` to the rowid of the row just inserted into `table`.
+    /// - Throws: ``RecordError/rowIDOutOfRange(table:rowID:idType:)`` when `RowID` cannot hold it.
+    mutating func takeRowID(_ rowID: Int64, table: String) throws {
+        guard id == nil else { return }
+        guard let converted = RowID(exactly: rowID) else {
+            throw RecordError.rowIDOutOfRange(table: table, rowID: rowID, idType: "\(RowID.self)")
+        }
+        id = converted
+    }
+}

@@ -72,12 +72,8 @@ extension TableRecord where Self: RowIDRecord {
     public mutating func insert(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
         try db.insert(columns: RecordEncoder.columns(of: self), into: Self.databaseTableName, onConflict: onConflict)
         // INSERT OR IGNORE that ignored leaves the id nil: the last rowid is another row's.
-        guard id == nil, db.changesCount > 0 else { return }
-        let rowID = db.lastInsertedRowID
-        guard let converted = RowID(exactly: rowID) else {
-            throw RecordError.rowIDOutOfRange(table: Self.databaseTableName, rowID: rowID, idType: "\(RowID.self)")
-        }
-        id = converted
+        guard db.changesCount > 0 else { return }
+        try takeRowID(db.lastInsertedRowID, table: Self.databaseTableName)
     }
 
     /// Inserts the record when its `id` is nil (setting it), else updates its row, or

@@ -53,10 +53,11 @@ extension QueryInterfaceRequest {
         }
         // The rows by rowid, or by the primary key of a WITHOUT ROWID table.
         let key: String
-        if let rowidName = try TableShape.read(relation.table, in: db).rowidName {
+        let shape = try TableShape.read(relation.table, in: db)
+        if let rowidName = shape.rowidName {
             key = rowidName
         } else {
-            let primaryKey = try db.primaryKeyColumns(ofTable: relation.table)
+            let primaryKey = shape.primaryKey
             guard primaryKey.count == 1 else {
                 throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "deleteAll and updateAll with an order, a limit or joins pick rows by rowid or a one-column primary key, and \(relation.table) has neither; nothing was changed. Filter the rows without them")
             }

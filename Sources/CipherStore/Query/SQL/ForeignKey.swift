@@ -51,12 +51,8 @@ extension SQLAssociation {
 extension Connection {
     /// The primary key's columns, in key order; `["rowid"]` for a table without one.
     func primaryKeyColumns(ofTable table: String) throws -> [String] {
-        let rows = try fetchAll(sql: "PRAGMA table_info(\(Self.quoteIdentifier(table)))")
-        let keyed = try rows.compactMap { row -> (Int, String)? in
-            let position: Int = try row.value(named: "pk")
-            return position > 0 ? (position, try row.value(named: "name")) : nil
-        }
-        return keyed.isEmpty ? ["rowid"] : keyed.sorted { $0.0 < $1.0 }.map(\.1)
+        let primaryKey = try TableShape.read(table, in: self).primaryKey
+        return primaryKey.isEmpty ? ["rowid"] : primaryKey
     }
 
     /// The columns of `holder`'s one foreign key to `referenced`, as the schema declares it.

@@ -3,47 +3,47 @@
 
 /// `COUNT(expression)`: the number of non-NULL values.
 public func count(_ expression: some SQLSpecificExpressible) -> SQLExpression {
-    SQLExpression(.function("COUNT", [expression.sqlExpression.node], distinct: false))
+    .function("COUNT", expression)
 }
 
 /// `COUNT(DISTINCT expression)`: the number of distinct non-NULL values.
 public func count(distinct expression: some SQLSpecificExpressible) -> SQLExpression {
-    SQLExpression(.function("COUNT", [expression.sqlExpression.node], distinct: true))
+    .function("COUNT", expression, distinct: true)
 }
 
 /// `SUM(expression)`: NULL for no rows, an integer when every value is one.
 public func sum(_ expression: some SQLSpecificExpressible) -> SQLExpression {
-    SQLExpression(.function("SUM", [expression.sqlExpression.node], distinct: false))
+    .function("SUM", expression)
 }
 
 /// `TOTAL(expression)`: a real, 0.0 for no rows.
 public func total(_ expression: some SQLSpecificExpressible) -> SQLExpression {
-    SQLExpression(.function("TOTAL", [expression.sqlExpression.node], distinct: false))
+    .function("TOTAL", expression)
 }
 
 /// `AVG(expression)`: a real, NULL for no rows.
 public func average(_ expression: some SQLSpecificExpressible) -> SQLExpression {
-    SQLExpression(.function("AVG", [expression.sqlExpression.node], distinct: false))
+    .function("AVG", expression)
 }
 
 /// `MIN(expression)`: the smallest value, NULL for no rows.
 public func min(_ expression: some SQLSpecificExpressible) -> SQLExpression {
-    SQLExpression(.function("MIN", [expression.sqlExpression.node], distinct: false))
+    .function("MIN", expression)
 }
 
 /// `MAX(expression)`: the largest value, NULL for no rows.
 public func max(_ expression: some SQLSpecificExpressible) -> SQLExpression {
-    SQLExpression(.function("MAX", [expression.sqlExpression.node], distinct: false))
+    .function("MAX", expression)
 }
 
 /// `LENGTH(expression)`: characters of a text, bytes of a blob.
 public func length(_ expression: some SQLSpecificExpressible) -> SQLExpression {
-    SQLExpression(.function("LENGTH", [expression.sqlExpression.node], distinct: false))
+    .function("LENGTH", expression)
 }
 
 /// `ABS(expression)`.
 public func abs(_ expression: some SQLSpecificExpressible) -> SQLExpression {
-    SQLExpression(.function("ABS", [expression.sqlExpression.node], distinct: false))
+    .function("ABS", expression)
 }
 
 /// `IFNULL(lhs, rhs)`: `rhs` where `lhs` is NULL.
@@ -53,7 +53,14 @@ public func ?? (lhs: some SQLSpecificExpressible, rhs: some SQLExpressible) -> S
 
 extension SQLSpecificExpressible {
     /// `UPPER(expression)`: ASCII letters uppercased.
-    public var uppercased: SQLExpression { SQLExpression(.function("UPPER", [sqlExpression.node], distinct: false)) }
+    public var uppercased: SQLExpression { .function("UPPER", self) }
     /// `LOWER(expression)`: ASCII letters lowercased.
-    public var lowercased: SQLExpression { SQLExpression(.function("LOWER", [sqlExpression.node], distinct: false)) }
+    public var lowercased: SQLExpression { .function("LOWER", self) }
+}
+
+extension SQLExpression {
+    /// `NAME([DISTINCT] expression)`.
+    static func function(_ name: String, _ expression: some SQLSpecificExpressible, distinct: Bool = false) -> SQLExpression {
+        SQLExpression(.function(name, [expression.sqlExpression.node], distinct: distinct))
+    }
 }
