@@ -73,7 +73,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CipherstoreCLITests",
-            dependencies: ["CipherStore", "TestSupport", "cipherstore", "crash-writer", "key-slot-changer", "readme-example"]
+            dependencies: ["CipherStore", "TestSupport", "cipherstore", "crash-writer", "key-slot-changer", "readme-example", "waiting-reads"]
         ),
         // The README's example program, word for word (a test compares the two and runs it).
         .executableTarget(
@@ -86,6 +86,12 @@ let package = Package(
             name: "crash-writer",
             dependencies: ["CipherStore"],
             path: "Tests/CrashWriter"
+        ),
+        // A child process for the pool's waiting test: counts its own threads, with no other test's beside them.
+        .executableTarget(
+            name: "waiting-reads",
+            dependencies: ["CipherStore"],
+            path: "Tests/WaitingReads"
         ),
         // A child process for the key-slot crash tests: changes a passphrase until it is killed.
         .executableTarget(

@@ -5,42 +5,9 @@ import TestSupport
 import Synchronization
 import Testing
 
-/// Reads that wait for a reader wait as suspended tasks, not as blocked threads.
+/// A read that waits for a reader and is cancelled gives its place back (the thread count while
+/// reads wait is measured in a process of its own: `PoolThreadCountTests`).
 @Suite(.serialized) struct PoolWaitingTests {
-    /// The threads of this process now.
-    static func threadCount() -> Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
-    }
-
-    /// 1,000 `async` reads at a pool of 2 readers, each holding its reader a little: the
-    /// process's thread count stays bounded while they wait, and every read returns.
-    @Test func aThousandWaitingReadsParkNoThreads() async throws {
-        let directory = try TemporaryDirectory()
-        let pool = try DatabasePool(path: directory.path("wait.db"), key: .rawKey(hex: String(repeating: "7e", count: 32)),
-                                    maximumReaderCount: 2)
-        try await pool.write { try $0.executeScript("CREATE TABLE t(n); INSERT INTO t VALUES (1);") }
-        let before = Self.threadCount()
-        let sampler = ThreadCountSampler(startingAt: before)
-        Thread.detachNewThread { sampler.run() }
-        let total = try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<1_000 {
-                group.addTask {
-                    try await pool.read { db in
-                        usleep(100)
-                        return try db.fetchScalar(Int.self, sql: "SELECT n FROM t") ?? 0
-                    }
-                }
-            }
-            return try await group.reduce(0, +)
-        }
-        sampler.stop()
-        #expect(total == 1_000)
-        // Two readers at work, the sampler, the cooperative pool: a few threads, not one per waiting read.
-        let peak = sampler.peak
-        #expect(peak - before <= 24, "threads: \(before) before, \(peak) at the peak")
-        try pool.close()
-    }
-
     /// A read cancelled while it waits for a reader does not run, and gives its permit back:
     /// later reads still get readers.
     @Test func aCancelledWaitingReadDoesNotRunAndKeepsNoPermit() async throws {
@@ -62,29 +29,6 @@ import Testing
         #expect(!blockRan)
         for _ in 0..<3 { #expect(try await pool.read { try $0.fetchScalar(Int.self, sql: "SELECT count(*) FROM t") } == 0) }
         try pool.close()
-    }
-}
-
-/// Samples this process's thread count on a thread of its own until stopped; keeps the peak.
-final class ThreadCountSampler: Sendable {
-    private let highest: Atomic<Int>
-    private let stopped = Atomic<Bool>(false)
-
-    init(startingAt count: Int) {
-        highest = Atomic(count)
-    }
-
-    var peak: Int { highest.load(ordering: .relaxed) }
-
-    func run() {
-        while !stopped.load(ordering: .relaxed) {
-            highest.store(max(highest.load(ordering: .relaxed), PoolWaitingTests.threadCount()), ordering: .relaxed)
-            usleep(500)
-        }
-    }
-
-    func stop() {
-        stopped.store(true, ordering: .relaxed)
     }
 }
 
