@@ -141,6 +141,22 @@ import Testing
         #expect(try reopened.fetchScalar(Int.self, sql: "SELECT count(*) FROM document WHERE document MATCH '斑马 ZebraQuux'") == 1)
     }
 
+    /// Encrypting, decrypting and rekeying copy the index with the rest and verify it: the
+    /// connections that convert have the tokenizer too.
+    @Test func theIndexSurvivesWholeFileConversions() throws {
+        try db.close()
+        let plain = directory.path("plain.db")
+        try DatabaseFile.decrypt(path: path, key: key, to: .file(plain))
+        let newKey = try DatabaseKey.rawKey(hex: String(repeating: "71", count: 32))
+        let encrypted = directory.path("again.db")
+        try DatabaseFile.encrypt(path: plain, key: newKey, to: .file(encrypted))
+        let rekeyed = directory.path("rekeyed.db")
+        try DatabaseFile.changeKey(path: encrypted, oldKey: newKey, newKey: key, to: .file(rekeyed))
+        let reopened = try Connection(path: rekeyed, key: key)
+        #expect(try reopened.fetchAll(sql: "SELECT docid FROM document WHERE document MATCH '温泉 iphone'").map { try $0.value(Int.self, at: 0) } == [1])
+        try reopened.execute(sql: "INSERT INTO document(document) VALUES ('integrity-check')")
+    }
+
     @Test func aTableSynchronizedWithItsContentFollowsInsertsUpdatesAndDeletes() throws {
         try db.execute(sql: #"CREATE TABLE post(id INTEGER PRIMARY KEY, "text" TEXT NOT NULL, author TEXT)"#)
         try db.execute(sql: #"INSERT INTO post(id, "text") VALUES (1, '泡温泉'), (2, 'iPhone 手机')"#)
