@@ -16,7 +16,8 @@ extension FTS4 {
     ///
     /// - Parameters:
     ///   - table: the full-text table.
-    ///   - start, end: the text put before and after each match.
+    ///   - start: the text put before each match.
+    ///   - end: the text put after each match.
     ///   - ellipsis: marks text left out.
     ///   - column: the column to take the fragment from, or -1 for any.
     ///   - tokens: about how many tokens the fragment holds (at most 64; negative: the

@@ -57,7 +57,7 @@ extension Connection {
     /// - Parameters:
     ///   - name: the table's name.
     ///   - options: ``VirtualTableOptions/ifNotExists``, ``VirtualTableOptions/temporary``.
-    ///   - module: ``FTS4()`` or ``FTS5()``.
+    ///   - module: `FTS4()` or `FTS5()` (``FTS4``, ``FTS5``).
     ///   - body: defines the columns and options.
     /// - Throws: ``DatabaseError``, e.g. "no such module: fts5" on SQLCipher 3.
     public func create<Module: VirtualTableModule>(virtualTable name: String, options: VirtualTableOptions = [], using module: Module,
