@@ -31,11 +31,17 @@ let package = Package(
             name: "CConversionIO",
             dependencies: ["CSQLCipher"]
         ),
+        // The `cjk` full-text tokenizer (FTS3/4 and FTS5), in C: it runs once per character indexed.
+        .target(
+            name: "CCJKTokenizer",
+            dependencies: ["CSQLCipher"]
+        ),
         .target(
             name: "CipherStore",
             dependencies: [
                 "CSQLCipher",
                 "CConversionIO",
+                "CCJKTokenizer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),

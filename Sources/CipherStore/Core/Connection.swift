@@ -169,6 +169,7 @@ public final class Connection {
             if let mode = configuration.journalMode {
                 try execute(sql: "PRAGMA journal_mode = \(mode.rawValue)")
             }
+            try registerFullTextSearch()
         } catch {
             statementCache.removeAll()
             try? handle.close()

@@ -36,7 +36,7 @@ struct BenchFlatBookInfo: Decodable, FetchableRecord {
     var country: String
 }
 
-/// Workload 12: a request with an association against the same SQL written out.
+/// Workload 13: a request with an association against the same SQL written out.
 func associationWorkloads(_ bench: Benchmark, directory: String, books count: Int, key: DatabaseKey) throws -> [String] {
     let queue = try DatabaseQueue(path: directory + "/associations.db", key: key)
     try queue.inTransaction { db in
@@ -67,7 +67,7 @@ func associationWorkloads(_ bench: Benchmark, directory: String, books count: In
             let rows = try Row.fetchAll(db, request)
             precondition(rows.count == count && rows.reduce(0) { $0 &+ (try! $1.value(Int64.self, at: 3)) &+ (try! $1.value(Int64.self, at: 4)) } == check)
         }
-        results.append(Benchmark.row("12. \(count) books with their authors: association request vs the same SQL written out (rows)",
+        results.append(Benchmark.row("13. \(count) books with their authors: association request vs the same SQL written out (rows)",
                                      baseline: baseline, library: library, target: "≤ 1.10×"))
         let flatSQL = """
             SELECT "book"."id", "book"."authorId", "book"."title", "book"."year", "author"."name" AS "authorName", "author"."country"
@@ -80,7 +80,7 @@ func associationWorkloads(_ bench: Benchmark, directory: String, books count: In
             let infos = try request.asRequest(of: BenchBookInfo.self).fetchAll(db)
             precondition(infos.count == count && infos.reduce(0) { $0 &+ $1.book.year &+ $1.author.id } == check)
         }
-        results.append(Benchmark.row("12. \(count) books with their authors: Decodable through the association vs a flat Decodable",
+        results.append(Benchmark.row("13. \(count) books with their authors: Decodable through the association vs a flat Decodable",
                                      baseline: flat, library: nested, target: "≤ 1.20×"))
     }
     return results

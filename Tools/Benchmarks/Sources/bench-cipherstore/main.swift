@@ -75,6 +75,15 @@ if CommandLine.arguments.dropFirst().first == "--key-slots-only" {
     try? FileManager.default.removeItem(atPath: directory)
     exit(0)
 }
+// `bench-cipherstore --search-only`: the full-text search row alone.
+if CommandLine.arguments.dropFirst().first == "--search-only" {
+    let hex = String(repeating: "3a", count: 32)
+    print((["| workload | raw C | CipherStore | ratio | target |", "| --- | --- | --- | --- | --- |"]
+           + (try searchWorkload(bench, directory: directory, statuses: bench.quick ? 20_000 : 100_000, key: try DatabaseKey.rawKey(hex: hex),
+                                 rawKey: Array("x'\(hex)'".utf8)))).joined(separator: "\n"))
+    try? FileManager.default.removeItem(atPath: directory)
+    exit(0)
+}
 // `bench-cipherstore --settings-finder-only`: the settings finder's rows alone.
 if CommandLine.arguments.dropFirst().first == "--settings-finder-only" {
     print((["| workload | baseline | CipherStore | result | target |", "| --- | --- | --- | --- | --- |"]
@@ -103,6 +112,7 @@ output += try await contentionWorkloads(directory: directory, operations: bench.
 output += try batchClaim(bench, directory: directory, rows: bench.quick ? 1_000 : 10_000, key: key)
 output += try feedWorkload(bench, directory: directory, statuses: 10_000, key: key, rawKey: rawKey)
 output += try associationWorkloads(bench, directory: directory, books: bench.quick ? 10_000 : 50_000, key: key)
+output += try searchWorkload(bench, directory: directory, statuses: bench.quick ? 20_000 : 100_000, key: key, rawKey: rawKey)
 output.append("")
 output.append("### Key slots (passphrase change and open; slots calibrated to the default 0.25 s of scrypt here)")
 output.append("")
