@@ -71,19 +71,19 @@ struct OnlineBackup {
         // Read inside the same transaction as the pages: what the copy must match.
         let snapshot = try DatabaseFile.reportingDamage(path: sourceName) { try DatabaseSnapshot.capture(source, comparingContent: true) }
         try FileSystem.createOwnerOnlyFile(temporaryPath)
-        try copyPages(into: temporaryPath, cipher: cipher, pageSize: inUse.pageSize ?? 4096, sourceName: sourceName)
+        let standIns = try copyPages(into: temporaryPath, cipher: cipher, pageSize: inUse.pageSize ?? 4096, sourceName: sourceName)
         try checkCancelled()
         report(.verifying, fraction: 0.8)
-        let verified = try verify(temporaryPath, cipher: cipher, against: snapshot)
+        let verified = try verify(temporaryPath, cipher: cipher, against: snapshot, placeholderCollations: standIns)
         try FileSystem.sync(temporaryPath)
         return verified
     }
 
     /// Copies every page of the source's snapshot into `temporaryPath`, a few MiB per step,
     /// checking for cancellation between steps.
-    private func copyPages(into temporaryPath: String, cipher: CipherSettings, pageSize sourcePageSize: Int, sourceName: String) throws {
-        let destination = try Connection(path: temporaryPath, key: key,
-                                         configuration: Configuration(cipher: cipher, foreignKeys: false))
+    /// - Returns: the collations the copy's integrity check replaced by stand-ins.
+    private func copyPages(into temporaryPath: String, cipher: CipherSettings, pageSize sourcePageSize: Int, sourceName: String) throws -> [String] {
+        let destination = try openCopy(temporaryPath, cipher: cipher)
         defer { try? destination.close() }
         // A temporary file, synced once before it takes its name: no journal, no syncs.
         try destination.execute(sql: "PRAGMA journal_mode = OFF")
@@ -116,13 +116,30 @@ struct OnlineBackup {
         }
         // The pages the copy still holds in its cache are checked without reading them again.
         try DatabaseFile.checkIntegrity(destination)
+        return destination.placeholderCollations
+    }
+
+    /// Opens the copy with the source's functions and collations (those an app added: its
+    /// indexes and constraints may use them), and stand-ins in binary order for collations
+    /// neither has, so that the copy can be checked whatever its schema names.
+    private func openCopy(_ temporaryPath: String, cipher: CipherSettings) throws -> Connection {
+        let copy = try Connection(path: temporaryPath, key: key, configuration: Configuration(cipher: cipher, foreignKeys: false))
+        do {
+            for function in source.addedFunctions { try copy.add(function: function) }
+            for collation in source.addedCollations { try copy.add(collation: collation) }
+            try copy.substituteMissingCollations()
+        } catch {
+            try? copy.close()
+            throw error
+        }
+        return copy
     }
 
     /// Opens the copy on a fresh connection with its key and compares it with the snapshot.
-    private func verify(_ temporaryPath: String, cipher: CipherSettings,
-                        against snapshot: DatabaseSnapshot) throws -> (VerificationReport, SchemaCopy.Pending?) {
+    private func verify(_ temporaryPath: String, cipher: CipherSettings, against snapshot: DatabaseSnapshot,
+                        placeholderCollations: [String]) throws -> (VerificationReport, SchemaCopy.Pending?) {
         do {
-            let check = try Connection(path: temporaryPath, key: key, configuration: Configuration(cipher: cipher, foreignKeys: false))
+            let check = try openCopy(temporaryPath, cipher: cipher)
             defer { try? check.close() }
             let copied = try DatabaseSnapshot.capture(check, comparingContent: true)
             if let difference = snapshot.difference(from: copied) {
@@ -132,7 +149,8 @@ struct OnlineBackup {
             let schemaCopy = try key.map {
                 SchemaCopy.Pending(copy: try SchemaCopy.capture(check, counting: false, rowCounts: copied.rowCounts), key: $0, cipher: cipher)
             }
-            return (try DatabaseFile.verificationReport(check, path: temporaryPath, snapshot: copied), schemaCopy)
+            return (try DatabaseFile.verificationReport(check, path: temporaryPath, snapshot: copied,
+                                                        placeholderCollations: placeholderCollations), schemaCopy)
         } catch let error as DatabaseError where CorruptionWatch.isDamage(error) {
             throw DatabaseFileError.verificationFailed(detail: "reading the backup back: \(error.message ?? error.description)")
         }

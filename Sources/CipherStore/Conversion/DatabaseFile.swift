@@ -235,17 +235,21 @@ public enum DatabaseFile {
     /// close, removes the log files it made. When a log already exists (another connection, or
     /// a crashed one, owns it), or the file is not writable, the connection is read-only.
     ///
+    /// A collation the schema names and the connection does not have (an app's own) is
+    /// replaced, when a statement needs it, by a stand-in in binary order, named in
+    /// ``Connection/placeholderCollations``: the file still reads, with ordering and
+    /// comparisons on those columns in byte order.
+    ///
     /// - Throws: the errors of ``Connection/init(path:key:configuration:)``.
     public static func openForReading(path: String, key: DatabaseKey?, cipher: CipherSettings = .libraryDefaults) throws -> Connection {
         let readOnly = FileSystem.exists(path + "-wal") || !FileSystem.isWritableDatabase(path)
         let db = try Connection(path: path, key: key, configuration: Configuration(cipher: cipher, readOnly: readOnly, foreignKeys: false))
-        if !readOnly {
-            do {
-                try db.execute(sql: "PRAGMA query_only = ON")
-            } catch {
-                try? db.close()
-                throw error
-            }
+        do {
+            if !readOnly { try db.execute(sql: "PRAGMA query_only = ON") }
+            try db.substituteMissingCollations()
+        } catch {
+            try? db.close()
+            throw error
         }
         return db
     }
@@ -280,11 +284,28 @@ public enum DatabaseFile {
 
     /// Runs `PRAGMA integrity_check` on one schema of `db`.
     ///
+    /// On a connection that replaced missing collations with stand-ins in binary order
+    /// (``Connection/placeholderCollations``), what the check reports about the indexes whose
+    /// keys use them is set aside: built in the app's order, their entries look missing in byte
+    /// order. When that fills SQLite's limit of reported problems, others could hide behind
+    /// them, so `PRAGMA quick_check` (everything but index contents) must pass as well.
+    ///
     /// - Throws: ``DatabaseFileError/verificationFailed(detail:)`` with a summary of the problems found.
     static func checkIntegrity(_ db: Connection, schema: String = "main") throws {
         let rows = try db.fetchAll(sql: "PRAGMA \(schema).integrity_check").map { try $0.value(String.self, at: 0) }
-        guard rows == ["ok"] else {
+        guard rows != ["ok"] else { return }
+        let unchecked = schema == "main" ? try db.indexes() : []
+        guard !unchecked.isEmpty else {
             throw DatabaseFileError.verificationFailed(detail: integritySummary(rows))
+        }
+        let problems = integrityProblems(rows)
+        let others = problems.filter { problem in !unchecked.contains { problem.hasSuffix(" index " + $0) } }
+        guard others.isEmpty else {
+            throw DatabaseFileError.verificationFailed(detail: integritySummary(others))
+        }
+        if problems.count >= integrityCheckLimit {
+            let quick = try db.fetchAll(sql: "PRAGMA main.quick_check").map { try $0.value(String.self, at: 0) }
+            guard quick == ["ok"] else { throw DatabaseFileError.verificationFailed(detail: integritySummary(quick)) }
         }
     }
 
@@ -296,13 +317,19 @@ public enum DatabaseFile {
     /// SQLite lists up to 100 problems, several to a row, under a "*** in database main ***"
     /// heading; a damaged page range easily fills them all, and 100 lines help nobody.
     static func integritySummary(_ rows: [String]) -> String {
-        let problems = rows.flatMap { $0.split(separator: "\n") }
-            .map { String($0.drop(while: \.isWhitespace)) }
-            .filter { !$0.isEmpty && !($0.hasPrefix("*** in database ") && $0.hasSuffix(" ***")) }
+        let problems = integrityProblems(rows)
         let count = problems.count >= integrityCheckLimit ? "at least \(problems.count) problems"
             : problems.count == 1 ? "1 problem" : "\(problems.count) problems"
         let more = problems.count > 3 ? " (and \(problems.count - 3) more)" : ""
         return "the integrity check found \(count): " + problems.prefix(3).joined(separator: "; ") + more
+    }
+
+    /// The integrity check's rows as one problem per line, without the "*** in database main ***"
+    /// headings.
+    private static func integrityProblems(_ rows: [String]) -> [String] {
+        rows.flatMap { $0.split(separator: "\n") }
+            .map { String($0.drop(while: \.isWhitespace)) }
+            .filter { !$0.isEmpty && !($0.hasPrefix("*** in database ") && $0.hasSuffix(" ***")) }
     }
 
     /// Refuses a file whose size is not a whole number of pages: bytes were appended to it or
@@ -318,7 +345,10 @@ public enum DatabaseFile {
             path: path, detail: "its size, \(size) bytes, is not a whole number of \(pageSize)-byte pages: \(size % pageSize) bytes were appended to it or it was cut short")
     }
 
-    static func verificationReport(_ db: Connection, path: String, snapshot: DatabaseSnapshot) throws -> VerificationReport {
+    /// - Parameter placeholderCollations: collations replaced by stand-ins on another
+    ///   connection to the same file (a backup's copy, checked on the connection that wrote it).
+    static func verificationReport(_ db: Connection, path: String, snapshot: DatabaseSnapshot,
+                                   placeholderCollations: [String] = []) throws -> VerificationReport {
         let settings = try CipherSettings.inUse(by: db, encrypted: db.isEncrypted)
         return VerificationReport(
             path: path, isEncrypted: db.isEncrypted,
@@ -327,6 +357,7 @@ public enum DatabaseFile {
             journalMode: try db.fetchScalar(String.self, sql: "PRAGMA journal_mode") ?? "",
             schemaObjectCount: snapshot.schema.count, pageSize: settings.pageSize ?? 0,
             kdfIterations: settings.kdfIterations,
-            plaintextHeaderSalt: (settings.plaintextHeaderSize ?? 0) > 0 ? try CipherSettings.salt(in: db) : nil)
+            plaintextHeaderSalt: (settings.plaintextHeaderSize ?? 0) > 0 ? try CipherSettings.salt(in: db) : nil,
+            placeholderCollations: try PlaceholderCollations.of(db, with: placeholderCollations))
     }
 }

@@ -1,5 +1,6 @@
 /// What ``DatabaseFile/verify(path:key:cipher:)-barc`` found: the database opens with the
-/// key and passes `PRAGMA integrity_check`, with these tables and row counts.
+/// key and passes `PRAGMA integrity_check`, with these tables and row counts (except the
+/// indexes of ``placeholderCollations``, which the check could not check).
 public struct VerificationReport: Sendable, Hashable {
     /// One table and its row count.
     public struct Table: Sendable, Hashable {
@@ -31,12 +32,15 @@ public struct VerificationReport: Sendable, Hashable {
     /// salt, which the file does not hold where SQLCipher reads it: keep it with the key and
     /// give it as ``CipherSettings/salt`` to open the file. `nil` for other files.
     public let plaintextHeaderSalt: [UInt8]?
+    /// Collations the schema names that the check did not have, replaced by stand-ins in
+    /// binary order, and the indexes that the integrity check therefore could not check.
+    public let placeholderCollations: PlaceholderCollations
 
     /// The same report for the file under another name (a conversion's result, once renamed).
     func at(path: String) -> VerificationReport {
         VerificationReport(path: path, isEncrypted: isEncrypted, tables: tables, userVersion: userVersion,
                            applicationID: applicationID, journalMode: journalMode,
                            schemaObjectCount: schemaObjectCount, pageSize: pageSize, kdfIterations: kdfIterations,
-                           plaintextHeaderSalt: plaintextHeaderSalt)
+                           plaintextHeaderSalt: plaintextHeaderSalt, placeholderCollations: placeholderCollations)
     }
 }

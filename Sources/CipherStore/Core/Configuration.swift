@@ -34,6 +34,8 @@ public struct Configuration: Sendable {
     /// What a queue or pool keeps in the encrypted schema copy beside an encrypted database
     /// file (``SchemaCopyPolicy/schemaAndRowCounts`` by default). A ``Connection`` alone keeps none.
     public var schemaCopy: SchemaCopyPolicy = .schemaAndRowCounts
+    /// What ``prepareDatabase(_:)`` added, run in order on each connection opened.
+    var preparations: [@Sendable (Connection) throws -> Void] = []
     /// The SQLite VFS to open the file with; `nil` is the default one. Internal: conversions
     /// use a write-batching layer for the files they write.
     var vfsName: String?
@@ -53,6 +55,27 @@ public struct Configuration: Sendable {
         self.journalMode = journalMode
         self.logger = logger
         self.statementCacheCapacity = statementCacheCapacity
+    }
+
+    /// Adds work to run on every connection opened with this configuration, right after it is
+    /// keyed and set up, before anyone uses it: for a ``DatabasePool``, on the writer and on
+    /// every reader; for a ``DatabaseQueue``, on its connection. Calls add up and run in order.
+    ///
+    /// The place for SQL functions and collations, which belong to one connection each:
+    ///
+    /// ```swift
+    /// var configuration = Configuration()
+    /// configuration.prepareDatabase { db in
+    ///     try db.add(function: slug)
+    ///     try db.add(collation: localized)
+    /// }
+    /// let pool = try DatabasePool(path: "app.db", key: key, configuration: configuration)
+    /// ```
+    ///
+    /// An error thrown fails the open (the connection is closed): the queue or pool is not
+    /// created, or the read or write that needed a new reader throws it.
+    public mutating func prepareDatabase(_ setup: @escaping @Sendable (Connection) throws -> Void) {
+        preparations.append(setup)
     }
 
     /// ``busyTimeout`` in milliseconds for `sqlite3_busy_timeout`, clamped to `0...Int32.max`.

@@ -93,6 +93,7 @@ public final class Connection {
         // The journal mode is set by the connection proper, once the first page exists.
         var creatorConfiguration = configuration
         creatorConfiguration.journalMode = nil
+        creatorConfiguration.preparations = []
         let creator: Connection
         do {
             creator = try Connection(opening: .file(path), key: key, configuration: creatorConfiguration)
@@ -170,6 +171,7 @@ public final class Connection {
                 try execute(sql: "PRAGMA journal_mode = \(mode.rawValue)")
             }
             try registerFullTextSearch()
+            for prepare in configuration.preparations { try prepare(self) }
         } catch {
             statementCache.removeAll()
             try? handle.close()

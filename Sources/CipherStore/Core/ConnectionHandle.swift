@@ -62,6 +62,9 @@ final class ConnectionHandle {
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "closing the connection failed")
         }
         isClosed = true
+        // SQLite released its references to them; these go too, with what they capture.
+        hooks.functions = [:]
+        hooks.collations = [:]
     }
 
     deinit {

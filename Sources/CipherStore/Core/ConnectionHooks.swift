@@ -19,6 +19,8 @@ import CSQLCipher
 ///   really happened (the commit hook runs before the commit can still fail).
 /// - Read recording, for change observation: the SQL of every statement a block prepares or
 ///   takes from the cache (see ``recordedSQL``).
+/// - SQL functions and collations written in Swift, and stand-ins for missing collations
+///   (see ``Connection/add(function:)`` and ``Connection/placeholderCollations``).
 final class ConnectionHooks {
     var trace: ((String) -> Void)?
 
@@ -51,6 +53,14 @@ final class ConnectionHooks {
 
     /// While not `nil`, collects the SQL of the statements the connection runs.
     var recordedSQL: Set<String>?
+
+    /// The functions and collations added and not removed. SQLite holds its own reference to
+    /// each, released when it is removed or the connection closes; these are for copying them
+    /// to another connection.
+    var functions: [DatabaseFunction.ID: DatabaseFunction] = [:]
+    var collations: [DatabaseCollation.ID: DatabaseCollation] = [:]
+    /// The collations replaced by stand-ins in binary order, in the order first needed.
+    var placeholderCollations: [String] = []
 
     /// The authorizer's previous action while a statement is prepared.
     private var lastAuthorizedAction: Int32 = 0

@@ -38,6 +38,11 @@ import Foundation
 /// Every count the file gives — page count, payload sizes, overflow chains, log and journal
 /// sizes — is bounded by the file's size, and each overflow page is read for one cell only.
 ///
+/// A collation the schema names and this process does not have (an app's own) is replaced by
+/// a stand-in in binary order, so its tables and rows are recovered; indexes under it are
+/// built in byte order, and ``RepairReport/placeholderCollations`` names them for a `REINDEX`
+/// in the app.
+///
 /// The damaged file is only read. The new database is checked (integrity check, row counts),
 /// synced and linked into place, as conversions are. A slot database repaired with its data
 /// key (``DatabaseKey/slots(passphrase:path:)-6o46u``) keeps its salt, and its slot file is copied
@@ -137,6 +142,7 @@ public enum DatabaseRepair {
         report.sideFilesMovedAside = publication.sideFiles.movedAside.map(\.to)
         report.pagesMissingAtEnd = missingAtEnd
         report.notes = notes + result.salvage.notes
+        report.placeholderCollations = result.placeholderCollations
         return report
     }
 
@@ -179,9 +185,11 @@ public enum DatabaseRepair {
     ///   database's schema copy, to write once it has its name.
     private static func write(_ reader: EncryptedPageReader, into temporaryPath: String, key: DatabaseKey, cipher: CipherSettings,
                               schemaCopy: SchemaCopy.Found, options: DatabaseFileOptions)
-        throws -> (salvage: DatabaseSalvage.Result, headerPageCount: Int?, schemaCopy: SchemaCopy.Pending?) {
+        throws -> (salvage: DatabaseSalvage.Result, headerPageCount: Int?, schemaCopy: SchemaCopy.Pending?,
+                   placeholderCollations: PlaceholderCollations) {
         let output = try Connection(path: temporaryPath, key: key, configuration: Configuration(cipher: cipher, foreignKeys: false))
         defer { try? output.close() }
+        try output.substituteMissingCollations()
         try output.execute(sql: "PRAGMA journal_mode = OFF")
         try output.execute(sql: "PRAGMA synchronous = OFF")
         // Negative: KiB. Pages that fit are written once, at the commit, and checked there.
@@ -219,7 +227,7 @@ public enum DatabaseRepair {
         }
         let counts = Dictionary(result.tables.map { ($0.name, $0.recoveredRows) }, uniquingKeysWith: +)
         let copy = SchemaCopy.Pending(copy: try SchemaCopy.capture(output, counting: false, rowCounts: counts), key: key, cipher: cipher)
-        return (result, salvage.headerPageCount, copy)
+        return (result, salvage.headerPageCount, copy, try PlaceholderCollations.of(output))
     }
 
     /// The page reader, the b-tree and the record parsers over an image in memory, for the

@@ -209,7 +209,7 @@ final class DatabaseSalvage {
                 continue
             }
             do {
-                try createAsWritten(sql, object: object.name)
+                try output.execute(sql: sql)
             } catch {
                 // Its rows are its own: into recovered_N tables, never into another table by width.
                 var moved = 0
@@ -255,7 +255,7 @@ final class DatabaseSalvage {
             for object in schema where object.type == kind {
                 guard let sql = object.sql, !object.name.hasPrefix("sqlite_") else { continue }
                 do {
-                    try createAsWritten(sql, object: object.name)
+                    try output.execute(sql: sql)
                 } catch {
                     problems.append("\(kind) \(object.name) could not be created: \(error)")
                 }
@@ -457,20 +457,6 @@ final class DatabaseSalvage {
         }
         if uncertainRows > 0 {
             problems.append("\(uncertainRows) rows on \(uncertainLeaves) pages no table reaches were put in recovered_N tables, apart from the live tables: without page 1's freelist, rows deleted earlier cannot be told from live rows cut off from their table. Check them before moving any back")
-        }
-    }
-
-    /// Creates a table or index as its schema gives it. A collation the schema names and this
-    /// process does not have (an app's own) is registered as a binary placeholder first, and
-    /// named as a problem.
-    private func createAsWritten(_ sql: String, object name: String) throws {
-        do {
-            try output.execute(sql: sql)
-        } catch let error where Connection.missingCollation(in: error) != nil {
-            let collation = Connection.missingCollation(in: error)!
-            try output.addPlaceholderCollation(named: collation)
-            try output.execute(sql: sql)
-            problems.append("\(name) uses the collation \(collation), which this tool does not have: it was created as written, with \(collation) comparing as BINARY here. Before relying on an index that uses it, run `REINDEX \(collation)` in the app that has it")
         }
     }
 

@@ -66,4 +66,9 @@ public struct RepairReport: Sendable {
     public var pagesMissingAtEnd = 0
     /// What the repair did that loses nothing, in words (an unfinished transaction rolled back).
     public var notes: [String] = []
+    /// Collations the schema names that the repair did not have (an app's own), replaced by
+    /// stand-ins in binary order. Every row is kept, but its ``PlaceholderCollations/indexes``
+    /// were built in byte order: before relying on them, run `REINDEX name` for each collation
+    /// in the app that has it.
+    public var placeholderCollations: PlaceholderCollations = .none
 }

@@ -89,7 +89,9 @@ import Testing
         #expect(report.tables.map(\.name).sorted() == ["pairs", "words"])
         #expect(report.tables.first { $0.name == "words" }?.recoveredRows == 3)
         #expect(report.tables.first { $0.name == "pairs" }?.recoveredRows == 2)
-        #expect(report.problems.contains { $0.contains("collation myapp") && $0.contains("REINDEX myapp") }, "\(report.problems)")
+        // Nothing is lost: the stand-in is named for a REINDEX in the app, not counted as a problem.
+        #expect(report.isComplete, "\(report.problems)")
+        #expect(report.placeholderCollations == PlaceholderCollations(names: ["myapp"], indexes: ["words_w"]))
         let check = try Connection(path: output, key: key)
         defer { try? check.close() }
         try check.addPlaceholderCollation(named: "myapp")

@@ -1,0 +1,69 @@
+import CSQLCipher
+import Foundation
+
+/// Stand-ins for collations a database's schema names and this process does not have (an
+/// app's own, `COLLATE myapp`), so that tools can still read, check and copy the file.
+///
+/// A stand-in compares as `BINARY` does (byte order). Reading stays correct, but ordering and
+/// comparisons on such columns follow byte order, an index built in the app's order does not
+/// match byte order (an integrity check reports its entries as missing), and an index written
+/// under the stand-in is in byte order until the app runs `REINDEX name`. So only connections
+/// that read, or build a file the app will check (a repair), use them; an app's own
+/// connections fail with "no such collation sequence" instead.
+extension Connection {
+    /// The collations this connection compares in binary order because a statement needed
+    /// them and the process does not have them, in the order first needed.
+    ///
+    /// Always empty for a connection of a ``DatabaseQueue`` or ``DatabasePool``, or one opened
+    /// with ``Connection/init(path:key:configuration:)``: those fail with "no such collation
+    /// sequence" instead. The tools that read a file whatever its collations — ``DatabaseFile/verify(path:key:cipher:)-barc``,
+    /// ``DatabaseFile/openForReading(path:key:cipher:)``, backups and repairs — put a stand-in
+    /// in binary order in their place and name it here and in their reports.
+    public var placeholderCollations: [String] { handle.hooks.placeholderCollations }
+
+    /// From now on, a collation that a statement needs and this connection lacks is added as
+    /// a stand-in in binary order and named in ``placeholderCollations``, instead of failing
+    /// the statement with "no such collation sequence".
+    func substituteMissingCollations() throws {
+        let db = try handle.pointer
+        try handle.check(sqlite3_collation_needed(db, Unmanaged.passUnretained(handle.hooks).toOpaque()) { context, db, _, name in
+            guard let context, let db, let name else { return }
+            let hooks = Unmanaged<ConnectionHooks>.fromOpaque(context).takeUnretainedValue()
+            // A failure leaves the statement failing as it would have without a stand-in.
+            if Connection.addBinaryCollation(named: name, to: db) == SQLITE_OK {
+                hooks.placeholderCollations.append(String(cString: name))
+            }
+        })
+    }
+
+    /// Adds `name` as a stand-in in binary order, and names it in ``placeholderCollations``.
+    func addPlaceholderCollation(named name: String) throws {
+        try handle.check(Self.addBinaryCollation(named: name, to: try handle.pointer))
+        if !handle.hooks.placeholderCollations.contains(where: { Self.foldedName($0) == Self.foldedName(name) }) {
+            handle.hooks.placeholderCollations.append(name)
+        }
+    }
+
+    private static func addBinaryCollation(named name: UnsafePointer<CChar>, to db: OpaquePointer) -> Int32 {
+        sqlite3_create_collation_v2(db, name, SQLITE_UTF8, nil, { _, leftCount, left, rightCount, right in
+            let common = Int(min(leftCount, rightCount))
+            let order = common == 0 ? 0 : memcmp(left!, right!, common)
+            return order != 0 ? order : leftCount < rightCount ? -1 : leftCount > rightCount ? 1 : 0
+        }, nil)
+    }
+
+    /// The indexes whose keys use one of `collations` (by default, ``placeholderCollations``:
+    /// the indexes an integrity check cannot check on this connection), sorted by name.
+    func indexes(usingCollations collations: [String]? = nil) throws -> [String] {
+        let placeholders = Set((collations ?? placeholderCollations).map(Self.foldedName))
+        guard !placeholders.isEmpty else { return [] }
+        let indexes = try fetchAll(sql: "SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name").map { try $0.value(String.self, at: 0) }
+        return try indexes.filter { index in
+            // index_xinfo's fifth column is each key column's collation.
+            try fetchAll(sql: "PRAGMA index_xinfo(\(Self.quoteIdentifier(index)))").contains { row in
+                guard row.count > 4, case .text(let collation) = row[4] else { return false }
+                return placeholders.contains(Self.foldedName(collation))
+            }
+        }
+    }
+}

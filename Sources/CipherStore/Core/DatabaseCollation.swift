@@ -1,0 +1,61 @@
+import CSQLCipher
+import Foundation
+
+/// A text collation written in Swift: how `ORDER BY`, comparisons, `DISTINCT`, `GROUP BY` and
+/// indexes order text in a column or expression declared `COLLATE name`.
+///
+/// ```swift
+/// let byLength = DatabaseCollation("bylength") { lhs, rhs in
+///     lhs.count == rhs.count ? lhs.compare(rhs) : lhs.count < rhs.count ? .orderedAscending : .orderedDescending
+/// }
+/// try db.add(collation: byLength)
+/// try db.execute(sql: "CREATE TABLE word(text TEXT COLLATE bylength)")
+/// let words = try String.fetchAll(db, sql: "SELECT text FROM word ORDER BY text")
+/// ```
+///
+/// A collation belongs to the connection it is added to. For every connection of a
+/// ``DatabaseQueue`` or ``DatabasePool``, add it in ``Configuration/prepareDatabase(_:)``.
+///
+/// The comparison must be a total order that never changes: an index built under it is kept
+/// in its order, and a database whose schema names it needs the same collation every time it
+/// is opened. A process that does not have it cannot prepare statements that use it
+/// ("no such collation sequence"); the tools that read such a file anyway compare with a
+/// placeholder in binary order and say so (see ``Connection/placeholderCollations``).
+///
+/// See <https://www.sqlite.org/c3ref/create_collation.html>.
+public final class DatabaseCollation: Identifiable, Sendable {
+    /// The name, ASCII case-insensitive, as SQLite matches collation names.
+    public struct ID: Hashable, Sendable {
+        let foldedName: String
+    }
+
+    /// The collation's name in SQL.
+    public let name: String
+    /// The name, case-insensitive.
+    public var id: ID { ID(foldedName: Connection.foldedName(name)) }
+    let compare: @Sendable (String, String) -> ComparisonResult
+
+    /// Creates a collation.
+    ///
+    /// - Parameters:
+    ///   - name: the name used after `COLLATE` (at most 255 UTF-8 bytes).
+    ///   - function: orders two strings.
+    public init(_ name: String, function: @escaping @Sendable (String, String) -> ComparisonResult) {
+        self.name = name
+        self.compare = function
+    }
+
+    /// Refuses a name SQLite would reject with a bare `SQLITE_MISUSE`.
+    func validate() throws {
+        guard !name.isEmpty, name.utf8.count <= 255, !name.utf8.contains(0) else {
+            throw CipherStoreError.invalidConfiguration(reason: "the collation name '\(name)' is empty, longer than 255 bytes or holds a NUL character. Give a name of 1 to 255 bytes.")
+        }
+    }
+
+    /// Compares two UTF-8 strings as SQLite hands them over (not NUL-terminated).
+    func compare(_ leftCount: Int32, _ left: UnsafeRawPointer?, _ rightCount: Int32, _ right: UnsafeRawPointer?) -> Int32 {
+        let lhs = String(decoding: UnsafeRawBufferPointer(start: left, count: Int(leftCount)), as: UTF8.self)
+        let rhs = String(decoding: UnsafeRawBufferPointer(start: right, count: Int(rightCount)), as: UTF8.self)
+        return Int32(compare(lhs, rhs).rawValue)
+    }
+}

@@ -1,0 +1,114 @@
+import CipherStore
+import Foundation
+import TestSupport
+import Testing
+
+/// Collations written in Swift on an encrypted file: in `ORDER BY`, in a schema and its
+/// indexes, and the release of what they capture.
+@Suite struct DatabaseCollationTests {
+    let directory: TemporaryDirectory
+    let path: String
+    let key: DatabaseKey
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        path = directory.path("collations.db")
+        key = try DatabaseKey.rawKey(hex: String(repeating: "4d", count: 32))
+    }
+
+    /// Shorter strings first, then byte order: an order no built-in collation gives.
+    static let byLength = DatabaseCollation("bylength") { lhs, rhs in
+        let (left, right) = (lhs.utf8.count, rhs.utf8.count)
+        if left != right { return left < right ? .orderedAscending : .orderedDescending }
+        return lhs == rhs ? .orderedSame : Array(lhs.utf8).lexicographicallyPrecedes(Array(rhs.utf8)) ? .orderedAscending : .orderedDescending
+    }
+
+    @Test func aCollationOrdersAnOrderByAndComparisons() throws {
+        let db = try Connection(path: path, key: key)
+        defer { try? db.close() }
+        try db.add(collation: Self.byLength)
+        try db.executeScript("""
+            CREATE TABLE word(text TEXT);
+            INSERT INTO word VALUES ('banana'), ('fig'), ('apple'), ('kiwi');
+            """)
+        #expect(try String.fetchAll(db, sql: "SELECT text FROM word ORDER BY text COLLATE bylength") == ["fig", "kiwi", "apple", "banana"])
+        #expect(try String.fetchAll(db, sql: "SELECT text FROM word ORDER BY text") == ["apple", "banana", "fig", "kiwi"])
+        // The name is case-insensitive, as SQLite's are.
+        #expect(try db.fetchScalar(Bool.self, sql: "SELECT 'zz' < 'aaa' COLLATE BYLENGTH") == true)
+    }
+
+    @Test func aSchemaUnderTheCollationNeedsItAtEveryOpen() throws {
+        let db = try Connection(path: path, key: key)
+        try db.add(collation: Self.byLength)
+        try db.executeScript("""
+            CREATE TABLE word(text TEXT COLLATE bylength UNIQUE);
+            CREATE INDEX word_text ON word(text);
+            INSERT INTO word VALUES ('banana'), ('fig'), ('apple'), ('kiwi');
+            """)
+        // The column's collation applies without COLLATE in the query, through its index.
+        #expect(try String.fetchAll(db, sql: "SELECT text FROM word ORDER BY text") == ["fig", "kiwi", "apple", "banana"])
+        #expect(try String.fetchAll(db, sql: "SELECT text FROM word WHERE text > 'zzzz' ORDER BY text") == ["apple", "banana"])
+        try db.close()
+
+        // Without the collation, statements that need it fail, and say which one is missing.
+        let without = try Connection(path: path, key: key)
+        let error = try #require(throws: DatabaseError.self) { try without.fetchAll(sql: "SELECT text FROM word ORDER BY text") }
+        #expect(error.message == "no such collation sequence: bylength")
+        #expect(without.placeholderCollations.isEmpty)
+        try without.close()
+
+        let with = try Connection(path: path, key: key)
+        defer { try? with.close() }
+        try with.add(collation: Self.byLength)
+        #expect(try with.fetchScalar(String.self, sql: "PRAGMA integrity_check") == "ok")
+        #expect(try String.fetchAll(with, sql: "SELECT text FROM word ORDER BY text DESC") == ["banana", "apple", "kiwi", "fig"])
+    }
+
+    @Test func aRemovedCollationIsGoneAndItsCapturesAreReleased() throws {
+        final class Token: Sendable {}
+        weak var released: Token?
+        let db = try Connection(path: path, key: key)
+        defer { try? db.close() }
+        do {
+            let token = Token()
+            released = token
+            let collation = DatabaseCollation("tokened") { lhs, rhs in withExtendedLifetime(token) { lhs.compare(rhs) } }
+            try db.add(collation: collation)
+            #expect(try db.fetchScalar(Bool.self, sql: "SELECT 'a' < 'b' COLLATE tokened") == true)
+            try db.remove(collation: collation)
+        }
+        #expect(released == nil)
+        let error = try #require(throws: DatabaseError.self) { try db.execute(sql: "SELECT 'a' < 'b' COLLATE tokened") }
+        #expect(error.message == "no such collation sequence: tokened")
+    }
+
+    @Test func closingTheConnectionReleasesItsCollations() throws {
+        final class Token: Sendable {}
+        weak var released: Token?
+        let db = try Connection(path: path, key: key)
+        do {
+            let token = Token()
+            released = token
+            try db.add(collation: DatabaseCollation("tokened") { lhs, rhs in withExtendedLifetime(token) { lhs.compare(rhs) } })
+        }
+        #expect(released != nil)
+        try db.close()
+        #expect(released == nil)
+    }
+
+    @Test func replacingACollationReleasesTheOneItReplaces() throws {
+        final class Token: Sendable {}
+        weak var first: Token?
+        let db = try Connection(path: path, key: key)
+        defer { try? db.close() }
+        do {
+            let token = Token()
+            first = token
+            try db.add(collation: DatabaseCollation("same") { lhs, rhs in withExtendedLifetime(token) { lhs.compare(rhs) } })
+        }
+        // Reversed, under the same name in other letter case.
+        try db.add(collation: DatabaseCollation("SAME") { lhs, rhs in rhs.compare(lhs) })
+        #expect(first == nil)
+        #expect(try db.fetchScalar(Bool.self, sql: "SELECT 'a' < 'b' COLLATE same") == false)
+    }
+}
