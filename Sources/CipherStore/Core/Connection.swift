@@ -164,6 +164,10 @@ public final class Connection {
                 handle = try Self.openHandle(sqlitePath, displayName: location.displayName, flags: flags, vfs: configuration.vfsName)
                 try keyAndReadSchema(key: key, configuration: configuration)
             }
+            // Temporary files (sorts, indexes being built, temporary tables) are not
+            // encrypted: they stay in memory, whatever the library's build defaults to (SQLite's
+            // own default, and some SQLCipher builds', is files).
+            try execute(sql: "PRAGMA temp_store = MEMORY")
             if configuration.foreignKeys, !configuration.readOnly {
                 try execute(sql: "PRAGMA foreign_keys = ON")
             }
