@@ -53,6 +53,11 @@ public final class Connection {
     /// The columns of tables the query interface checked names against, with the
     /// `schema_version` they were read at (see ``columnNamesOfTable(_:)``).
     var tableColumns: [String: KnownColumns] = [:]
+    /// The cancellation of the `async` call whose work runs on the connection now, if any
+    /// (see ``interruptibly(_:)``).
+    var taskCancellation: CancellationFlag?
+    /// Whether a caller's block runs under ``interruptibly(_:)`` now.
+    var runsInterruptibleBlock = false
 
     /// Opens a database.
     ///
