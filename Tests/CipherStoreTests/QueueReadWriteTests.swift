@@ -105,7 +105,7 @@ import Testing
         #expect(try count() == 1)
     }
 
-    @Test func aBlockThatStartedRunsToItsEndWhenTheTaskIsCancelled() async throws {
+    @Test func aBlockThatStartedStopsAtItsNextStatementWhenTheTaskIsCancelled() async throws {
         let queue = self.queue
         let started = DispatchSemaphore(value: 0)
         let proceed = DispatchSemaphore(value: 0)
@@ -124,7 +124,11 @@ import Testing
         }
         task.cancel()
         proceed.signal()
-        try await task.value
+        // The statement that the block starts after the cancellation is refused, and the
+        // transaction rolled back.
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(try count() == 0)
+        try await queue.write { db in try db.execute(sql: "INSERT INTO t VALUES (2)") }
         #expect(try count() == 1)
     }
 }

@@ -12,11 +12,11 @@ extension Connection {
         try beginTransaction(.deferred)
         do {
             try execute(sql: "PRAGMA query_only = ON")
-            defer { try? execute(sql: "PRAGMA query_only = OFF") }
+            defer { try? ignoringInterrupts { try execute(sql: "PRAGMA query_only = OFF") } }
             _ = try fetchOne(sql: "SELECT 1 FROM sqlite_master LIMIT 1")
             let result: T
             do {
-                result = try block(self)
+                result = try interruptibly(block)
             } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_READONLY {
                 throw CipherStoreError.writeInsideRead(sql: error.sql ?? "")
             }
@@ -24,7 +24,7 @@ extension Connection {
             if isInTransaction { try commit() }
             return result
         } catch {
-            if isInTransaction { try? rollback() }
+            if isInTransaction { try? ignoringInterrupts { try rollback() } }
             throw error
         }
     }

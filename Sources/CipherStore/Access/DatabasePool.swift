@@ -21,9 +21,10 @@ import Synchronization
 /// - `barrierWrite(_:)` waits for the running reads, keeps new ones out, and runs
 ///   without a transaction: for `VACUUM` and other work that must be alone.
 ///
-/// The `async` forms never block the caller's thread and honour Task cancellation until the
-/// block starts, as on a ``DatabaseQueue``. Calling the pool from inside one of its own blocks
-/// throws ``CipherStoreError/reentrantQueueAccess``.
+/// The `async` forms never block the caller's thread and honour Task cancellation before and
+/// while the block runs (its statement is interrupted), as on a ``DatabaseQueue``;
+/// ``interrupt()`` stops what runs on every connection. Calling the pool from inside one of
+/// its own blocks throws ``CipherStoreError/reentrantQueueAccess``.
 ///
 /// **One key derivation per pool.** With a passphrase, the pool runs PBKDF2 once (with the
 /// file's salt and the configured or default settings) and keys every connection with the
@@ -60,6 +61,8 @@ public final class DatabasePool: DatabaseWriter {
         var readerConfiguration: Configuration
         /// Idle readers, each with the moment it was given back.
         var idleReaders: [(reader: SerialConnection, since: ContinuousClock.Instant)] = []
+        /// Readers running a block now, for ``interrupt()``.
+        var busyReaders: [ObjectIdentifier: SerialConnection] = [:]
         var readerCount = 0
         var isSweepScheduled = false
         var isClosed = false
@@ -155,14 +158,17 @@ public final class DatabasePool: DatabaseWriter {
 
     /// ``read(_:)-(_)`` without blocking the caller's thread.
     /// - Throws: `CancellationError` when the task is cancelled before the block starts (also
-    ///   while it waits for a reader; the block does not run then), and the errors of
+    ///   while it waits for a reader; the block does not run then) or while it runs (its
+    ///   statement is interrupted), and the errors of
     ///   ``read(_:)-(_)``.
     public func read<T: Sendable>(_ block: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         try checkOpen()
         // The wait for a permit suspends the task; only the read itself takes a thread.
         await readerPermits.acquire()
         return try await AsyncBridge.run(on: Self.waitingQueue) { cancelled in
-            try self.withReader(permitHeld: true, beforeBlock: cancelled.check) { db in try db.inReadOnlyTransaction(block) }
+            try self.withReader(permitHeld: true, beforeBlock: cancelled.check) { db in
+                try db.withTaskCancellation(cancelled) { try db.inReadOnlyTransaction(block) }
+            }
         }
     }
 
@@ -190,7 +196,10 @@ public final class DatabasePool: DatabaseWriter {
     /// ``maximumReaderCount`` readers are busy and either one is idle or one more may open.
     private func takeReader() throws -> SerialConnection {
         let (idle, readerKey, readerConfiguration) = state.withLock { state -> (SerialConnection?, DatabaseKey?, Configuration) in
-            if let idle = state.idleReaders.popLast() { return (idle.reader, state.readerKey, state.readerConfiguration) }
+            if let idle = state.idleReaders.popLast() {
+                state.busyReaders[ObjectIdentifier(idle.reader)] = idle.reader
+                return (idle.reader, state.readerKey, state.readerConfiguration)
+            }
             state.readerCount += 1
             return (nil, state.readerKey, state.readerConfiguration)
         }
@@ -206,7 +215,9 @@ public final class DatabasePool: DatabaseWriter {
             }
             connection.handle.hooks.corruptionWatch = corruption
             if readerKey?.kind == .passphrase { keyDerivationCount.add(1, ordering: .relaxed) }
-            return SerialConnection(connection, label: "CipherStore.DatabasePool.reader", identity: identity)
+            let reader = SerialConnection(connection, label: "CipherStore.DatabasePool.reader", identity: identity)
+            state.withLock { $0.busyReaders[ObjectIdentifier(reader)] = reader }
+            return reader
         } catch {
             state.withLock { $0.readerCount -= 1 }
             throw error
@@ -217,6 +228,7 @@ public final class DatabasePool: DatabaseWriter {
     /// stays unused.
     private func giveBack(_ reader: SerialConnection) {
         let scheduleSweep = state.withLock { state -> Bool in
+            state.busyReaders[ObjectIdentifier(reader)] = nil
             state.idleReaders.append((reader, .now))
             defer { state.isSweepScheduled = true }
             return !state.isSweepScheduled
@@ -289,32 +301,34 @@ public final class DatabasePool: DatabaseWriter {
 
     /// ``write(_:)-(_)`` without blocking the caller's thread.
     /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
-    ///   block does not run then), and the errors of ``write(_:)-(_)``.
+    ///   block does not run then) or while it runs (its statement is interrupted), and the errors of ``write(_:)-(_)``.
     public func write<T: Sendable>(_ block: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        try await writeWithoutTransaction { db in try db.inImmediateTransaction(block) }
+        try checkOpen()
+        return try await writer.async { db in try db.inImmediateTransaction(block) }
     }
 
     /// `writeWithoutTransaction(_:)` without blocking the caller's thread.
     /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
-    ///   block does not run then), and the errors of the synchronous form.
+    ///   block does not run then) or while it runs (its statement is interrupted), and the errors of the synchronous form.
     public func writeWithoutTransaction<T: Sendable>(_ block: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         try checkOpen()
-        return try await writer.async(block)
+        return try await writer.async { db in try db.interruptibly(block) }
     }
 
     /// ``inTransaction(_:_:)-4f87z`` without blocking the caller's thread.
     /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
-    ///   block does not run then), and the errors of ``inTransaction(_:_:)-4f87z``.
+    ///   block does not run then) or while it runs (its statement is interrupted), and the errors of ``inTransaction(_:_:)-4f87z``.
     public func transaction(_ kind: TransactionKind = .deferred,
                             _ block: @escaping @Sendable (Connection) throws -> TransactionCompletion) async throws {
-        try await writeWithoutTransaction { db in try db.inTransaction(kind) { try block(db) } }
+        try checkOpen()
+        try await writer.async { db in try db.inTransaction(kind) { try block(db) } }
     }
 
     /// Runs `block` on the writing connection in a transaction without blocking the caller's
     /// thread: committed when it returns `.commit`, rolled back when it returns `.rollback` or
     /// throws. The same as ``transaction(_:_:)``.
     /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
-    ///   block does not run then), the block's error (after the rollback), ``DatabaseError``
+    ///   block does not run then) or while it runs (its statement is interrupted), the block's error (after the rollback), ``DatabaseError``
     ///   when `BEGIN` or the commit fails, or ``CipherStoreError/connectionClosed``.
     public func inTransaction(_ kind: TransactionKind = .deferred,
                               _ block: @escaping @Sendable (Connection) throws -> TransactionCompletion) async throws {
@@ -338,10 +352,12 @@ public final class DatabasePool: DatabaseWriter {
 
     /// `barrierWrite(_:)` without blocking the caller's thread.
     /// - Throws: `CancellationError` when the task is cancelled before the block starts (also
-    ///   while it waits for the reads to end), and the errors of `barrierWrite(_:)`.
+    ///   while it waits for the reads to end) or while it runs (its statement is interrupted), and the errors of `barrierWrite(_:)`.
     public func barrierWrite<T: Sendable>(_ block: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         try await AsyncBridge.run(on: Self.waitingQueue) { cancelled in
-            try self.barrier(beforeBlock: cancelled.check, block)
+            try self.barrier(beforeBlock: cancelled.check) { db in
+                try db.withTaskCancellation(cancelled) { try db.interruptibly(block) }
+            }
         }
     }
 
@@ -398,6 +414,16 @@ public final class DatabasePool: DatabaseWriter {
     /// use, on the writer or any reader. See ``DatabaseReader/onCorruption(_:)``.
     public func onCorruption(_ handler: @escaping @Sendable (DatabaseCorruption) -> Void) {
         corruption.setHandler(handler)
+    }
+
+    // MARK: Interrupting
+
+    /// Stops the statements running now on the writer and on every reader, from any thread:
+    /// each fails with a ``DatabaseError`` of code `SQLITE_INTERRUPT`. See
+    /// ``DatabaseReader/interrupt()``.
+    public func interrupt() {
+        writer.interrupt()
+        for reader in state.withLock({ Array($0.busyReaders.values) }) { reader.interrupt() }
     }
 
     // MARK: Closing

@@ -23,9 +23,13 @@ import Foundation
 /// Each comes in two forms with the same rules: the synchronous ones block the calling thread
 /// until the block has run and return its value; the `async` ones (and
 /// ``transaction(_:_:)``) suspend instead, so they never block the caller's thread, and honour
-/// Task cancellation until the block starts: a task cancelled before its block runs (also
-/// while it waits for the queue) gets `CancellationError` and its block never runs; a block
-/// that has started runs to its end. Calling the queue again from inside one of its own
+/// Task cancellation: a task cancelled before its block runs (also while it waits for the
+/// queue) gets `CancellationError` and its block never runs; a task cancelled while its block
+/// runs interrupts the statement running and refuses those the block starts afterwards, and
+/// gets `CancellationError` (a write is rolled back). The queue's own statements around the
+/// block (`BEGIN`, `COMMIT`, `ROLLBACK`) are never interrupted, and a cancellation that comes
+/// after the block ended reaches no other block. To stop whatever runs, from any thread, call
+/// ``interrupt()``. Calling the queue again from inside one of its own
 /// blocks throws ``CipherStoreError/reentrantQueueAccess`` instead of deadlocking, also
 /// through other queues (`a.inDatabase { b.inDatabase { a.inDatabase { … } } }`).
 ///
@@ -113,9 +117,9 @@ public final class DatabaseQueue: DatabaseWriter {
     /// try await queue.inDatabase { db in try db.execute(sql: "VACUUM") }
     /// ```
     /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
-    ///   block does not run then), or the block's error.
+    ///   block does not run then) or while it runs (its statement is interrupted), or the block's error.
     public func inDatabase<T: Sendable>(_ block: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        try await serial.async(block)
+        try await serial.async { db in try db.interruptibly(block) }
     }
 
     /// Runs `block` in a transaction without blocking the caller's thread: committed when it
@@ -129,7 +133,7 @@ public final class DatabaseQueue: DatabaseWriter {
     /// }
     /// ```
     /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
-    ///   block does not run then), the block's error (after the rollback), or ``DatabaseError``
+    ///   block does not run then) or while it runs (its statement is interrupted), the block's error (after the rollback), or ``DatabaseError``
     ///   when `BEGIN` or the commit fails.
     public func inTransaction(_ kind: TransactionKind = .deferred,
                               _ block: @escaping @Sendable (Connection) throws -> TransactionCompletion) async throws {
@@ -167,7 +171,7 @@ public final class DatabaseQueue: DatabaseWriter {
     /// Runs `block` in a read-only transaction without blocking the caller's thread. See
     /// ``read(_:)-(_)``.
     /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
-    ///   block does not run then), the block's error, or
+    ///   block does not run then) or while it runs (its statement is interrupted), the block's error, or
     ///   ``CipherStoreError/writeInsideRead(sql:)``.
     public func read<T: Sendable>(_ block: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         try await serial.async { db in try db.inReadOnlyTransaction(block) }
@@ -176,16 +180,16 @@ public final class DatabaseQueue: DatabaseWriter {
     /// Runs `block` in an immediate transaction without blocking the caller's thread: committed
     /// when the block returns, rolled back when it throws.
     /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
-    ///   block does not run then), the block's error, or ``DatabaseError`` when the commit fails.
+    ///   block does not run then) or while it runs (its statement is interrupted), the block's error, or ``DatabaseError`` when the commit fails.
     public func write<T: Sendable>(_ block: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         try await serial.async { db in try db.inImmediateTransaction(block) }
     }
 
     /// Runs `block` with no transaction without blocking the caller's thread.
     /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
-    ///   block does not run then), or the block's error.
+    ///   block does not run then) or while it runs (its statement is interrupted), or the block's error.
     public func writeWithoutTransaction<T: Sendable>(_ block: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        try await serial.async(block)
+        try await serial.async { db in try db.interruptibly(block) }
     }
 
     /// Runs `block` in a transaction without blocking the caller's thread. See
@@ -198,12 +202,18 @@ public final class DatabaseQueue: DatabaseWriter {
     /// }
     /// ```
     /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
-    ///   block does not run then), or the errors of ``inTransaction(_:_:)-6371p``.
+    ///   block does not run then) or while it runs (its statement is interrupted), or the errors of ``inTransaction(_:_:)-6371p``.
     public func transaction(_ kind: TransactionKind = .deferred,
                             _ block: @escaping @Sendable (Connection) throws -> TransactionCompletion) async throws {
         try await serial.async { db in
             try db.inTransaction(kind) { try block(db) }
         }
+    }
+
+    /// Stops the statement running on the queue's connection now, from any thread: it fails
+    /// with a ``DatabaseError`` of code `SQLITE_INTERRUPT`. See ``DatabaseReader/interrupt()``.
+    public func interrupt() {
+        serial.interrupt()
     }
 
     /// Closes the connection, after bringing the database's schema copy up to date (see

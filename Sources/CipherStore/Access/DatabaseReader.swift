@@ -23,7 +23,7 @@ public protocol DatabaseReader: AnyObject, Sendable {
 
     /// Runs `block` in a read-only transaction without blocking the caller's thread.
     /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
-    ///   block does not run then), and the errors of the synchronous `read`.
+    ///   block does not run then) or while it runs (its statement is interrupted), and the errors of the synchronous `read`.
     func read<T: Sendable>(_ block: @escaping @Sendable (Connection) throws -> T) async throws -> T
 
     /// Observes the value of `fetch`: the current value first, then a fresh one after each
@@ -48,6 +48,25 @@ public protocol DatabaseReader: AnyObject, Sendable {
     /// }
     /// ```
     func onCorruption(_ handler: @escaping @Sendable (DatabaseCorruption) -> Void)
+
+    /// Stops the statements running now on the database's connections, from any thread: each
+    /// fails with a ``DatabaseError`` of code `SQLITE_INTERRUPT`
+    /// (``DatabaseError/isInterruptionError``), and the block that ran it gets that error.
+    ///
+    /// ```swift
+    /// let search = Task { try await pool.read { db in try db.fetchAll(sql: slowQuery) } }
+    /// // The user gave up:
+    /// pool.interrupt()
+    /// ```
+    ///
+    /// An interrupted `INSERT`, `UPDATE` or `DELETE` rolls back the whole transaction it runs
+    /// in (SQLite does), so the `write` that ran it throws and nothing of it is kept. A
+    /// statement that starts after the interrupted ones ended runs as usual, and so does a
+    /// block that had not started a statement yet. To stop one `async` call rather than
+    /// everything running, cancel its task: that interrupts its block, and its block only.
+    ///
+    /// See <https://www.sqlite.org/c3ref/interrupt.html>.
+    func interrupt()
 
     /// Closes the database's connections; later use throws ``CipherStoreError/connectionClosed``.
     func close() throws

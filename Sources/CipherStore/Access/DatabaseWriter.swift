@@ -39,24 +39,24 @@ public protocol DatabaseWriter: DatabaseReader {
 
     /// ``write(_:)-(_)`` without blocking the caller's thread.
     /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
-    ///   block does not run then), and the errors of the synchronous form.
+    ///   block does not run then) or while it runs (its statement is interrupted), and the errors of the synchronous form.
     func write<T: Sendable>(_ block: @escaping @Sendable (Connection) throws -> T) async throws -> T
 
     /// ``writeWithoutTransaction(_:)-(_)`` without blocking the caller's thread.
     /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
-    ///   block does not run then), and the errors of the synchronous form.
+    ///   block does not run then) or while it runs (its statement is interrupted), and the errors of the synchronous form.
     func writeWithoutTransaction<T: Sendable>(_ block: @escaping @Sendable (Connection) throws -> T) async throws -> T
 
     /// ``inTransaction(_:_:)-4z75m`` without blocking the caller's thread.
     /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
-    ///   block does not run then), and the errors of ``inTransaction(_:_:)-4z75m``.
+    ///   block does not run then) or while it runs (its statement is interrupted), and the errors of ``inTransaction(_:_:)-4z75m``.
     func transaction(_ kind: TransactionKind,
                      _ block: @escaping @Sendable (Connection) throws -> TransactionCompletion) async throws
 
     /// ``inTransaction(_:_:)-4z75m`` without blocking the caller's thread; the same as
     /// ``transaction(_:_:)``.
     /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
-    ///   block does not run then), and the errors of ``inTransaction(_:_:)-4z75m``.
+    ///   block does not run then) or while it runs (its statement is interrupted), and the errors of ``inTransaction(_:_:)-4z75m``.
     func inTransaction(_ kind: TransactionKind,
                        _ block: @escaping @Sendable (Connection) throws -> TransactionCompletion) async throws
 }

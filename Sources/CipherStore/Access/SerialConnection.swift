@@ -9,8 +9,11 @@ import Dispatch
 /// instead of deadlocking.
 final class SerialConnection: @unchecked Sendable {
     // @unchecked Sendable: `connection` is read and replaced only by blocks running on the
-    // serial `dispatchQueue`, so it is never used from two threads at once; the rest is immutable.
+    // serial `dispatchQueue`, so it is never used from two threads at once; `interrupter` is
+    // behind a lock; the rest is immutable.
     private var connection: Connection
+    /// The connection's interrupter, replaced with it: read from any thread.
+    private let interrupter: Locked<ConnectionInterrupter>
     private let dispatchQueue: DispatchQueue
     /// The queue or pool this connection serves; kept alive so that its identifier in the
     /// re-entrancy chain is never reused while the connection exists.
@@ -22,6 +25,7 @@ final class SerialConnection: @unchecked Sendable {
 
     init(_ connection: Connection, label: String, identity: AccessIdentity, afterBlock: (@Sendable (Connection) -> Void)? = nil) {
         self.connection = connection
+        self.interrupter = Locked(connection.handle.interrupter)
         self.dispatchQueue = DispatchQueue(label: label)
         self.identity = identity
         self.afterBlock = afterBlock
@@ -40,14 +44,25 @@ final class SerialConnection: @unchecked Sendable {
 
     /// Runs `block` with the connection without blocking the caller's thread.
     /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
-    ///   block does not run then), or the block's error.
+    ///   block does not run then) or while it runs (its statement is interrupted), or the block's error.
+    ///
+    /// The block runs with the task's cancellation in effect: the caller's block inside it
+    /// passed to ``Connection/interruptibly(_:)`` (directly, or through a transaction helper)
+    /// is interrupted when the task is cancelled.
     func async<T: Sendable>(_ block: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         try await AsyncBridge.run(on: dispatchQueue) { cancelled in
             try cancelled.check()
             defer { self.afterBlock?(self.connection) }
             // A block run later starts a chain of its own: nobody waits for it.
-            return try QueueChain.with([self.owner]) { try block(self.connection) }
+            return try QueueChain.with([self.owner]) {
+                try self.connection.withTaskCancellation(cancelled) { try block(self.connection) }
+            }
         }
+    }
+
+    /// Interrupts the statements running on the connection now, from any thread.
+    func interrupt() {
+        interrupter.withLock { $0 }.interrupt()
     }
 
     /// Runs `block` with the connection later, after every block already queued, without
@@ -62,7 +77,11 @@ final class SerialConnection: @unchecked Sendable {
     /// change), on the connection's queue, when the caller already checked re-entrancy.
     func syncReplacing(chain: [ObjectIdentifier], _ body: (Connection) throws -> Connection) throws {
         try dispatchQueue.sync {
-            try QueueChain.with(chain) { connection = try body(connection) }
+            try QueueChain.with(chain) {
+                connection = try body(connection)
+                let replacement = connection.handle.interrupter
+                interrupter.withLock { $0 = replacement }
+            }
         }
     }
 

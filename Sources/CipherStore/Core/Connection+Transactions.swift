@@ -89,7 +89,8 @@ extension Connection {
         try begin()
         let completion: TransactionCompletion
         do {
-            completion = try body()
+            // Cancelling an async call stops the body, never the begin, commit or rollback.
+            completion = try interruptibly { _ in try body() }
         } catch {
             try rollbackAfterFailure(of: error, rollback: rollback)
             throw error
@@ -104,7 +105,7 @@ extension Connection {
             }
         case .rollback:
             // SQLite may have rolled it back already (RAISE(ROLLBACK), INSERT OR ROLLBACK).
-            if isInTransaction { try rollback() }
+            if isInTransaction { try ignoringInterrupts(rollback) }
         }
     }
 
@@ -112,7 +113,7 @@ extension Connection {
         // SQLite may already have rolled the whole transaction back (e.g. after SQLITE_FULL).
         guard isInTransaction else { return }
         do {
-            try rollback()
+            try ignoringInterrupts(rollback)
         } catch let rollbackError {
             throw CipherStoreError.rollbackFailed(bodyError: "\(error)", rollbackError: "\(rollbackError)")
         }

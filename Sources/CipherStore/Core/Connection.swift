@@ -53,6 +53,11 @@ public final class Connection {
     /// The columns of tables the query interface checked names against, with the
     /// `schema_version` they were read at (see ``columnNamesOfTable(_:)``).
     var tableColumns: [String: KnownColumns] = [:]
+    /// The cancellation of the `async` call whose work runs on the connection now, if any
+    /// (see ``interruptibly(_:)``).
+    var taskCancellation: CancellationFlag?
+    /// Whether a caller's block runs under ``interruptibly(_:)`` now.
+    var runsInterruptibleBlock = false
 
     /// Opens a database.
     ///
@@ -164,6 +169,10 @@ public final class Connection {
                 handle = try Self.openHandle(sqlitePath, displayName: location.displayName, flags: flags, vfs: configuration.vfsName)
                 try keyAndReadSchema(key: key, configuration: configuration)
             }
+            // Temporary files (sorts, indexes being built, temporary tables) are not
+            // encrypted: they stay in memory, whatever the library's build defaults to (SQLite's
+            // own default, and some SQLCipher builds', is files).
+            try execute(sql: "PRAGMA temp_store = MEMORY")
             if configuration.foreignKeys, !configuration.readOnly {
                 try execute(sql: "PRAGMA foreign_keys = ON")
             }

@@ -12,9 +12,12 @@ final class ConnectionHandle {
     private let rawPointer: OpaquePointer
     /// The callbacks registered with SQLite; as long-lived as the `sqlite3*` they serve.
     let hooks = ConnectionHooks()
+    /// Interrupts from other threads; it forgets the `sqlite3*` when the handle closes.
+    let interrupter: ConnectionInterrupter
 
     init(_ pointer: OpaquePointer) {
         self.rawPointer = pointer
+        self.interrupter = ConnectionInterrupter(pointer)
     }
 
     /// Whether ``close()`` succeeded.
@@ -27,6 +30,12 @@ final class ConnectionHandle {
             guard !isClosed else { throw CipherStoreError.connectionClosed }
             return rawPointer
         }
+    }
+
+    /// The error of a statement refused because the `async` block running it was cancelled
+    /// (see ``ConnectionInterrupter``): the one SQLite gives an interrupted statement.
+    func cancelledError(sql: String) -> DatabaseError {
+        DatabaseError(resultCode: .SQLITE_INTERRUPT, message: "interrupted", sql: sql)
     }
 
     /// The choke point that turns a SQLite result code into a thrown ``DatabaseError``.
@@ -55,7 +64,7 @@ final class ConnectionHandle {
     /// - Throws: ``CipherStoreError/statementsStillAlive`` while statements are still alive.
     func close() throws {
         guard !isClosed else { return }
-        let code = sqlite3_close(rawPointer)
+        let code = interrupter.closing { sqlite3_close($0) }
         guard code == SQLITE_OK else {
             // SQLITE_BUSY here means unfinalized statements, not a lock.
             if code == SQLITE_BUSY { throw CipherStoreError.statementsStillAlive }
@@ -69,6 +78,6 @@ final class ConnectionHandle {
 
     deinit {
         // close_v2 defers the close until outstanding statements are finalized.
-        if !isClosed { sqlite3_close_v2(rawPointer) }
+        if !isClosed { _ = interrupter.closing { sqlite3_close_v2($0) } }
     }
 }

@@ -8,7 +8,8 @@ import CSQLCipher
 /// thread at a time.
 ///
 /// - The authorizer is installed on every connection: it refuses key pragmas
-///   (``KeyPragmaGuard``), `ATTACH` and `DETACH` where asked (``refusesAttach``), and, while
+///   (``KeyPragmaGuard``), temporary storage on disk (``TempStoreGuard``), `ATTACH` and
+///   `DETACH` where asked (``refusesAttach``), and, while
 ///   commits are tracked for observers, turns off SQLite's truncate optimization (`DELETE FROM
 ///   t` without `WHERE` then deletes row by row, so the update hook sees it).
 /// - Tracing: ``Connection/trace(_:)``.
@@ -66,6 +67,9 @@ final class ConnectionHooks {
     private var lastAuthorizedAction: Int32 = 0
     /// Whether `ATTACH` and `DETACH` are refused (connections that run a tool user's SQL).
     var refusesAttach = false
+    /// Lets SQL put temporary storage on disk: only for the test that shows what the refusal
+    /// prevents (``TempStoreGuard``).
+    var allowsTemporaryFiles = false
     /// Why the authorizer last denied a statement: the message of its `SQLITE_AUTH` error.
     private(set) var denialReason: String?
 
@@ -73,7 +77,7 @@ final class ConnectionHooks {
 
     /// Installs the authorizer; called once, when the connection opens.
     func installAuthorizer(on db: OpaquePointer) {
-        sqlite3_set_authorizer(db, { context, action, name, _, _, _ in
+        sqlite3_set_authorizer(db, { context, action, name, detail, _, _ in
             guard let context else { return SQLITE_OK }
             let hooks = Unmanaged<ConnectionHooks>.fromOpaque(context).takeUnretainedValue()
             let previous = hooks.lastAuthorizedAction
@@ -85,9 +89,16 @@ final class ConnectionHooks {
             }
             switch action {
             case SQLITE_PRAGMA:
-                guard let name, KeyPragmaGuard.refuses(pragma: name) else { return SQLITE_OK }
-                hooks.denialReason = KeyPragmaGuard.refusal
-                return SQLITE_DENY
+                guard let name else { return SQLITE_OK }
+                if KeyPragmaGuard.refuses(pragma: name) {
+                    hooks.denialReason = KeyPragmaGuard.refusal
+                    return SQLITE_DENY
+                }
+                if !hooks.allowsTemporaryFiles, TempStoreGuard.refuses(pragma: name, value: detail) {
+                    hooks.denialReason = TempStoreGuard.refusal
+                    return SQLITE_DENY
+                }
+                return SQLITE_OK
             case SQLITE_ATTACH, SQLITE_DETACH:
                 guard hooks.refusesAttach else { return SQLITE_OK }
                 hooks.denialReason = ConnectionHooks.attachRefusal

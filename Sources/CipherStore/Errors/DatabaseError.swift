@@ -41,8 +41,30 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
             return "The statement violates a constraint of the schema; nothing was written by it."
         case .SQLITE_IOERR:
             return "The operating system reported an I/O error: check the disk and the file system."
+        case .SQLITE_INTERRUPT:
+            return "The statement was interrupted (interrupt() was called, or the task that ran it was cancelled); an interrupted write rolled back its whole transaction. Run it again if it is still wanted."
         default:
             return nil
+        }
+    }
+}
+
+extension DatabaseError {
+    /// Whether the error is `SQLITE_INTERRUPT` or `SQLITE_ABORT`: a statement stopped by
+    /// ``Connection/interrupt()`` or ``DatabaseReader/interrupt()``, or one that ran in a
+    /// transaction an interrupt rolled back.
+    ///
+    /// ```swift
+    /// do {
+    ///     try await queue.read { db in try db.fetchAll(sql: longQuery) }
+    /// } catch let error as DatabaseError where error.isInterruptionError {
+    ///     print("stopped")
+    /// }
+    /// ```
+    public var isInterruptionError: Bool {
+        switch resultCode.primaryResultCode {
+        case .SQLITE_INTERRUPT, .SQLITE_ABORT: return true
+        default: return false
         }
     }
 }

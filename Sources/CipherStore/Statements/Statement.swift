@@ -208,6 +208,8 @@ public final class Statement {
     /// - Throws: ``DatabaseError`` when SQLite fails.
     @inline(__always)
     public func step() throws -> Bool {
+        // A statement that starts after its async block was cancelled does not run.
+        if !hasRun && handle.interrupter.isCancelled { throw handle.cancelledError(sql: sql) }
         hasRun = true
         let code = sqlite3_step(pointer)
         switch code {
