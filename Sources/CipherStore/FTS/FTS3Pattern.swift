@@ -43,7 +43,7 @@ public struct FTS3Pattern: Sendable, Hashable {
     }
 
     /// Matches rows that contain every word of `string`, anywhere. `nil` when `string` has
-    /// no word (empty, or only punctuation).
+    /// no word (empty, or only punctuation), or more than ``maximumWordCount`` different ones.
     ///
     /// ```swift
     /// FTS3Pattern(matchingAllTokensIn: "温泉 iPhone")?.rawPattern  // "温泉" "iPhone"
@@ -53,7 +53,8 @@ public struct FTS3Pattern: Sendable, Hashable {
         self.init(unchecked: words.joined(separator: " "))
     }
 
-    /// Matches rows that contain at least one word of `string`. `nil` when it has none.
+    /// Matches rows that contain at least one word of `string`. `nil` when it has none, or
+    /// more than ``maximumWordCount`` different ones.
     ///
     /// ```swift
     /// FTS3Pattern(matchingAnyTokenIn: "温泉 iPhone")?.rawPattern  // "温泉" OR "iPhone"
@@ -64,7 +65,8 @@ public struct FTS3Pattern: Sendable, Hashable {
     }
 
     /// Matches rows that contain every word of `string`, the last token of each as a prefix
-    /// (search as you type). `nil` when it has none.
+    /// (search as you type). `nil` when it has none, or more than ``maximumWordCount``
+    /// different ones.
     ///
     /// ```swift
     /// FTS3Pattern(matchingAllPrefixesIn: "iPh 温")?.rawPattern  // "iPh*" "温*"
@@ -86,15 +88,23 @@ public struct FTS3Pattern: Sendable, Hashable {
         self.init(unchecked: "\"" + words.map(Self.render).joined(separator: " ") + "\"")
     }
 
-    /// Each word between double quotes; `nil` when there is none.
+    /// The most words the all-words, any-word and prefix builders take. FTS3 refuses a query
+    /// of more than 4,096 phrases ("FTS expression tree is too large"); dropping words would
+    /// widen an all-words search, so longer input gives no pattern.
+    public static let maximumWordCount = 1_000
+
+    /// Each different word between double quotes; `nil` when there is none, or too many.
     private static func quotedWords(_ string: String, prefix: Bool = false) -> [String]? {
-        let words = FullTextInput(string).words
-        guard !words.isEmpty else { return nil }
-        return words.map { word in
+        var seen: Set<String> = []
+        var quoted: [String] = []
+        for word in FullTextInput(string).words {
             var text = render(word)
             if prefix && !text.hasSuffix("*") { text += "*" }
-            return "\"" + text + "\""
+            guard seen.insert(text).inserted else { continue }
+            quoted.append("\"" + text + "\"")
+            if quoted.count > maximumWordCount { return nil }
         }
+        return quoted.isEmpty ? nil : quoted
     }
 
     /// A word's runs separated by spaces (FTS numbers a phrase's tokens in order, whatever

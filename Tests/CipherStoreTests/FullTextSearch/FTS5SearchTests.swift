@@ -75,6 +75,7 @@ import Testing
         // Raw MATCH: a bareword of several CJK characters is a phrase in FTS5.
         #expect(try fixture.db.fetchScalar(Int.self, sql: "SELECT count(*) FROM document WHERE document MATCH '泡温泉'") == 1)
         #expect(try fixture.ids(nil) == [])
+        #expect(try Document.filter(Column("body").match(FTS5Pattern(matchingAllTokensIn: "温泉"))).fetchCount(fixture.db) == 3)
     }
 
     @Test(.enabled(if: FTS5.isAvailable, "FTS5 is SQLCipher 4's"))

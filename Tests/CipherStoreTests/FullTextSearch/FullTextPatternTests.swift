@@ -76,6 +76,29 @@ import Testing
         }
     }
 
+    /// FTS3 refuses a query of more than 4,096 phrases: a pasted text gives no pattern rather
+    /// than an error (dropping words would widen an all-words search); repeated words count
+    /// once, and a phrase has no such limit. FTS5 has none either.
+    @Test func aVeryLongInputGivesNoFTS3PatternInsteadOfAnError() throws {
+        let words = (0..<5_000).map { "w\($0)" }
+        #expect(FTS3Pattern(matchingAllTokensIn: words.joined(separator: " ")) == nil)
+        #expect(FTS3Pattern(matchingAnyTokenIn: words.joined(separator: " ")) == nil)
+        #expect(FTS3Pattern(matchingAllPrefixesIn: words.joined(separator: " ")) == nil)
+        let repeated = String(repeating: "温泉 monkey ", count: 5_000)
+        #expect(try found(repeated, Self.allTokens) == (FTS5.isAvailable ? [[], []] : [[]]))
+        #expect(try found("温泉 " + String(repeating: "the SEA, ", count: 5_000), Self.allTokens).allSatisfy { $0 == [3] })
+        let phrase = try #require(FTS3Pattern(matchingPhrase: words.joined(separator: " ")))
+        #expect(try db.fetchAll(sql: "SELECT rowid FROM doc4 WHERE doc4 MATCH ?", arguments: [phrase]).isEmpty)
+        let limit = (0..<FTS3Pattern.maximumWordCount).map { "w\($0)" }.joined(separator: " ")
+        for pattern in [FTS3Pattern(matchingAllTokensIn: limit), FTS3Pattern(matchingAnyTokenIn: limit)] {
+            #expect(try db.fetchAll(sql: "SELECT rowid FROM doc4 WHERE doc4 MATCH ?", arguments: [pattern]).isEmpty)
+        }
+        if FTS5.isAvailable {
+            let many = try #require(FTS5Pattern(matchingAnyTokenIn: words.joined(separator: " ") + " monkey"))
+            #expect(try db.fetchAll(sql: "SELECT rowid FROM doc5 WHERE doc5 MATCH ?", arguments: [many]).map { try $0.value(Int.self, at: 0) } == [2])
+        }
+    }
+
     /// Operators and filters typed by a user are words or separators: each row found holds
     /// every word, on both engines (a naive pattern would have found rows 1, 2, 3 and 5 for
     /// the first input, and failed with a syntax error on several others).
