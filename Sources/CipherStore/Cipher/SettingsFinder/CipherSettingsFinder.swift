@@ -3,13 +3,21 @@ import Foundation
 /// Finds the cipher settings an encrypted file was made with, given its key: the answer to
 /// "file is not a database" after an upgrade, a port or a change of library.
 ///
-/// It tries the plausible settings — the defaults of SQLCipher 1 to 4, page sizes from 512 to
-/// 65536, 4,000, 64,000 and 256,000 KDF iterations (and any given), HMAC on or off with SHA-1,
-/// SHA-256 or SHA-512, a 32-byte plaintext header when a salt is given — against the file's
-/// first page, with swift-crypto (`PageCipher`), not SQLite: so a SQLCipher 4 file is
-/// recognised even when the linked SQLCipher is 3.4.1. A passphrase is stretched at most once
-/// per distinct KDF (hash, iterations), in order of likelihood; each stretched key is then tried
-/// with every page size and HMAC choice, in microseconds. A raw key needs no stretching.
+/// It tries the settings of any file SQLCipher 1 to 4 writes — page sizes from 512 to 65536,
+/// every PBKDF2 iteration count from 1 to 1,000,000 (and any given above that), PBKDF2 with
+/// SHA-1, SHA-256 or SHA-512, HMAC on or off with each of those hashes, SQLCipher 2.0's HMAC
+/// variants (big-endian page numbers, the 0x00 salt mask), a 32-byte plaintext header when a
+/// salt is given — against the file's first page, with its own code rather than SQLite: so a
+/// SQLCipher 4 file is recognised even when the linked SQLCipher is 3.4.1.
+///
+/// A passphrase is stretched once per KDF hash: PBKDF2's key for c iterations is the XOR of
+/// the first c blocks of one chain, so one run to 1,000,000 passes every smaller count's key,
+/// and each is tested with one AES block against the first page (the header's reserved bytes
+/// decrypt to zero). The three runs share the processor's cores: about a second for the whole
+/// range in a release build with SHA and AES instructions (x86-64 with SHA-NI and AES-NI;
+/// elsewhere portable C, several times slower). A key that passes is checked with every page
+/// size and HMAC choice, and the settings found are opened with the linked SQLCipher. A raw key
+/// needs no stretching.
 ///
 /// ```swift
 /// if let found = try CipherSettingsFinder.find(path: "app.db", key: key) {
@@ -28,9 +36,13 @@ public enum CipherSettingsFinder {
         /// has no SHA-256 or SHA-512 and no plaintext header). When it can and yet the file did
         /// not open, the first page is intact but the file is damaged further on.
         public let linkedSQLCipherSupportsThem: Bool
-        /// How many passphrase stretchings (PBKDF2 runs of the file's KDF) the search ran.
+        /// How many passphrase stretchings (PBKDF2 runs) the search started: one per KDF hash
+        /// (and salt) for the counts up to the limit, whichever count it stopped at, plus one per
+        /// count above the limit that was tried.
         public let keyDerivations: Int
-        /// How many combinations of settings were tried.
+        /// How many candidates were tried: each iteration count of each PBKDF2 run (one test
+        /// covers every page size and HMAC choice), and each combination of page size and HMAC
+        /// checked in full.
         public let candidatesTried: Int
         /// Whether these settings were found on page 2 because page 1 opens with none: the
         /// key and settings are right, and page 1 is damaged (a repair reads the rest).
@@ -44,6 +56,9 @@ public enum CipherSettingsFinder {
     static let pageSizes = [4096, 1024, 2048, 8192, 512, 16384, 32768, 65536]
     /// KDF iteration counts of SQLCipher's defaults: 4.x, 3.x, 1.x and 2.x.
     static let defaultIterations = [256_000, 64_000, 4_000]
+    /// The highest PBKDF2 iteration count ``find(path:key:kdfIterations:salt:maxKDFIterations:)``
+    /// searches by default: every count from 1 to this one is tried.
+    public static let defaultMaxKDFIterations = 1_000_000
 
     /// A KDF and page HMAC as one version of SQLCipher pairs them.
     struct Family: Equatable {
@@ -59,24 +74,31 @@ public enum CipherSettingsFinder {
         Family(kdf: .sha512, hmac: .sha1), Family(kdf: .sha512, hmac: .sha256), Family(kdf: .sha1, hmac: .sha512),
     ]
 
-    /// Tries the plausible settings with `key` and returns the first that opens the file, or
-    /// `nil` when none does (the key is wrong, or the file is damaged).
+    /// Tries the settings SQLCipher writes with `key` and returns the first that opens the
+    /// file, or `nil` when none does (the key is wrong, or the file is damaged).
     ///
     /// - Parameters:
     ///   - path: the encrypted database.
     ///   - key: its key (a passphrase or a raw key).
-    ///   - kdfIterations: iteration counts to try besides the defaults of every SQLCipher version.
+    ///   - kdfIterations: iteration counts to try besides every count up to `maxKDFIterations`
+    ///     (those above it are stretched one by one, first).
     ///   - salt: for a file with a plaintext header, the 16-byte salt kept with the key; the
     ///     file is then also tried with a 32-byte plaintext header.
-    /// When page 1 opens with nothing, page 2 is tried with the same candidates (those with an
-    /// HMAC, which tells a right key): settings found there come with
+    ///   - maxKDFIterations: the highest iteration count of the search (every count from 1 up);
+    ///     0 tries the defaults of every SQLCipher version and `kdfIterations` only.
+    /// When page 1 opens with nothing, page 2 is tried with the defaults and the counts given
+    /// (with HMAC, which tells a right key): settings found there come with
     /// ``Found/firstPageDamaged``.
     ///
     /// - Throws: ``DatabaseFileError/sourceMissing(path:)`` and the other errors of a file that
     ///   is not there or not regular, ``CipherStoreError/notEncrypted(path:)`` for a plaintext
     ///   SQLite file, ``DatabaseFileError/damaged(path:detail:)`` for a file shorter than the
     ///   smallest page, or one that is not a whole number of pages and opens with nothing.
-    public static func find(path: String, key: DatabaseKey, kdfIterations: [Int] = [], salt: [UInt8]? = nil) throws -> Found? {
+    public static func find(path: String, key: DatabaseKey, kdfIterations: [Int] = [], salt: [UInt8]? = nil,
+                            maxKDFIterations: Int = defaultMaxKDFIterations) throws -> Found? {
+        guard (0...Int(Int32.max)).contains(maxKDFIterations) else {
+            throw CipherStoreError.invalidConfiguration(reason: "the highest KDF iteration count to search must be from 0 to 2,147,483,647, got \(maxKDFIterations).")
+        }
         try DatabaseFile.checkExistingDatabaseFile(path)
         let info = DatabaseFileInfo.inspect(path: path)
         if info.kind == .plaintext { throw CipherStoreError.notEncrypted(path: path) }
@@ -86,11 +108,11 @@ public enum CipherSettingsFinder {
         }
         let firstPages = try readFirstBytes(path, count: 2 * (pageSizes.max() ?? 65536))
         var found = try find(firstPage: firstPages, hasPlaintextHeader: info.hasPlaintextHeader, key: key, kdfIterations: kdfIterations,
-                             salt: salt, path: path)
+                             maxKDFIterations: maxKDFIterations, salt: salt, path: path)
         // The salt is kept in the schema copy too: with it, damaged first bytes are told from a wrong key.
         if found == nil, !info.hasPlaintextHeader, let kept = SchemaCopy.storedSalt(forDatabase: path), kept != Array(firstPages.prefix(16)) {
             found = try find(firstPage: kept + firstPages.dropFirst(16), hasPlaintextHeader: false, key: key, kdfIterations: kdfIterations,
-                             salt: nil, path: nil)
+                             maxKDFIterations: maxKDFIterations, salt: nil, path: nil)
             found?.saltFromSchemaCopy = true
         }
         if found == nil, info.size % Int64(smallest) != 0 {
@@ -103,62 +125,37 @@ public enum CipherSettingsFinder {
     /// page reader, which runs it thousands of times a second. Settings found are not opened.
     @_spi(Fuzzing)
     public static func find(firstPage: [UInt8], key: DatabaseKey) throws -> Found? {
-        try find(firstPage: firstPage, hasPlaintextHeader: false, key: key, kdfIterations: [], salt: nil, path: nil)
+        try find(firstPage: firstPage, hasPlaintextHeader: false, key: key, kdfIterations: [], maxKDFIterations: 0, salt: nil, path: nil)
     }
 
     /// - Parameter path: the file, opened with the settings found; `nil` to leave that out.
     private static func find(firstPage: [UInt8], hasPlaintextHeader: Bool, key: DatabaseKey, kdfIterations: [Int],
-                             salt: [UInt8]?, path: String?) throws -> Found? {
-        var layouts: [(headerSize: Int, salt: [UInt8])] = []
-        if firstPage.count >= 16 && !hasPlaintextHeader { layouts.append((16, Array(firstPage[0..<16]))) }
-        if let salt, salt.count == 16 { layouts.append((32, salt)) }
+                             maxKDFIterations: Int, salt: [UInt8]?, path: String?) throws -> Found? {
+        var layouts: [SettingsSearch.Layout] = []
+        if firstPage.count >= 16 && !hasPlaintextHeader { layouts.append(.init(headerSize: 16, salt: Array(firstPage[0..<16]))) }
+        if let salt, salt.count == 16 { layouts.append(.init(headerSize: 32, salt: salt)) }
+        var search = SettingsSearch(firstPage: firstPage, layouts: layouts, path: path)
+        guard key.kind == .passphrase else { return try search.withRawKey(key) ?? search.damagedFirstPage() }
+        let counts = orderedIterations(extra: kdfIterations)
+        // Counts above the search's limit (given, or defaults above a lowered limit) first, one
+        // derivation each; then every count up to the limit.
+        return try search.stretchingOneByOne(key, counts: counts.filter { $0 > maxKDFIterations }, given: kdfIterations)
+            ?? search.searchingEveryCount(key, upTo: maxKDFIterations, stops: counts.filter { $0 <= maxKDFIterations })
+            ?? search.damagedFirstPage()
+    }
 
-        let keys = try StretchedKeys(key: key, iterations: orderedIterations(extra: kdfIterations), given: kdfIterations)
-        var tried = 0
-        // The page and HMAC keys of a KDF hash, iteration count and salt serve every family
-        // that shares them: derived once.
-        var cipherKeyCache: [String: PageCipher.Keys] = [:]
-        // The first candidate that opens page 2, in case none opens page 1.
-        var onSecondPage: Found?
-        for layout in layouts {
-            for (family, iterations) in keys.searchOrder(families: orderedFamilies()) {
-                guard let pageKey = try keys.pageKey(kdf: family.kdf, iterations: iterations, salt: layout.salt) else { continue }
-                let cacheKey = "\(family.kdf.rawValue)/\(key.kind == .passphrase ? iterations : 0)/\(layout.headerSize)"
-                let cipherKeys = try cipherKeyCache[cacheKey] ?? pageKey.withUnsafeBytes {
-                    try PageCipher.Keys(key: $0, salt: layout.salt, kdfAlgorithm: family.kdf)
-                }
-                cipherKeyCache[cacheKey] = cipherKeys
-                for pageSize in pageSizes where firstPage.count >= pageSize {
-                    tried += 1
-                    let cipher = PageCipher(keys: cipherKeys, pageSize: pageSize, hmac: family.hmac, headerSize: layout.headerSize)
-                    var settings = CipherSettings(pageSize: pageSize, kdfIterations: iterations, useHMAC: family.hmac != nil,
-                                                  kdfAlgorithm: family.kdf, hmacAlgorithm: family.hmac ?? family.kdf,
-                                                  plaintextHeaderSize: layout.headerSize == 16 ? 0 : layout.headerSize)
-                    if layout.headerSize != 16 { settings.salt = layout.salt }
-                    guard try matchesFirstPage(firstPage.prefix(pageSize), cipher: cipher) else {
-                        if onSecondPage == nil, family.hmac != nil, firstPage.count >= 2 * pageSize,
-                           cipher.authenticates(firstPage[pageSize..<(2 * pageSize)], number: 2) {
-                            onSecondPage = Found(settings: settings, opensWithLinkedSQLCipher: false,
-                                                 linkedSQLCipherSupportsThem: supportedByLinkedSQLCipher(settings),
-                                                 keyDerivations: 0, candidatesTried: 0, firstPageDamaged: true)
-                        }
-                        continue
-                    }
-                    let opens = try path.map { path in
-                        try pageKey.withUnsafeBytes { bytes in
-                            opensWithLinkedSQLCipher(path, key: try DatabaseKey.rawKey(bytes, salt: layout.salt), settings: settings)
-                        }
-                    } ?? false
-                    return Found(settings: settings, opensWithLinkedSQLCipher: opens,
-                                 linkedSQLCipherSupportsThem: supportedByLinkedSQLCipher(settings),
-                                 keyDerivations: keys.derivations, candidatesTried: tried)
-                }
-            }
+    /// Each KDF hash with the page HMACs it goes with, in the order of ``orderedFamilies()``.
+    static func kdfOrder() -> [(kdf: CipherSettings.HashAlgorithm, hmacChoices: [CipherSettings.HashAlgorithm?])] {
+        var order: [(kdf: CipherSettings.HashAlgorithm, hmacChoices: [CipherSettings.HashAlgorithm?])] = []
+        for family in orderedFamilies() where !order.contains(where: { $0.kdf == family.kdf }) {
+            order.append((family.kdf, hmacChoices(for: family.kdf)))
         }
-        guard let onSecondPage else { return nil }
-        return Found(settings: onSecondPage.settings, opensWithLinkedSQLCipher: false,
-                     linkedSQLCipherSupportsThem: onSecondPage.linkedSQLCipherSupportsThem,
-                     keyDerivations: keys.derivations, candidatesTried: tried, firstPageDamaged: true)
+        return order
+    }
+
+    /// The page HMACs that go with a KDF hash, most likely first.
+    static func hmacChoices(for kdf: CipherSettings.HashAlgorithm) -> [CipherSettings.HashAlgorithm?] {
+        orderedFamilies().filter { $0.kdf == kdf }.map(\.hmac)
     }
 
     /// The linked SQLCipher's defaults first.
@@ -173,12 +170,6 @@ public enum CipherSettingsFinder {
         return ordered
     }
 
-    /// The header fields first (one AES block), then, where the layout has one, the HMAC.
-    private static func matchesFirstPage(_ page: ArraySlice<UInt8>, cipher: PageCipher) throws -> Bool {
-        guard try cipher.firstPageHeaderMatches(page) else { return false }
-        return cipher.hmac == nil || cipher.authenticates(page, number: 1)
-    }
-
     /// SQLCipher 3 knows PBKDF2-HMAC-SHA1 and HMAC-SHA1 only, and no plaintext header.
     static func supportedByLinkedSQLCipher(_ settings: CipherSettings) -> Bool {
         SQLCipherLibrary.sqlcipherMajorVersion >= 4
@@ -186,7 +177,7 @@ public enum CipherSettingsFinder {
                 && (settings.plaintextHeaderSize ?? 0) == 0)
     }
 
-    private static func opensWithLinkedSQLCipher(_ path: String, key: DatabaseKey, settings: CipherSettings) -> Bool {
+    static func opensWithLinkedSQLCipher(_ path: String, key: DatabaseKey, settings: CipherSettings) -> Bool {
         guard let db = try? Connection(path: path, key: key, configuration: Configuration(cipher: settings, readOnly: true)) else {
             return false
         }
@@ -198,63 +189,5 @@ public enum CipherSettingsFinder {
         guard let file = FileHandle(forReadingAtPath: path) else { throw FileSystem.ioError("read", path) }
         defer { try? file.close() }
         return [UInt8](try file.read(upToCount: count) ?? Data())
-    }
-}
-
-/// The page keys of one search: a raw key as given, or a passphrase stretched once per KDF
-/// (hash, iterations) and salt, when first needed.
-private final class StretchedKeys {
-    private let key: DatabaseKey
-    private let iterations: [Int]
-    private let given: [Int]
-    private var cache: [String: SecureBytes] = [:]
-    private(set) var derivations = 0
-
-    /// - Parameter given: iteration counts the caller named, tried before the defaults.
-    init(key: DatabaseKey, iterations: [Int], given: [Int]) throws {
-        self.key = key
-        self.iterations = iterations
-        self.given = given
-    }
-
-    /// Each family with each iteration count; for a raw key, iterations do not matter (one each).
-    func searchOrder(families: [CipherSettingsFinder.Family]) -> [(CipherSettingsFinder.Family, Int)] {
-        guard key.kind == .passphrase else {
-            let usual = SQLCipherLibrary.sqlcipherMajorVersion >= 4 ? 256_000 : 64_000
-            return families.map { ($0, $0.kdf == .sha512 ? 256_000 : usual) }
-        }
-        // The counts the caller named first, then the usual pairs (SQLCipher 4's SHA-512 with
-        // 256,000, SHA-1 with 64,000 and 4,000), then every other pair.
-        var order: [(CipherSettingsFinder.Family, Int)] = []
-        for count in iterations {
-            for family in families { order.append((family, count)) }
-        }
-        let usual: (CipherSettingsFinder.Family, Int) -> Bool = { family, count in
-            (family.kdf == .sha512 && count == 256_000) || (family.kdf == .sha1 && (count == 64_000 || count == 4_000))
-        }
-        let named = order.filter { given.contains($0.1) }
-        let rest = order.filter { !given.contains($0.1) }
-        return named + rest.filter { usual($0.0, $0.1) } + rest.filter { !usual($0.0, $0.1) }
-    }
-
-    /// The page key for this KDF and salt: the raw key itself, or the passphrase stretched
-    /// (once); `nil` for a raw key that comes with another salt than the file's.
-    func pageKey(kdf: CipherSettings.HashAlgorithm, iterations: Int, salt: [UInt8]) throws -> SecureBytes? {
-        switch key.kind {
-        case .rawKey, .rawKeyWithSalt:
-            let (raw, keySalt) = try key.rawKeyBytes()
-            if let keySalt, keySalt != salt { return nil }
-            return raw
-        case .passphrase:
-            let name = "\(kdf.rawValue)/\(iterations)/\(salt)"
-            if let cached = cache[name] { return cached }
-            let settings = CipherSettings(kdfIterations: iterations, kdfAlgorithm: kdf)
-            guard let derived = try SharedKeyDerivation.rawKeyWithSalt(for: key, salt: salt, cipher: settings) else { return nil }
-            derivations += 1
-            KeyDerivation.derivationCounter?.value.add(1, ordering: .relaxed)
-            let (raw, _) = try derived.rawKeyBytes()
-            cache[name] = raw
-            return raw
-        }
     }
 }
