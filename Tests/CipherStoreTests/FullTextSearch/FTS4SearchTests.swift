@@ -187,6 +187,33 @@ import Testing
         try db.execute(sql: #"INSERT INTO post("text") VALUES ('x')"#)
     }
 
+    /// A repair recovers the index's shadow tables as ordinary tables and names the full-text
+    /// table; the article's steps bring the index back, built from the content table.
+    @Test func afterARepairTheIndexIsCreatedAgainFromItsContent() throws {
+        try db.execute(sql: #"CREATE TABLE post(id INTEGER PRIMARY KEY, "text" TEXT NOT NULL)"#)
+        try db.execute(sql: #"INSERT INTO post(id, "text") VALUES (1, '泡温泉'), (2, 'iPhone 手机')"#)
+        try db.create(virtualTable: "post_ft", using: FTS4()) { t in
+            t.synchronize(withTable: "post")
+            t.column("text")
+            t.tokenizer = .cjk
+        }
+        try db.close()
+        let repaired = directory.path("repaired.db")
+        let report = try DatabaseRepair.salvage(path: path, key: key, to: repaired)
+        #expect(report.problems.contains { $0.contains("virtual table post_ft was not recreated") })
+        let db = try Connection(path: repaired, key: key)
+        for shadow in ["segments", "segdir", "docsize", "stat"] where try db.tableExists("post_ft_" + shadow) {
+            try db.execute(sql: "DROP TABLE post_ft_" + shadow)
+        }
+        try db.dropFTS4SynchronizationTriggers(forTable: "post_ft")
+        try db.create(virtualTable: "post_ft", using: FTS4()) { t in
+            t.synchronize(withTable: "post")
+            t.column("text")
+            t.tokenizer = .cjk
+        }
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT docid FROM post_ft WHERE post_ft MATCH '温泉'") == 1)
+    }
+
     @Test func aFailedDefinitionCreatesNothing() throws {
         #expect(throws: DatabaseError.self) {
             try db.create(virtualTable: "ft", options: .temporary, using: FTS4()) { t in
