@@ -22,8 +22,16 @@ void cipherstore_cjk_rank(sqlite3_context *context, int count, sqlite3_value **v
     }
     memcpy(header, blob, sizeof header);
     sqlite3_int64 phrases = header[0], columns = header[1];
-    // p, c, then three integers for each phrase and column: nothing else is 'pcx'.
-    if (bytes != (sqlite3_int64)sizeof(unsigned) * (2 + 3 * phrases * columns) || count - 1 > columns) {
+    // p, c, then three integers for each phrase and column: nothing else is 'pcx'. The cells
+    // are counted from the blob's size and the header checked against them, never the other
+    // way round: a header's product can overflow, and a blob can come from anyone's SQL.
+    sqlite3_int64 integers = bytes / (sqlite3_int64)sizeof(unsigned);
+    if (bytes % (int)sizeof(unsigned) != 0 || (integers - 2) % 3 != 0) {
+        sqlite3_result_error(context, usage, -1);
+        return;
+    }
+    sqlite3_int64 cells = (integers - 2) / 3;
+    if (phrases > cells || columns > cells || phrases * columns != cells || count - 1 > columns) {
         sqlite3_result_error(context, usage, -1);
         return;
     }

@@ -286,11 +286,12 @@ public struct DatabaseMigrator: Sendable {
         return migrations.map(\.name).filter(applied.contains)
     }
 
-    /// Whether every registered migration is applied (and no unknown one): the database has
-    /// the schema this app expects. GRDB's spelling; reads only.
+    /// Whether the last registered migration is applied, as GRDB answers it: `true` also for
+    /// a database that has migrations this migrator does not know (see
+    /// ``hasBeenSuperseded(_:)``). Reads only.
     public func hasCompletedMigrations(_ db: Connection) throws -> Bool {
-        let applied = try appliedMigrations(db)
-        return Set(applied) == Set(migrations.map(\.name))
+        guard let last = migrations.last?.name else { return true }
+        return try appliedMigrations(db).contains(last)
     }
 
     /// Whether the database has migrations this migrator does not know: a newer app made it,

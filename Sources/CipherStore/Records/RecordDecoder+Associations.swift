@@ -89,7 +89,11 @@ extension RecordDecoder {
             return associationSteps[index].target
         }
         let target: AssociationStep.Target
-        switch associationKey(name, in: scoped) {
+        // A value type reads a column of that name first, as in GRDB: an association whose key
+        // is also a column's name (`belongsTo(User.self)` beside a `user` column) does not hide it.
+        let associationKey = T.self is any DatabaseValueConvertible.Type && columnIndex(named: name) != nil
+            ? .column : self.associationKey(name, in: scoped)
+        switch associationKey {
         case .scope(let path):
             target = .scope(path: path, decoder: nestedDecoder(name, first: scoped.scope(at: path)))
         case .prefetched(let lowercased):

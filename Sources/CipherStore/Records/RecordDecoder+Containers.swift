@@ -38,7 +38,9 @@ extension RecordDecoder {
         }
 
         func decodeNil(forKey key: Key) throws -> Bool {
-            if let scoped = decoder.scoped {
+            // A column of that name goes first (the optional value types ask here); a record
+            // asks through decodeIfPresent, which knows its type.
+            if let scoped = decoder.scoped, decoder.lookUp(key) == nil {
                 switch decoder.associationKey(key.stringValue, in: scoped) {
                 case .scope(let path): return scoped.scope(at: path).isMissing
                 case .prefetched: return false
@@ -63,6 +65,21 @@ extension RecordDecoder {
         func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(key) }
         func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(key) }
         func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(key) }
+
+        func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+            if let scoped = decoder.scoped, !(T.self is any DatabaseValueConvertible.Type) {
+                switch decoder.associationKey(key.stringValue, in: scoped) {
+                case .scope(let path):
+                    return scoped.scope(at: path).isMissing ? nil : try decode(T.self, forKey: key)
+                case .prefetched:
+                    return try decode(T.self, forKey: key)
+                case .noColumn, .column:
+                    break
+                }
+            }
+            guard contains(key), try !decodeNil(forKey: key) else { return nil }
+            return try decode(T.self, forKey: key)
+        }
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
             if let scoped = decoder.scoped, let value = try decoder.associated(T.self, forKey: key, in: scoped) { return value }

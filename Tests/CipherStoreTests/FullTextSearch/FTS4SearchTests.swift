@@ -115,6 +115,14 @@ import Testing
             .order(FTS4.rank("document").desc, Column("docid")).fetchAll(db)
         #expect(ranked == [5, 1, 2])
         #expect(throws: DatabaseError.self) { try db.fetchAll(sql: "SELECT fts4_rank('x')") }
+        // A header whose phrases × columns overflows, or that claims more cells than the blob
+        // holds, is refused before any cell is read (anyone's SQL, or a hostile schema's
+        // index, can call the function).
+        for blob in ["0100FF7F01000180000000000000000000000000", "0200000002000000", "01000000010000000100000001000000",
+                     "0100000001000000010000000100000001000000FF", "010000000100000001000000020000000100000000000000"] {
+            #expect(throws: DatabaseError.self, "\(blob)") { try db.fetchAll(sql: "SELECT fts4_rank(x'\(blob)')") }
+        }
+        #expect(try db.fetchScalar(Double.self, sql: "SELECT fts4_rank(x'0100000001000000010000000200000001000000')") == 0.5)
     }
 
     @Test func rawPatternsAreCheckedAndABadOneThrowsAClearError() throws {
