@@ -114,10 +114,12 @@ check-sanitizers: deps
 # `records` (the record decoder), `repair` (the repair's page reader, b-tree and record
 # parsers, on encrypted and on already-decrypted pages) and `repair-structured` (the whole
 # salvage on files built from the input's decisions: valid headers, schemas, b-trees and WALs
-# whose fields lie; an input slower than 2 s or a process above 1 GiB fails the run). Each seed
+# whose fields lie; an input slower than 2 s or a process above 1 GiB fails the run) and
+# `tokenizer` (the `cjk` full-text tokenizer on any bytes, and the search patterns built from
+# them, which must run and find the text they were built from). Each seed
 # corpus is copied first, so the one in the repository stays small.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS = open slots pages records repair repair-structured
+FUZZ_TARGETS = open slots pages records repair repair-structured tokenizer
 fuzz: deps
 	cd Tools/Fuzz && $(SWIFT) build -c release --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address
 	for target in $(FUZZ_TARGETS); do \

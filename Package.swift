@@ -31,11 +31,23 @@ let package = Package(
             name: "CConversionIO",
             dependencies: ["CSQLCipher"]
         ),
+        // The `cjk` full-text tokenizer (FTS3/4 and FTS5), in C: it runs once per character indexed.
+        .target(
+            name: "CCJKTokenizer",
+            dependencies: ["CSQLCipher"]
+        ),
+        // The settings finder's search of every PBKDF2 iteration count, in C: SHA-1, SHA-256
+        // and SHA-512 compressions and one AES block per count (SHA-NI and AES-NI on x86-64).
+        .target(
+            name: "CKeySearch"
+        ),
         .target(
             name: "CipherStore",
             dependencies: [
                 "CSQLCipher",
                 "CConversionIO",
+                "CCJKTokenizer",
+                "CKeySearch",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -65,7 +77,8 @@ let package = Package(
         ),
         .testTarget(
             name: "CipherStoreTests",
-            dependencies: ["CipherStore", "TestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CipherStore", "CKeySearch", "TestSupport", .product(name: "Logging", package: "swift-log"),
+                           .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto")]
         ),
         .testTarget(
             name: "StatusFeedTests",

@@ -44,7 +44,8 @@ import Testing
                   !waited.exchange(true, ordering: .relaxed) else { return }
             started.continuation.yield()
             started.continuation.finish()
-            _ = cancelled.wait(timeout: .now() + 30)
+            // Long enough for a starved cooperative pool to run the test's cancel.
+            _ = cancelled.wait(timeout: .now() + 300)
         })
         let key = self.key
         let task = Task {

@@ -28,28 +28,32 @@ import Testing
         return counter.value.load(ordering: .relaxed)
     }
 
-    @Test func aNonDefaultPageSizeAndIterationCountAreFoundWithOneDerivation() throws {
+    @Test func aNonDefaultPageSizeAndIterationCountAreFoundWithOneDerivationPerKDFHash() throws {
         let key = try DatabaseKey.passphrase("finder passphrase")
         let path = try make("custom.db", key: key, settings: CipherSettings(pageSize: 4096, kdfIterations: 100_000))
         #expect(throws: CipherStoreError.wrongKey(path: path)) { try Connection(path: path, key: key) }
         var found: CipherSettingsFinder.Found?
-        let count = try derivations { found = try CipherSettingsFinder.find(path: path, key: key, kdfIterations: [100_000]) }
+        let count = try derivations { found = try CipherSettingsFinder.find(path: path, key: key) }
         let result = try #require(found)
         #expect(result.settings.pageSize == 4096 && result.settings.kdfIterations == 100_000)
         #expect(result.settings.useHMAC == true && result.settings.plaintextHeaderSize == 0)
         #expect(result.opensWithLinkedSQLCipher)
-        #expect(count == 1 && result.keyDerivations == 1)
+        // One PBKDF2 run per KDF hash passes every count up to 100,000.
+        #expect(count == 3 && result.keyDerivations == 3)
         // The settings found open the file through the library.
         let db = try Connection(path: path, key: key, configuration: Configuration(cipher: result.settings))
         #expect(try db.fetchScalar(String.self, sql: "SELECT x FROM t") == "row")
         try db.close()
+        // Without the search, the count given is stretched alone, in the linked library's KDF first.
+        let given = try derivations { found = try CipherSettingsFinder.find(path: path, key: key, kdfIterations: [100_000], maxKDFIterations: 0) }
+        #expect(found?.settings == result.settings && given == 1 && found?.keyDerivations == 1)
     }
 
     @Test func theLinkedDefaultsAreFoundFirstAndARawKeyNeedsNoDerivation() throws {
         let passphrase = try DatabaseKey.passphrase("default settings")
         let plain = try make("defaults.db", key: passphrase, settings: .libraryDefaults)
         var found: CipherSettingsFinder.Found?
-        #expect(try derivations { found = try CipherSettingsFinder.find(path: plain, key: passphrase) } == 1)
+        #expect(try derivations { found = try CipherSettingsFinder.find(path: plain, key: passphrase, maxKDFIterations: 0) } == 1)
         #expect(found?.settings.pageSize == SQLCipherLibrary.defaultPageSize)
 
         let raw = try DatabaseKey.rawKey(hex: String(repeating: "5e", count: 32))
@@ -62,10 +66,17 @@ import Testing
     @Test func aWrongKeyFindsNothingAndStretchesOncePerKDF() throws {
         let path = try make("wrong.db", key: .passphrase("the right one"), settings: .libraryDefaults)
         var found: CipherSettingsFinder.Found?
-        let count = try derivations { found = try CipherSettingsFinder.find(path: path, key: .passphrase("not the right one")) }
+        let count = try derivations {
+            found = try CipherSettingsFinder.find(path: path, key: .passphrase("not the right one"), maxKDFIterations: 0)
+        }
         #expect(found == nil)
-        // Three KDF hashes × three default iteration counts, each stretched once.
+        // Without the search: three KDF hashes × three default iteration counts, each stretched once.
         #expect(count == 9)
+        // With it up to 10,000: one run per hash, and the defaults above it stretched alone.
+        let searched = try derivations {
+            found = try CipherSettingsFinder.find(path: path, key: .passphrase("not the right one"), maxKDFIterations: 10_000)
+        }
+        #expect(found == nil && searched == 3 + 6)
         #expect(throws: CipherStoreError.notEncrypted(path: directory.path("plain.db"))) {
             let plain = try Connection(path: directory.path("plain.db"), key: nil)
             try plain.execute(sql: "CREATE TABLE t(x)")
@@ -91,22 +102,23 @@ import Testing
         let path = directory.path("v4.db")
         let made = try SQLCipherShell.run(database: path, script: "PRAGMA key = 'across versions';\nCREATE TABLE t(x);\n", shell: shell)
         try #require(made.status == 0, "\(made.errorOutput)")
-        let found = try #require(try CipherSettingsFinder.find(path: path, key: .passphrase("across versions")))
+        let found = try #require(try CipherSettingsFinder.find(path: path, key: .passphrase("across versions"), maxKDFIterations: 0))
         #expect(found.settings == CipherSettings.sqlcipher4)
         #expect(!found.opensWithLinkedSQLCipher && !found.linkedSQLCipherSupportsThem)
     }
 
+    /// With the iteration search: the one-block test reads the same bytes after a plaintext header.
     @Test(.enabled(if: LinkedSQLCipher.isVersion4, "a plaintext header needs SQLCipher 4"))
     func aPlaintextHeaderIsFoundWithItsSalt() throws {
         let key = try DatabaseKey.passphrase("header")
         let path = directory.path("header.db")
-        let db = try Connection(path: path, key: key, configuration: Configuration(cipher: CipherSettings(plaintextHeaderSize: 32)))
+        let db = try Connection(path: path, key: key, configuration: Configuration(cipher: CipherSettings(kdfIterations: 5_000, plaintextHeaderSize: 32)))
         try db.executeScript("CREATE TABLE t(x); INSERT INTO t VALUES ('row');")
         let salt = try #require(try CipherSettings.salt(in: db))
         try db.close()
         #expect(try CipherSettingsFinder.find(path: path, key: key) == nil)
         let found = try #require(try CipherSettingsFinder.find(path: path, key: key, salt: salt))
-        #expect(found.settings.plaintextHeaderSize == 32 && found.settings.salt == salt)
+        #expect(found.settings.plaintextHeaderSize == 32 && found.settings.salt == salt && found.settings.kdfIterations == 5_000)
         #expect(found.opensWithLinkedSQLCipher)
     }
 }

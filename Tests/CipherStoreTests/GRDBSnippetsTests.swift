@@ -361,11 +361,24 @@ import Testing
         }
     }
 
-    @Test func aCursorIsForOneTableAndToManyPrefetchesGoByChunks() throws {
+    @Test func aCursorReadsToOneAssociationsAndToManyPrefetchesGoByChunks() throws {
         let dbQueue = try openLibrary()
+        struct BookInfo: Decodable, FetchableRecord {
+            var book: Book
+            var author: Author
+        }
         try dbQueue.read { db in
+            // A to-one association is read row by row, the same as fetchAll.
+            let request = Book.including(required: Book.author).order(Column("title")).asRequest(of: BookInfo.self)
+            let infoCursor = try request.fetchCursor(db)
+            var infos: [BookInfo] = []
+            while let info = try infoCursor.next() { infos.append(info) }
+            #expect(infos.map(\.book) == (try request.fetchAll(db)).map(\.book))
+            #expect(infos.map(\.author) == (try request.fetchAll(db)).map(\.author))
+            #expect(infos.count == 6)
+            // A to-many one is fetched after all the rows: no cursor.
             #expect {
-                try Book.including(required: Book.author).fetchCursor(db)
+                try Author.including(all: Author.books).fetchCursor(db)
             } throws: { error in
                 (error as? DatabaseError)?.resultCode == .SQLITE_MISUSE
             }

@@ -37,7 +37,7 @@ import Testing
     }
 
     /// Seconds the long queries would take uninterrupted; an interrupted one must end within
-    /// a tenth of it.
+    /// a third of it (the machine may be busy with other suites; uninterrupted, it runs to the end).
     static let uninterrupted = 20.0
 
     func makeWriter(_ kind: String) throws -> any DatabaseWriter {
@@ -70,7 +70,7 @@ import Testing
         stop()
         #expect(error.resultCode == .SQLITE_INTERRUPT)
         #expect(error.isInterruptionError)
-        #expect(ContinuousClock.now - start < .seconds(Self.uninterrupted / 10))
+        #expect(ContinuousClock.now - start < .seconds(Self.uninterrupted / 3))
         // The connection goes on: reads, and writes (it is not left read-only or in a transaction).
         usleep(50_000)
         #expect(try writer.read { try $0.fetchScalar(Int.self, sql: "SELECT 1") } == 1)
@@ -88,7 +88,7 @@ import Testing
         let error = try #require(throws: DatabaseError.self) { try db.fetchScalar(Int.self, sql: long) }
         #expect(error.resultCode == .SQLITE_INTERRUPT)
         stop()
-        #expect(ContinuousClock.now - start < .seconds(Self.uninterrupted / 10))
+        #expect(ContinuousClock.now - start < .seconds(Self.uninterrupted / 3))
         usleep(50_000)
         #expect(try db.fetchScalar(Int.self, sql: "SELECT 2") == 2)
     }
@@ -108,7 +108,7 @@ import Testing
         }
         canceller.set(task.cancel)
         await #expect(throws: CancellationError.self) { try await task.value }
-        #expect(durations.all.count == 1 && durations.all.allSatisfy { $0 < .seconds(Self.uninterrupted / 10) }, "\(durations.all)")
+        #expect(durations.all.count == 1 && durations.all.allSatisfy { $0 < .seconds(Self.uninterrupted / 3) }, "\(durations.all)")
         // The connection (the pool's reader, the queue's one) is usable at once, and not
         // interrupted by anything left over.
         #expect(try await writer.read { try $0.fetchScalar(Int.self, sql: Self.counting(to: 50_000)) } == 50_000)
@@ -135,7 +135,7 @@ import Testing
         }
         canceller.set(task.cancel)
         await #expect(throws: CancellationError.self) { try await task.value }
-        #expect(durations.all.count == 1 && durations.all.allSatisfy { $0 < .seconds(Self.uninterrupted / 10) }, "\(durations.all)")
+        #expect(durations.all.count == 1 && durations.all.allSatisfy { $0 < .seconds(Self.uninterrupted / 3) }, "\(durations.all)")
         #expect(try await writer.read { try $0.fetchScalar(Int.self, sql: "SELECT count(*) FROM t") } == 0)
         try await writer.write { try $0.execute(sql: "INSERT INTO t VALUES (3)") }
         #expect(try await writer.read { try $0.fetchScalar(Int.self, sql: "SELECT count(*) FROM t") } == 1)
@@ -202,7 +202,7 @@ import Testing
             #expect(error?.isInterruptionError == true)
         }
         stop()
-        #expect(durations.all.count == 3 && durations.all.allSatisfy { $0 < .seconds(Self.uninterrupted / 10) }, "\(durations.all)")
+        #expect(durations.all.count == 3 && durations.all.allSatisfy { $0 < .seconds(Self.uninterrupted / 3) }, "\(durations.all)")
         try await Task.sleep(for: .milliseconds(50))
         #expect(try await pool.read { try $0.fetchScalar(Int.self, sql: "SELECT 4") } == 4)
     }

@@ -15,6 +15,9 @@ import Testing
                 #expect(result.output.contains(expected), "missing: \(expected)")
             }
             #expect(!result.output.contains("炎月"), "the removed user still shows in the timeline")
+            // The search: 温泉 inside a sentence, iPhone in every case and glued to Chinese.
+            #expect(result.output.contains(#"full-text search (FTS4, the cjk tokenizer; schema v4 indexed the statuses): "温泉" → 2, "IPHONE" → 10, "猴" → 3, "北海道" → 0 statuses"#),
+                    "\(result.output)")
             // The observer saw the timeline grow by the status another task added.
             let observed = try #require(result.output.split(separator: "\n").first { $0.hasPrefix("[4] observed") })
             #expect(observed.contains("10 statuses; another task added one, and the observer received 11 statuses"), "\(observed)")

@@ -27,7 +27,7 @@ import Testing
         let options = optionLine.components(separatedBy: "cipherstore: ")[1].split(separator: " ").map(String.init)
         #expect(options.contains("--page-size") && options.contains("8192") && options.contains("100000"), "\(result.output)")
         #expect(result.output.contains("CipherSettings(pageSize: 8192, kdfIterations: 100000"), "\(result.output)")
-        #expect(result.output.contains("1 key derivation"), "\(result.output)")
+        #expect(result.output.contains("3 key derivations"), "\(result.output)")
         #expect(!result.output.contains("settings passphrase") && !result.errorOutput.contains("settings passphrase"))
         let verify = try CLI.run(["verify", database, "--key-file", keyFile] + options)
         #expect(verify.status == 0, "\(verify.errorOutput)")
@@ -51,7 +51,7 @@ import Testing
         #expect(result.errorOutput.contains("page 1 is damaged") && result.errorOutput.contains("8192-byte pages"), "\(result.errorOutput)")
         // And with another key: wrong key, as before.
         let wrong = try workspace.keyFile("other.key", "yet another passphrase")
-        #expect(try CLI.run(["settings", damaged, "--key-file", wrong, "--kdf-iterations", "100000"]).status == 65)
+        #expect(try CLI.run(["settings", damaged, "--key-file", wrong, "--kdf-iterations", "100000", "--max-kdf-iterations", "1000"]).status == 65)
     }
 
     /// A damaged salt is damage too, when the schema copy keeps the salt and the key opens the
@@ -64,24 +64,61 @@ import Testing
         var bytes = fileBytes(path)
         bytes[3] ^= 0xFF
         try bytes.write(to: URL(fileURLWithPath: path))
-        let result = try CLI.run(["settings", path, "--key-file", keyFile])
+        // The defaults only: the first pass (with the damaged salt) tries them alone.
+        let result = try CLI.run(["settings", path, "--key-file", keyFile, "--max-kdf-iterations", "0"])
         #expect(result.status == 67, "\(result.errorOutput)")
         #expect(result.errorOutput.contains("the salt, are damaged"), "\(result.errorOutput)")
     }
 
     @Test func aWrongKeyIsAnsweredClearlyAndTheWrongKeyMessagePointsHere() throws {
         let wrong = try workspace.keyFile("w.key", "another passphrase")
-        let result = try CLI.run(["settings", database, "--key-file", wrong, "--json"])
+        let result = try CLI.run(["settings", database, "--key-file", wrong, "--json", "--max-kdf-iterations", "1000"])
         #expect(result.status == 65, "\(result.errorOutput)")
         #expect(result.errorOutput.contains("No known setting opens"), "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("every KDF iteration count up to 1000 was tried"), "\(result.errorOutput)")
         let object = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
         #expect((object?["error"] as? [String: Any])?["kind"] as? String == "wrongKey", "\(result.output)")
         let verify = try CLI.run(["verify", database, "--key-file", wrong])
         #expect(verify.errorOutput.contains("cipherstore settings"), "\(verify.errorOutput)")
         let json = try CLI.run(["settings", database, "--key-file", keyFile, "--kdf-iterations", "100000", "--json"])
         let found = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
-        #expect(found?["ok"] as? Bool == true && found?["keyDerivations"] as? Int == 1, "\(json.output)")
+        #expect(found?["ok"] as? Bool == true && found?["keyDerivations"] as? Int == 3, "\(json.output)")
         #expect((found?["settings"] as? [String: Any])?["pageSize"] as? Int == 8192)
+    }
+
+    /// A file the sqlcipher shell made with `PRAGMA kdf_iter = 100000` (a common custom
+    /// choice): found with the key alone, and the options printed open it.
+    @Test func aFileTheShellMadeWith100000IterationsIsFoundWithTheKeyAlone() throws {
+        let path = workspace.path("shell.db")
+        let made = try SQLCipherShell.make(path, shell: "sqlcipher", key: "settings passphrase", pragmas: ["kdf_iter = 100000"])
+        try #require(made.status == 0, "\(made.errorOutput)")
+        #expect(try CLI.run(["verify", path, "--key-file", keyFile]).status == 65)
+        let result = try CLI.run(["settings", path, "--key-file", keyFile])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.output.contains("100000 KDF iterations") && result.output.contains("3 key derivations"), "\(result.output)")
+        let optionLine = try #require(result.output.split(separator: "\n").first { $0.contains("cipherstore: ") })
+        let options = optionLine.components(separatedBy: "cipherstore: ")[1].split(separator: " ").map(String.init)
+        #expect(options == ["--kdf-iterations", "100000"], "\(result.output)")
+        #expect(try CLI.run(["verify", path, "--key-file", keyFile] + options).status == 0)
+        let json = try CLI.run(["settings", path, "--key-file", keyFile, "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
+        #expect((object?["settings"] as? [String: Any])?["kdfIterations"] as? Int == 100_000, "\(json.output)")
+        #expect(object?["keyDerivations"] as? Int == 3 && (object?["candidatesTried"] as? Int ?? 0) >= 100_000, "\(json.output)")
+        #expect(try CLI.run(["settings", path, "--key-file", keyFile, "--max-kdf-iterations", "-1"]).status == 64)
+    }
+
+    /// SQLCipher 2.0.0's HMAC key (salt mask 0x00), made by a SQLCipher 3 shell with the
+    /// deprecated pragmas: named, with the Swift value that opens it (no option expresses it).
+    @Test(.enabled(if: SQLCipherShell.format3 != nil, "needs a SQLCipher 3 shell"))
+    func theSQLCipher2SaltMaskIsNamedWithItsSwiftValue() throws {
+        let path = workspace.path("beta.db")
+        let made = try SQLCipherShell.make(path, shell: try #require(SQLCipherShell.format3), key: "settings passphrase",
+                                           pragmas: ["kdf_iter = 4000", "fast_kdf_iter = 4000", "cipher_hmac_salt_mask = \"x'00'\""])
+        try #require(made.status == 0, "\(made.errorOutput)")
+        let result = try CLI.run(["settings", path, "--key-file", keyFile])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.output.contains("HMAC salt mask 0x00") && result.output.contains("no options express these settings"), "\(result.output)")
+        #expect(result.output.contains("hmacSaltMask: 0x00, hmacKDFIterations: 4000)"), "\(result.output)")
     }
 
     /// A file cut after its first page: the settings are found, and the answer is damage

@@ -91,13 +91,28 @@ import Testing
             try input.fileHandleForWriting.close()
             return (process, output, errors)
         }
+        // Each writer derives its key first (slow for SQLCipher 4's defaults on a busy machine):
+        // the two seconds of shared writing start at the first commit any of them reports.
+        let printedSoFar = Mutex([Data](repeating: Data(), count: writers.count))
+        for (index, writer) in writers.enumerated() {
+            writer.1.fileHandleForReading.readabilityHandler = { handle in
+                let chunk = handle.availableData
+                printedSoFar.withLock { $0[index].append(chunk) }
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !printedSoFar.withLock({ $0.contains { $0.range(of: Data("committed ".utf8)) != nil } }), ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
         Thread.sleep(forTimeInterval: 2)
         var printedByWriter: [String] = []
-        for (process, output, errors) in writers {
+        for (index, (process, output, errors)) in writers.enumerated() {
             let stillRunning = process.isRunning
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            output.fileHandleForReading.readabilityHandler = nil
+            let rest = output.fileHandleForReading.readDataToEndOfFile()
+            let printed = String(decoding: printedSoFar.withLock { $0[index] } + rest, as: UTF8.self)
             printedByWriter.append(printed)
             let lastCommit = printed.split(separator: "\n").last(where: { $0.hasPrefix("committed ") }) ?? "no commit"
             #expect(stillRunning, "a writer stopped early (after \(lastCommit)): \(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))")

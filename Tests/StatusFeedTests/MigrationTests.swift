@@ -4,7 +4,7 @@ import StatusFeed
 import Testing
 
 @Suite struct MigrationTests {
-    @Test func version1DatabaseWithDataMigratesToVersion3WithNothingLost() throws {
+    @Test func version1DatabaseWithDataMigratesToTheCurrentVersionWithNothingLost() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("migrate-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -31,7 +31,7 @@ import Testing
         #expect(before.count == 10)
         try FeedSchema.migrate(queue)
         try queue.inDatabase { db in
-            #expect(try db.userVersion() == 3)
+            #expect(try db.userVersion() == 4)
             #expect(try db.columnNames(ofTable: "Status").contains("clientMessageId"))
             let sql = try db.fetchScalar(String.self, sql: "SELECT sql FROM sqlite_master WHERE name = 'Status'") ?? ""
             #expect(sql.contains("NOT NULL CHECK"))
@@ -42,6 +42,8 @@ import Testing
         }
         #expect(try queue.inDatabase { try $0.fetchAll(sql: contentSQL).map(\.values) } == before)
         #expect(try StatusService(queue: queue).timeline().count == 10)
+        // v4 indexed the statuses that were there.
+        #expect(try StatusService(queue: queue).search("温泉").map(\.status.id) == [2, 1])
         let added = try StatusService(queue: queue).add(Status(source: "", createdAt: Date(), text: "after", user: 1))
         #expect(added.id == 12)
         // The rebuilt table keeps its constraints: empty text is refused by the schema itself.
@@ -50,7 +52,7 @@ import Testing
         }
         // Running it again changes nothing.
         try FeedSchema.migrate(queue)
-        #expect(try queue.inDatabase { try $0.userVersion() } == 3)
+        #expect(try queue.inDatabase { try $0.userVersion() } == 4)
     }
 
     @Test func failingMigrationRollsBackAndIsNamed() throws {
@@ -96,7 +98,8 @@ import Testing
         }
         try FeedSchema.migrate(queue)
         #expect(try StatusService(queue: queue).timeline().map(\.status.text) == ["hello"])
-        #expect(try queue.inDatabase { try FeedSchema.migrator().appliedMigrations($0) } == [FeedSchema.v1, FeedSchema.v2, FeedSchema.v3])
+        #expect(try queue.inDatabase { try FeedSchema.migrator().appliedMigrations($0) } == [FeedSchema.v1, FeedSchema.v2, FeedSchema.v3, FeedSchema.v4])
+        #expect(try StatusService(queue: queue).search("HELLO").map(\.status.text) == ["hello"])
     }
 }
 

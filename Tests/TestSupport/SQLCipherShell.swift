@@ -65,6 +65,22 @@ public enum SQLCipherShell {
         return path
     }()
 
+    /// A shell that writes SQLCipher 3's format by default: the linked library's own when it
+    /// is 3.x, else ``sqlcipher3``.
+    public static var format3: String? { LinkedSQLCipher.isVersion3 ? "sqlcipher" : sqlcipher3 }
+
+    /// A shell that writes SQLCipher 4's format by default: the linked library's own when it
+    /// is 4.x, else ``sqlcipher4``.
+    public static var format4: String? { LinkedSQLCipher.isVersion4 ? "sqlcipher" : sqlcipher4 }
+
+    /// Makes `database` with `shell`: the key on standard input (never argv), then `pragmas`
+    /// (settings, one statement each), then a table `t` with one row, 'row'.
+    public static func make(_ database: String, shell: String, key: String, pragmas: [String]) throws -> ProcessResult {
+        let script = "PRAGMA key = '\(key)';\n" + pragmas.map { "PRAGMA \($0);\n" }.joined()
+            + "CREATE TABLE t(x);\nINSERT INTO t VALUES ('row');\n"
+        return try run(database: database, script: script, shell: shell)
+    }
+
     /// Why a test that needs `sqlcipher4` did not run.
     public static let sqlcipher4Missing = "needs a SQLCipher 4 shell: CIPHERSTORE_SQLCIPHER4_SHELL is not set (`make test` sets it once `make sqlcipher4` has built .build-sqlcipher4/)"
 }

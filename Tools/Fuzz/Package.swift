@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 // The fuzz targets live in their own package, built only with `-sanitize=fuzzer` (see
 // `make fuzz`): one executable, whose first argument names the target (open, slots, pages,
-// records); libFuzzer's own driver runs it.
+// records, repair, repair-structured, tokenizer); libFuzzer's own driver runs it.
 import PackageDescription
 
 let package = Package(

@@ -82,8 +82,9 @@ extension CipherStoreCommand {
                 try users.modify(user)
             }
             let timeline = try statuses.timeline()
-            step(3, "unlocked the data key with the passphrase (one key derivation, \(Summary.milliseconds(derivation)); connections then open with no KDF), migrated to schema v3, removed Yanyue, moved Xiaona to 上海 and Lily to 深圳; the timeline (\(timeline.count) statuses, one query):")
+            step(3, "unlocked the data key with the passphrase (one key derivation, \(Summary.milliseconds(derivation)); connections then open with no KDF), migrated to schema v4, removed Yanyue, moved Xiaona to 上海 and Lily to 深圳; the timeline (\(timeline.count) statuses, one query):")
             print(TimelineTable.render(timeline))
+            try showSearch(statuses)
             try queue.close()
 
             // 4. The timeline as an observation on a pool: a status added by another task
@@ -125,6 +126,15 @@ extension CipherStoreCommand {
             let oldKeyRefused = (try? DatabaseQueue(path: feed, key: newKey, configuration: settings)) == nil
             step(8, "rotated the data key in \(Summary.milliseconds(rotation)) (a verified rewrite of the whole file, as rekey does): reopened with the passphrase (\(count) statuses); the old key \(oldKeyRefused ? "is refused" : "STILL OPENS IT")")
             print("Files are in \(folder) (feed.db and its slot file feed.db.keys go together). The plaintext legacy.db is kept for comparison: delete it when done.")
+        }
+
+        /// Searches the statuses as a user would type: Chinese without spaces, English in any case.
+        private func showSearch(_ statuses: StatusService) throws {
+            let searches = ["温泉", "IPHONE", "猴", "北海道"]
+            let counts = try searches.map { "\"\($0)\" → \(try statuses.search($0).count)" }
+            let onsen = try statuses.search("温泉").first?.status.text ?? ""
+            print("    full-text search (FTS4, the cjk tokenizer; schema v4 indexed the statuses): \(counts.joined(separator: ", ")) statuses; "
+                  + "the newest for 温泉: \"\(onsen.prefix(24))…\"")
         }
 
         /// Observes the timeline on a pool, adds a status from another task, and waits for the

@@ -10,12 +10,15 @@ extension CipherStoreCommand {
             discussion: """
                 For "file is not a database" / "the key is wrong" when the key is right: after an \
                 upgrade, a port or a change of library, the page size, KDF iterations or HMAC may \
-                differ from the defaults. Tries SQLCipher 1 to 4's defaults, page sizes 512 to \
-                65536, 4000, 64000 and 256000 KDF iterations (and those given), HMAC on and off, \
-                a plaintext header when --salt is given, and prints the settings that open the \
-                file: as options for the other commands, and as a CipherSettings value for the \
-                library. A passphrase is stretched at most once per KDF; reads only the first \
-                page, changes nothing, never prints the key.
+                differ from the defaults. Tries what SQLCipher 1 to 4 write: page sizes 512 to \
+                65536, every KDF iteration count from 1 to 1000000 (and those given above that), \
+                PBKDF2 with SHA-1, SHA-256 or SHA-512, HMAC on and off, SQLCipher 2.0's \
+                big-endian page numbers and 0x00 HMAC salt mask, a plaintext header when --salt \
+                is given, and prints the settings that open the file: as options for the other \
+                commands, and as a CipherSettings value for the library. A passphrase is \
+                stretched once per KDF hash, every count tested on the way (about a second for \
+                the whole range); reads only the first pages, changes nothing, never prints the \
+                key.
 
                 Examples:
                   cipherstore settings app.db --key-file app.key
@@ -37,6 +40,10 @@ extension CipherStoreCommand {
         @Option(name: .customLong("kdf-iterations"), help: "Also try this many KDF iterations (repeatable).")
         var kdfIterations: [Int] = []
 
+        @Option(name: .customLong("max-kdf-iterations"),
+                help: ArgumentHelp("Try every KDF iteration count from 1 to this one (0: only SQLCipher's defaults and those given).", valueName: "count"))
+        var maxKDFIterations = CipherSettingsFinder.defaultMaxKDFIterations
+
         @Option(help: ArgumentHelp("The 16-byte salt of a file with a plaintext header, as 32 hexadecimal digits.", valueName: "hex"))
         var salt: String?
 
@@ -48,6 +55,9 @@ extension CipherStoreCommand {
                 throw ValidationError("--salt must be 32 hexadecimal digits (16 bytes).")
             }
             if kdfIterations.contains(where: { $0 < 1 }) { throw ValidationError("--kdf-iterations must be at least 1.") }
+            if !(0...Int(Int32.max)).contains(maxKDFIterations) {
+                throw ValidationError("--max-kdf-iterations must be from 0 to 2147483647.")
+            }
         }
 
         func run() throws {
@@ -59,8 +69,10 @@ extension CipherStoreCommand {
                 let clock = ContinuousClock()
                 let start = clock.now
                 guard let found = try CipherSettingsFinder.find(path: database, key: databaseKey, kdfIterations: kdfIterations,
-                                                                salt: salt.flatMap(CipherOptions.bytes(hex:))) else {
-                    throw CLIError(exitCode: ExitCodes.wrongKey, message: "No known setting opens '\(database)' with this key: the key is wrong, or the file is damaged (or it was made with settings outside the ones tried: give its KDF iterations with --kdf-iterations, its salt with --salt). Nothing was changed.", kind: "wrongKey")
+                                                                salt: salt.flatMap(CipherOptions.bytes(hex:)),
+                                                                maxKDFIterations: maxKDFIterations) else {
+                    let searched = maxKDFIterations > 0 ? "every KDF iteration count up to \(maxKDFIterations) was tried" : "only the defaults were tried"
+                    throw CLIError(exitCode: ExitCodes.wrongKey, message: "No known setting opens '\(database)' with this key (\(searched)): the key is wrong, or the file is damaged (or it was made with settings outside the ones tried: give a higher count with --kdf-iterations or --max-kdf-iterations, its salt with --salt). Nothing was changed.", kind: "wrongKey")
                 }
                 let elapsed = clock.now - start
                 if found.saltFromSchemaCopy {
@@ -96,7 +108,7 @@ extension CipherStoreCommand {
                 if !found.opensWithLinkedSQLCipher {
                     lines.append("The linked SQLCipher \(SQLCipherLibrary.sqlcipherVersion ?? "") cannot open a file with these settings: use a cipherstore linked with SQLCipher 4 (`make install SQLCIPHER=4`), or upgrade the file with one.")
                 }
-                lines.append("Found in \(Summary.milliseconds(elapsed)): \(Summary.counted(found.keyDerivations, "key derivation")), \(Summary.counted(found.candidatesTried, "combination")) tried.")
+                lines.append("Found in \(Summary.milliseconds(elapsed)): \(Summary.counted(found.keyDerivations, "key derivation")), \(Summary.counted(found.candidatesTried, "candidate")) tried.")
                 print(lines.joined(separator: "\n"))
             }
         }
@@ -104,6 +116,8 @@ extension CipherStoreCommand {
         /// The options of the other commands that give `settings` on the linked SQLCipher, or
         /// `nil` when none do (a KDF or HMAC hash they have no option for).
         static func options(for settings: CipherSettings) -> [String]? {
+            // SQLCipher 2.0's HMAC variants have no option in the other commands.
+            guard settings.hmacPageNumberByteOrder == nil, settings.hmacSaltMask == nil, settings.hmacKDFIterations == nil else { return nil }
             let sha1 = settings.kdfAlgorithm == .sha1 && (settings.hmacAlgorithm == .sha1 || settings.useHMAC == false)
             let sha512 = settings.kdfAlgorithm == .sha512 && settings.hmacAlgorithm == .sha512 && settings.useHMAC == true
             let linked4 = SQLCipherLibrary.sqlcipherMajorVersion >= 4
@@ -134,6 +148,9 @@ extension CipherStoreCommand {
             if settings.useHMAC != false, let hmac = settings.hmacAlgorithm { arguments.append("hmacAlgorithm: .\(hmac)") }
             arguments.append("plaintextHeaderSize: \(settings.plaintextHeaderSize ?? 0)")
             if let salt = settings.salt { arguments.append("salt: [" + salt.map { String(format: "0x%02x", $0) }.joined(separator: ", ") + "]") }
+            if let order = settings.hmacPageNumberByteOrder { arguments.append("hmacPageNumberByteOrder: .\(order)") }
+            if let mask = settings.hmacSaltMask { arguments.append(String(format: "hmacSaltMask: 0x%02x", mask)) }
+            if let iterations = settings.hmacKDFIterations { arguments.append("hmacKDFIterations: \(iterations)") }
             return "CipherSettings(" + arguments.joined(separator: ", ") + ")"
         }
     }

@@ -37,12 +37,15 @@ enum Summary {
         if let header = settings.plaintextHeaderSize {
             parts.append(header == 0 ? "no plaintext header" : "a \(header)-byte plaintext header")
         }
+        if settings.hmacPageNumberByteOrder == .bigEndian { parts.append("big-endian page numbers in the HMAC (cipher_hmac_pgno = be)") }
+        if let mask = settings.hmacSaltMask { parts.append(String(format: "HMAC salt mask 0x%02x (cipher_hmac_salt_mask)", mask)) }
+        if let iterations = settings.hmacKDFIterations { parts.append("\(iterations) HMAC key iterations (fast_kdf_iter)") }
         return parts.joined(separator: ", ")
     }
 
     /// `info --json`'s `cipher` object; a setting the linked SQLCipher does not report is null.
     static func fields(_ settings: CipherSettings) -> [String: Any] {
-        [
+        var fields: [String: Any] = [
             "pageSize": settings.pageSize.map { $0 as Any } ?? NSNull(),
             "kdfIterations": settings.kdfIterations.map { $0 as Any } ?? NSNull(),
             "useHMAC": settings.useHMAC.map { $0 as Any } ?? NSNull(),
@@ -50,6 +53,11 @@ enum Summary {
             "hmacAlgorithm": settings.hmacAlgorithm.map { $0.rawValue as Any } ?? NSNull(),
             "plaintextHeaderSize": settings.plaintextHeaderSize.map { $0 as Any } ?? NSNull(),
         ]
+        // SQLCipher 2.0's HMAC variants, only where a file has them (the settings finder's).
+        if let order = settings.hmacPageNumberByteOrder { fields["hmacPageNumberByteOrder"] = order.rawValue }
+        if let mask = settings.hmacSaltMask { fields["hmacSaltMask"] = Int(mask) }
+        if let iterations = settings.hmacKDFIterations { fields["hmacKDFIterations"] = iterations }
+        return fields
     }
 
     /// What to keep for a file with a plaintext header.

@@ -66,6 +66,8 @@ extension CipherSettings {
             pageSize: pageSize ?? other.pageSize, kdfIterations: kdfIterations ?? other.kdfIterations,
             useHMAC: useHMAC ?? other.useHMAC, kdfAlgorithm: kdfAlgorithm ?? other.kdfAlgorithm,
             hmacAlgorithm: hmacAlgorithm ?? other.hmacAlgorithm,
-            plaintextHeaderSize: plaintextHeaderSize ?? other.plaintextHeaderSize, salt: salt ?? other.salt)
+            plaintextHeaderSize: plaintextHeaderSize ?? other.plaintextHeaderSize, salt: salt ?? other.salt,
+            hmacPageNumberByteOrder: hmacPageNumberByteOrder ?? other.hmacPageNumberByteOrder,
+            hmacSaltMask: hmacSaltMask ?? other.hmacSaltMask, hmacKDFIterations: hmacKDFIterations ?? other.hmacKDFIterations)
     }
 }

@@ -26,6 +26,14 @@ public struct CipherSettings: Sendable, Hashable {
         public var kdfName: String { "PBKDF2_" + rawValue }
     }
 
+    /// The byte order of the page number in each page's HMAC (`cipher_hmac_pgno`).
+    public enum PageNumberByteOrder: String, Sendable, Hashable {
+        /// SQLCipher's default since 2.0.2 on every processor (`le`).
+        case littleEndian = "le"
+        /// As SQLCipher 2.0.0 to 2.0.6 wrote it on big-endian processors (`be`).
+        case bigEndian = "be"
+    }
+
     /// Page size in bytes (`cipher_page_size`): a power of two from 512 to 65536. `nil` keeps the library default.
     public var pageSize: Int?
     /// PBKDF2 iterations for passphrases (`kdf_iter`). `nil` keeps the library default.
@@ -49,10 +57,32 @@ public struct CipherSettings: Sendable, Hashable {
     /// it here. Not secret, but needed: without it the key looks wrong.
     public var salt: [UInt8]?
 
+    // The three settings below are for files of SQLCipher 2.0 (and files made with its
+    // deprecated pragmas); the settings finder reports them when a file needs them.
+
+    /// The byte order of the page number in each page's HMAC (`cipher_hmac_pgno`, deprecated).
+    /// `nil` keeps SQLCipher's little-endian order; ``PageNumberByteOrder/bigEndian`` reads files
+    /// that SQLCipher 2.0.0 to 2.0.6 wrote on big-endian processors.
+    public var hmacPageNumberByteOrder: PageNumberByteOrder?
+    /// The byte every salt byte is XORed with to derive the HMAC key (`cipher_hmac_salt_mask`,
+    /// deprecated). `nil` keeps SQLCipher's 0x3a; SQLCipher 2.0.0, the first release with HMAC,
+    /// used 0x00 (and ``hmacKDFIterations`` equal to ``kdfIterations``).
+    ///
+    /// SQLCipher keeps this mask for the whole process, so CipherStore never sets it: it derives
+    /// the page key itself and keys the connection with it and a salt that gives SQLCipher's
+    /// 0x3a the HMAC salt wanted. A write to page 1 would store that salt in the file, so
+    /// another mask opens a file read-only only (`Configuration(readOnly: true)`), without a
+    /// plaintext header; copy the file to today's format to write to it.
+    public var hmacSaltMask: UInt8?
+    /// PBKDF2 iterations that derive the HMAC key from the page key (`fast_kdf_iter`,
+    /// deprecated). `nil` keeps SQLCipher's 2.
+    public var hmacKDFIterations: Int?
+
     /// Creates settings; every `nil` keeps the linked library's default.
     public init(pageSize: Int? = nil, kdfIterations: Int? = nil, useHMAC: Bool? = nil,
                 kdfAlgorithm: HashAlgorithm? = nil, hmacAlgorithm: HashAlgorithm? = nil,
-                plaintextHeaderSize: Int? = nil, salt: [UInt8]? = nil) {
+                plaintextHeaderSize: Int? = nil, salt: [UInt8]? = nil,
+                hmacPageNumberByteOrder: PageNumberByteOrder? = nil, hmacSaltMask: UInt8? = nil, hmacKDFIterations: Int? = nil) {
         self.pageSize = pageSize
         self.kdfIterations = kdfIterations
         self.useHMAC = useHMAC
@@ -60,6 +90,9 @@ public struct CipherSettings: Sendable, Hashable {
         self.hmacAlgorithm = hmacAlgorithm
         self.plaintextHeaderSize = plaintextHeaderSize
         self.salt = salt
+        self.hmacPageNumberByteOrder = hmacPageNumberByteOrder
+        self.hmacSaltMask = hmacSaltMask
+        self.hmacKDFIterations = hmacKDFIterations
     }
 
     /// Whatever the linked SQLCipher does by default.
@@ -99,6 +132,12 @@ public struct CipherSettings: Sendable, Hashable {
         if let salt, salt.count != 16 {
             throw CipherStoreError.invalidConfiguration(reason: "a salt must be 16 bytes (32 hexadecimal digits), got \(salt.count).")
         }
+        if let hmacKDFIterations, !(1...Int(Int32.max)).contains(hmacKDFIterations) {
+            throw CipherStoreError.invalidConfiguration(reason: "HMAC KDF iterations must be from 1 to 2,147,483,647, got \(hmacKDFIterations).")
+        }
+        if hasOwnSaltMask, (plaintextHeaderSize ?? 0) > 0 {
+            throw CipherStoreError.invalidConfiguration(reason: "an HMAC salt mask other than 0x3a cannot go with a plaintext header (no SQLCipher version wrote such files). Drop one of the two settings.")
+        }
     }
 
     /// The pragmas to run, each with the value it must read back as.
@@ -115,7 +154,16 @@ public struct CipherSettings: Sendable, Hashable {
         if let plaintextHeaderSize { result.append(("cipher_plaintext_header_size", String(plaintextHeaderSize))) }
         // Set as x'…' and read back as bare hex (see Connection.applyCipherSettings).
         if let salt { result.append(("cipher_salt", Self.hex(salt))) }
+        if let hmacPageNumberByteOrder { result.append(("cipher_hmac_pgno", hmacPageNumberByteOrder.rawValue)) }
+        if let hmacKDFIterations { result.append(("fast_kdf_iter", String(hmacKDFIterations))) }
+        // hmacSaltMask is no pragma here: SQLCipher would change it for every connection of the
+        // process (see CipherSettings+SaltMask.swift).
         return result
+    }
+
+    /// Whether the HMAC salt mask differs from SQLCipher's 0x3a.
+    var hasOwnSaltMask: Bool {
+        hmacSaltMask.map { $0 != PageCipher.defaultHMACSaltMask } ?? false
     }
 
     /// Lowercase hexadecimal digits, as `PRAGMA cipher_salt` reads.

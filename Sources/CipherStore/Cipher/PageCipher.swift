@@ -8,25 +8,37 @@ import Foundation
 ///
 /// Each page is AES-256-CBC encrypted on its own. Its last `reserve` bytes hold a random IV
 /// (16 bytes) and, with HMAC, the HMAC of the ciphertext, the IV and the page number (4 bytes,
-/// little-endian); the reserve is rounded up to a multiple of 16 (48 bytes with HMAC-SHA1 or
-/// -SHA256, 80 with HMAC-SHA512, 16 without HMAC). The first page's first 16 bytes are the KDF
-/// salt (or, with a plaintext header, its first `headerSize` bytes are left as they are), and
-/// the encryption starts after them. The HMAC key is derived from the page key with PBKDF2 (the
-/// KDF's hash, 2 iterations) over the salt with each byte XORed with 0x3a.
+/// little-endian; big-endian in files SQLCipher 2.0.0 to 2.0.6 wrote on big-endian processors);
+/// the reserve is rounded up to a multiple of 16 (48 bytes with HMAC-SHA1 or -SHA256, 80 with
+/// HMAC-SHA512, 16 without HMAC). The first page's first 16 bytes are the KDF salt (or, with a
+/// plaintext header, its first `headerSize` bytes are left as they are), and the encryption
+/// starts after them. The HMAC key is derived from the page key with PBKDF2 (the KDF's hash, 2
+/// iterations) over the salt with each byte XORed with 0x3a (SQLCipher 2.0.0: 0x00, and as
+/// many iterations as the page key).
 struct PageCipher {
+    /// SQLCipher's HMAC salt mask since 2.0.2 (`HMAC_SALT_MASK`).
+    static let defaultHMACSaltMask: UInt8 = 0x3a
+    /// SQLCipher's PBKDF2 iterations for the HMAC key since 2.0.2 (`FAST_PBKDF2_ITER`).
+    static let defaultHMACKDFIterations = 2
+
     /// The page key and the HMAC key derived from it, for one KDF hash and salt: the same for
     /// every page size and HMAC choice, so derived once.
     struct Keys {
         let key: SymmetricKey
         let hmacKey: SymmetricKey
+        let hmacSaltMask: UInt8
+        let hmacKDFIterations: Int
 
         /// - Parameters:
         ///   - key: the 32-byte page key (derived from a passphrase, or a raw key).
         ///   - kdfAlgorithm: the hash of the KDF, which also derives the HMAC key.
-        init(key: UnsafeRawBufferPointer, salt: [UInt8], kdfAlgorithm: CipherSettings.HashAlgorithm) throws {
+        init(key: UnsafeRawBufferPointer, salt: [UInt8], kdfAlgorithm: CipherSettings.HashAlgorithm,
+             hmacSaltMask: UInt8 = PageCipher.defaultHMACSaltMask, hmacKDFIterations: Int = PageCipher.defaultHMACKDFIterations) throws {
             self.key = SymmetricKey(data: key)
-            hmacKey = try KDF.Insecure.PBKDF2.deriveKey(from: key, salt: salt.map { $0 ^ 0x3a }, using: PageCipher.pbkdf2Hash(kdfAlgorithm),
-                                                        outputByteCount: 32, unsafeUncheckedRounds: 2)
+            self.hmacSaltMask = hmacSaltMask
+            self.hmacKDFIterations = hmacKDFIterations
+            hmacKey = try KDF.Insecure.PBKDF2.deriveKey(from: key, salt: salt.map { $0 ^ hmacSaltMask }, using: PageCipher.pbkdf2Hash(kdfAlgorithm),
+                                                        outputByteCount: 32, unsafeUncheckedRounds: hmacKDFIterations)
         }
     }
 
@@ -35,13 +47,17 @@ struct PageCipher {
     let hmac: CipherSettings.HashAlgorithm?
     /// Bytes before the encrypted part of the first page: 16 (the salt) or the plaintext header's size.
     let headerSize: Int
+    /// The page number's byte order in the HMAC.
+    let pageNumberByteOrder: CipherSettings.PageNumberByteOrder
     private let key: SymmetricKey
     private let hmacKey: SymmetricKey?
 
-    init(keys: Keys, pageSize: Int, hmac: CipherSettings.HashAlgorithm?, headerSize: Int = 16) {
+    init(keys: Keys, pageSize: Int, hmac: CipherSettings.HashAlgorithm?, headerSize: Int = 16,
+         pageNumberByteOrder: CipherSettings.PageNumberByteOrder = .littleEndian) {
         self.pageSize = pageSize
         self.hmac = hmac
         self.headerSize = headerSize
+        self.pageNumberByteOrder = pageNumberByteOrder
         key = keys.key
         hmacKey = hmac == nil ? nil : keys.hmacKey
     }
@@ -61,7 +77,7 @@ struct PageCipher {
         let start = base + (number == 1 ? headerSize : 0)
         let end = base + pageSize - reserve + 16
         let stored = bytes[end..<(end + Self.hmacSize(hmac))]
-        let pageNumber = withUnsafeBytes(of: number.littleEndian) { Array($0) }
+        let pageNumber = withUnsafeBytes(of: pageNumberByteOrder == .littleEndian ? number.littleEndian : number.bigEndian) { Array($0) }
         switch hmac {
         case .sha1: return Self.code(HMAC<Insecure.SHA1>.self, bytes[start..<end], pageNumber, hmacKey).elementsEqual(stored)
         case .sha256: return Self.code(HMAC<SHA256>.self, bytes[start..<end], pageNumber, hmacKey).elementsEqual(stored)
@@ -101,6 +117,17 @@ struct PageCipher {
         defer { block.withUnsafeMutableBytes { SecureMemory.wipe($0) } }
         let offset = 16 - headerSize
         return Self.headerFieldsMatch(block[offset..<(offset + 8)], pageSize: pageSize)
+    }
+
+    /// Whether bytes 72 to 79 of the first page's SQLite header, reserved and always zero,
+    /// decrypt to zero: one AES block (file bytes 64 to 79, chained on bytes 48 to 63), the same
+    /// for every page size and reserve. A wrong key passes with a chance of 2⁻⁶⁴.
+    func reservedHeaderBytesAreZero(_ firstPage: [UInt8]) throws -> Bool {
+        guard firstPage.count >= 80, headerSize <= 48 else { return false }
+        let iv = try AES._CBC.IV(ivBytes: firstPage[48..<64])
+        var block = Array(try AES._CBC.decrypt(firstPage[64..<80], using: key, iv: iv, noPadding: true))
+        defer { block.withUnsafeMutableBytes { SecureMemory.wipe($0) } }
+        return block[8..<16].allSatisfy { $0 == 0 }
     }
 
     private static func headerFieldsMatch(_ fields: ArraySlice<UInt8>, pageSize: Int) -> Bool {

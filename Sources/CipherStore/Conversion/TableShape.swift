@@ -52,7 +52,7 @@ struct TableShape: Sendable {
     }
 
     /// Whether `sql` compiles on `db` (it is not run).
-    private static func compiles(_ sql: String, in db: Connection) throws -> Bool {
+    static func compiles(_ sql: String, in db: Connection) throws -> Bool {
         var statement: OpaquePointer?
         let code = sqlite3_prepare_v2(try db.handle.pointer, sql, -1, &statement, nil)
         sqlite3_finalize(statement)

@@ -179,6 +179,7 @@ public final class Connection {
             if let mode = configuration.journalMode {
                 try execute(sql: "PRAGMA journal_mode = \(mode.rawValue)")
             }
+            try registerFullTextSearch()
             for prepare in configuration.preparations { try prepare(self) }
         } catch {
             statementCache.removeAll()
@@ -256,7 +257,9 @@ public final class Connection {
             // SQLCipher stretches a passphrase when it first reads the file: counted for
             // whoever counts key derivations (tests).
             if key.kind == .passphrase { KeyDerivation.derivationCounter?.value.add(1, ordering: .relaxed) }
-            try key.withKeyBytes { bytes in
+            let keying = try configuration.cipher.keyApplyingSaltMask(key, path: location.filePath,
+                                                                      readOnly: configuration.readOnly || configuration.readOnlyMainDatabase)
+            try keying.withKeyBytes { bytes in
                 try handle.check(sqlite3_key_v2(db, "main", bytes.baseAddress, Int32(bytes.count)))
             }
             try applyCipherSettings(configuration.cipher, database: "main")
@@ -293,6 +296,9 @@ public final class Connection {
     func applyCipherSettings(_ settings: CipherSettings, database: String) throws {
         _ = try handle.pointer
         try settings.validate()
+        if settings.hasOwnSaltMask && database != "main" {
+            throw CipherStoreError.invalidConfiguration(reason: "an HMAC salt mask other than 0x3a applies to a main database opened read-only only, not to an attached one.")
+        }
         let version = SQLCipherLibrary.sqlcipherVersion ?? "?"
         let major = SQLCipherLibrary.sqlcipherMajorVersion
         let schema = Self.quoteIdentifier(database)

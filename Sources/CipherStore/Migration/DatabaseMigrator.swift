@@ -164,6 +164,48 @@ public struct DatabaseMigrator: Sendable {
     ///   failed. In every case but the last, the database keeps the schema and data it had
     ///   after the last migration that succeeded.
     public func migrate(_ db: Connection) throws {
+        try migrate(db, through: migrations.count)
+    }
+
+    /// Runs the migrations not yet applied, up to and including `targetIdentifier`, in the
+    /// order they were registered; the ones registered after it do not run. GRDB's spelling,
+    /// for tests of a migration and for apps that migrate in stages.
+    ///
+    /// ```swift
+    /// try migrator.migrate(db, upTo: "v2 tags")
+    /// ```
+    ///
+    /// - Throws: ``MigrationError/unregisteredMigration(name:)`` for a name no migration has,
+    ///   ``MigrationError/migratedBeyond(target:laterMigrations:)`` when the database already
+    ///   has migrations registered after it (a migrator never goes back); in both cases
+    ///   nothing runs. Otherwise the errors of ``migrate(_:)-(Connection)``.
+    public func migrate(_ db: Connection, upTo targetIdentifier: String) throws {
+        guard let target = migrations.firstIndex(where: { $0.name == targetIdentifier }) else {
+            throw MigrationError.unregisteredMigration(name: targetIdentifier)
+        }
+        let applied = Set(try appliedMigrations(db))
+        let later = migrations[(target + 1)...].map(\.name).filter(applied.contains)
+        guard later.isEmpty else { throw MigrationError.migratedBeyond(target: targetIdentifier, laterMigrations: later) }
+        try migrate(db, through: target + 1)
+    }
+
+    /// Runs the migrations not yet applied, up to and including `targetIdentifier`, on the
+    /// writing connection of a queue or pool. Blocks the calling thread. See
+    /// ``migrate(_:upTo:)-(Connection,_)``.
+    @available(*, noasync, message: "this form blocks the thread: in async code, `try await` the async form; in top-level code, where Swift picks this form even after await, move the code into an async function")
+    public func migrate(_ writer: any DatabaseWriter, upTo targetIdentifier: String) throws {
+        try writer.writeWithoutTransaction { try migrate($0, upTo: targetIdentifier) }
+    }
+
+    /// Runs the migrations not yet applied, up to and including `targetIdentifier`, on the
+    /// writing connection of a queue or pool, without blocking the caller's thread. See
+    /// ``migrate(_:upTo:)-(Connection,_)``.
+    public func migrate(_ writer: any DatabaseWriter, upTo targetIdentifier: String) async throws {
+        try await writer.writeWithoutTransaction { db in try self.migrate(db, upTo: targetIdentifier) }
+    }
+
+    /// Runs the first `count` registered migrations that are not applied yet.
+    private func migrate(_ db: Connection, through count: Int) throws {
         try Self.createLog(db)
         let applied = try appliedMigrations(db)
         let unknown = applied.filter { name in !migrations.contains { $0.name == name } }
@@ -172,7 +214,7 @@ public struct DatabaseMigrator: Sendable {
         // foreign_keys cannot change inside a transaction: switch it off around each one.
         try db.execute(sql: "PRAGMA foreign_keys = OFF")
         defer { if foreignKeysWereOn { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
-        for migration in migrations where !applied.contains(migration.name) {
+        for migration in migrations.prefix(count) where !applied.contains(migration.name) {
             do {
                 try db.inTransaction(.immediate) {
                     try migration.body(db)
@@ -236,5 +278,25 @@ public struct DatabaseMigrator: Sendable {
     public func appliedMigrations(_ db: Connection) throws -> [String] {
         guard try db.tableExists("cipherstore_migrations") else { return [] }
         return try db.fetchAll(sql: "SELECT name FROM cipherstore_migrations ORDER BY rowid").map { try $0.value(String.self, at: 0) }
+    }
+
+    /// The applied migrations this migrator knows, in registration order. GRDB's spelling.
+    public func completedMigrations(_ db: Connection) throws -> [String] {
+        let applied = Set(try appliedMigrations(db))
+        return migrations.map(\.name).filter(applied.contains)
+    }
+
+    /// Whether every registered migration is applied (and no unknown one): the database has
+    /// the schema this app expects. GRDB's spelling; reads only.
+    public func hasCompletedMigrations(_ db: Connection) throws -> Bool {
+        let applied = try appliedMigrations(db)
+        return Set(applied) == Set(migrations.map(\.name))
+    }
+
+    /// Whether the database has migrations this migrator does not know: a newer app made it,
+    /// and ``migrate(_:)-(Connection)`` would refuse it. GRDB's spelling; reads only.
+    public func hasBeenSuperseded(_ db: Connection) throws -> Bool {
+        let known = Set(migrations.map(\.name))
+        return try appliedMigrations(db).contains { !known.contains($0) }
     }
 }

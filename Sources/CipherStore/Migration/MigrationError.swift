@@ -13,6 +13,9 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible, Equatable 
     /// ``DatabaseMigrator/migrate(_:adoptingUserVersion:)-(Connection,_)`` found a
     /// `user_version` larger than the number of registered migrations.
     case userVersionBeyondMigrations(userVersion: Int, registered: Int)
+    /// ``DatabaseMigrator/migrate(_:upTo:)-(Connection,_)`` was asked to stop at a migration,
+    /// and the database already has migrations registered after it.
+    case migratedBeyond(target: String, laterMigrations: [String])
 
     public var description: String {
         switch self {
@@ -24,6 +27,8 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible, Equatable 
             return "No migration named '\(name)' is registered, so nothing was marked as applied. Register it with registerMigration(_:_:) first, or check the name's spelling."
         case .userVersionBeyondMigrations(let userVersion, let registered):
             return "The database's user_version is \(userVersion), but only \(registered) migrations are registered, so there is nothing to adopt it as. Register one migration per former schema version (in order), or migrate without adopting user_version; the database was not changed."
+        case .migratedBeyond(let target, let later):
+            return "The database is already migrated beyond '\(target)' (it has \(later.joined(separator: ", "))), and a migrator never undoes a migration; nothing was run. Migrate up to a later migration, or start from a database that is not that far along."
         }
     }
 }

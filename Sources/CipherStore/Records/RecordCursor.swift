@@ -11,11 +11,23 @@
 public final class RecordCursor<Record: Decodable> {
     private let statement: Statement
     private let decoder: RecordDecoder
+    /// How each row splits, for a request with to-one associations; `nil` for plain rows.
+    private let plan: ScopePlan?
     private var isDone = false
 
     init(statement: Statement, arguments: StatementArguments) throws {
         self.statement = statement
         self.decoder = RecordDecoder(source: .statement(statement))
+        self.plan = nil
+        try statement.bind(arguments)
+    }
+
+    /// A cursor over the rows of a request with to-one associations, each split by `plan`
+    /// where it stands in the statement.
+    init(statement: Statement, arguments: StatementArguments, plan: ScopePlan) throws {
+        self.statement = statement
+        self.decoder = RecordDecoder(scoped: ScopedRow(source: .statement(statement), plan: plan))
+        self.plan = plan
         try statement.bind(arguments)
     }
 
@@ -28,7 +40,8 @@ public final class RecordCursor<Record: Decodable> {
             statement.reset()
             return nil
         }
-        return try decoder.decode(Record.self)
+        guard let plan else { return try decoder.decode(Record.self) }
+        return try decoder.decode(Record.self, scoped: ScopedRow(source: .statement(statement), plan: plan))
     }
 
     deinit {

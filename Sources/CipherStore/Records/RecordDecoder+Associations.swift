@@ -3,27 +3,117 @@
 /// one that matched no row) or rows (an array); a record-typed property whose key is no column
 /// decodes from the base table's columns (`var book: Book` in `struct BookInfo`), as in GRDB.
 extension RecordDecoder {
+    /// What a coding key names in a row split by association. The same for every row of one
+    /// request, so it is worked out once per decoder.
+    enum AssociationKey {
+        /// An included to-one association, reached through these child scopes.
+        case scope(path: [Int])
+        /// An included to-many association, under this lowercased key.
+        case prefetched(String)
+        /// Neither, and no column: a record-typed property decodes from the row's own columns.
+        case noColumn
+        /// A column of the row.
+        case column
+    }
+
+    /// What `name` names in rows split as `scoped` is.
+    func associationKey(_ name: String, in scoped: ScopedRow) -> AssociationKey {
+        if let known = associationKeys[name] { return known }
+        let found: AssociationKey
+        if let path = scoped.plan.path(to: name) {
+            found = .scope(path: path)
+        } else if scoped.prefetchedRows(name) != nil {
+            found = .prefetched(scoped.prefetched[name] != nil ? name : name.lowercased())
+        } else if columnIndex(named: name) == nil {
+            found = .noColumn
+        } else {
+            found = .column
+        }
+        associationKeys[name] = found
+        return found
+    }
+
+    /// The decoder of the record nested under `name`, made for the first row and kept.
+    func nestedDecoder(_ name: String, first row: ScopedRow) -> RecordDecoder {
+        if let decoder = nestedDecoders[name] { return decoder }
+        let decoder = RecordDecoder(scoped: row)
+        nestedDecoders[name] = decoder
+        return decoder
+    }
+
+    /// What the n-th property of a record decoded through ``associated(_:forKey:in:)`` found.
+    struct AssociationStep {
+        enum Target {
+            /// A to-one association's record, decoded by this decoder from these child scopes.
+            case scope(path: [Int], decoder: RecordDecoder)
+            /// A to-many association's records, under this lowercased key.
+            case prefetched(String)
+            /// A record from the row's own columns, decoded by this decoder.
+            case nested(RecordDecoder)
+            /// A column.
+            case column
+        }
+
+        let name: String
+        let type: ObjectIdentifier
+        let target: Target
+    }
+
     /// The value of `key` from the associations, or `nil` when the key is a plain column.
     func associated<T: Decodable>(_ type: T.Type, forKey key: some CodingKey, in scoped: ScopedRow) throws -> T? {
-        if let scope = scoped.scope(key.stringValue) {
+        let name = key.stringValue
+        let target = associationTarget(name, T.self, in: scoped)
+        switch target {
+        case .scope(let path, let decoder):
+            let scope = scoped.scope(at: path)
             guard !scope.isMissing else {
                 throw error(.null(propertyType: "\(T.self)"), key: key)
             }
-            return try RecordDecoder(scoped: scope).decode(T.self)
+            return try decoder.decode(T.self, scoped: scope)
+        case .prefetched(let lowercased):
+            let rows = scoped.prefetched[lowercased] ?? []
+            return try T(from: PrefetchedRows(rows: rows, key: key, decoder: rows.first.map { nestedDecoder(name, first: $0) }))
+        case .nested(let decoder):
+            return try decoder.decode(T.self, scoped: scoped)
+        case .column:
+            return nil
         }
-        if let rows = scoped.prefetchedRows(key.stringValue) {
-            return try T(from: PrefetchedRows(rows: rows, key: key))
+    }
+
+    /// What `name`, read as a `T`, finds: the step at this position when it is the same name
+    /// and type as on the previous row, else worked out and kept.
+    private func associationTarget<T>(_ name: String, _ type: T.Type, in scoped: ScopedRow) -> AssociationStep.Target {
+        let index = associationPosition
+        associationPosition += 1
+        if index < associationSteps.count, associationSteps[index].name == name, associationSteps[index].type == ObjectIdentifier(T.self) {
+            return associationSteps[index].target
         }
-        if lookUp(key) == nil, !(T.self is any DatabaseValueConvertible.Type) {
-            return try RecordDecoder(scoped: scoped).decode(T.self)
+        let target: AssociationStep.Target
+        switch associationKey(name, in: scoped) {
+        case .scope(let path):
+            target = .scope(path: path, decoder: nestedDecoder(name, first: scoped.scope(at: path)))
+        case .prefetched(let lowercased):
+            target = .prefetched(lowercased)
+        case .noColumn where !(T.self is any DatabaseValueConvertible.Type):
+            target = .nested(nestedDecoder(name, first: scoped))
+        case .noColumn, .column:
+            target = .column
         }
-        return nil
+        let step = AssociationStep(name: name, type: ObjectIdentifier(T.self), target: target)
+        if index < associationSteps.count {
+            associationSteps[index] = step
+        } else {
+            associationSteps.append(step)
+        }
+        return target
     }
 
     /// The rows of a to-many association, as an array (or set) of records.
     struct PrefetchedRows: Decoder {
         let rows: [ScopedRow]
         let key: any CodingKey
+        /// Decodes each row; `nil` when there are none.
+        let decoder: RecordDecoder?
         var codingPath: [any CodingKey] { [key] }
         var userInfo: [CodingUserInfoKey: Any] { [:] }
 
@@ -32,7 +122,7 @@ extension RecordDecoder {
                                       problem: .unsupportedShape("it is a to-many association: decode it as an array of records"))
         }
 
-        func unkeyedContainer() throws -> any UnkeyedDecodingContainer { Elements(rows: rows, key: key) }
+        func unkeyedContainer() throws -> any UnkeyedDecodingContainer { Elements(rows: rows, key: key, decoder: decoder) }
 
         func singleValueContainer() throws -> any SingleValueDecodingContainer {
             throw RecordDecodingError(recordType: "?", column: key.stringValue,
@@ -43,6 +133,7 @@ extension RecordDecoder {
     struct Elements: UnkeyedDecodingContainer {
         let rows: [ScopedRow]
         let key: any CodingKey
+        let decoder: RecordDecoder?
         var currentIndex = 0
         var codingPath: [any CodingKey] { [key] }
         var count: Int? { rows.count }
@@ -51,11 +142,11 @@ extension RecordDecoder {
         mutating func decodeNil() throws -> Bool { false }
 
         mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-            guard !isAtEnd else {
+            guard !isAtEnd, let decoder else {
                 throw DecodingError.valueNotFound(T.self, .init(codingPath: codingPath, debugDescription: "no more rows"))
             }
             defer { currentIndex += 1 }
-            return try RecordDecoder(scoped: rows[currentIndex]).decode(T.self)
+            return try decoder.decode(T.self, scoped: rows[currentIndex])
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {

@@ -25,16 +25,25 @@ extension RecordDecoder {
     struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         let decoder: RecordDecoder
         var codingPath: [any CodingKey] { [] }
-        var allKeys: [Key] { decoder.source.columnNames.compactMap { Key(stringValue: $0) } }
+        var allKeys: [Key] { decoder.columnNames.compactMap { Key(stringValue: $0) } }
 
         func contains(_ key: Key) -> Bool {
-            decoder.lookUp(key) != nil || decoder.scoped?.scope(key.stringValue) != nil || decoder.scoped?.prefetchedRows(key.stringValue) != nil
+            if let scoped = decoder.scoped {
+                switch decoder.associationKey(key.stringValue, in: scoped) {
+                case .scope, .prefetched: return true
+                case .noColumn, .column: break
+                }
+            }
+            return decoder.lookUp(key) != nil
         }
 
         func decodeNil(forKey key: Key) throws -> Bool {
             if let scoped = decoder.scoped {
-                if let scope = scoped.scope(key.stringValue) { return scope.isMissing }
-                if scoped.prefetchedRows(key.stringValue) != nil { return false }
+                switch decoder.associationKey(key.stringValue, in: scoped) {
+                case .scope(let path): return scoped.scope(at: path).isMissing
+                case .prefetched: return false
+                case .noColumn, .column: break
+                }
             }
             guard let column = decoder.lookUp(key) else { return true }
             return decoder.source.columnType(at: column) == SQLITE_NULL

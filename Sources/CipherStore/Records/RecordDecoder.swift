@@ -11,10 +11,22 @@ import Foundation
 /// records the column index of the n-th key asked for, and later rows only confirm that the
 /// n-th key is the same one.
 final class RecordDecoder {
-    let source: ColumnSource
+    @exclusivity(unchecked) private(set) var source: ColumnSource
     /// The row split by association, for a request with associations; `nil` on the usual,
     /// one-table path.
-    let scoped: ScopedRow?
+    @exclusivity(unchecked) private(set) var scoped: ScopedRow?
+    /// The scope whose columns this decoder matches keys against, for a row split by
+    /// association (its reads go to `source` at the query's column index); `nil`: all of
+    /// the source's columns.
+    private let scope: ScopePlan?
+    /// For rows split by association: what each key names, the decoders of the nested
+    /// records, and what the n-th property decoded through them found, kept from row to row
+    /// (every row of one request splits the same way) so that, as for columns, each is worked
+    /// out once. See `RecordDecoder+Associations.swift`.
+    var associationKeys: [String: AssociationKey] = [:]
+    var nestedDecoders: [String: RecordDecoder] = [:]
+    @exclusivity(unchecked) var associationSteps: [AssociationStep] = []
+    @exclusivity(unchecked) var associationPosition = 0
     /// The record being decoded, named in errors.
     private var recordType: Any.Type = Any.self
     /// The record's type when it is a ``FetchableRecord``: it says how dates are read.
@@ -26,18 +38,30 @@ final class RecordDecoder {
     init(source: ColumnSource) {
         self.source = source
         self.scoped = nil
+        self.scope = nil
     }
 
-    /// A decoder of a row of a request with associations.
+    /// A decoder of the rows of a request with associations; give it each row with
+    /// ``decode(_:scoped:)``.
     init(scoped: ScopedRow) {
-        self.source = .row(scoped.row)
+        self.source = scoped.source
         self.scoped = scoped
+        self.scope = scoped.plan
+    }
+
+    /// Decodes one row of a request with associations. The rows a decoder is given must come
+    /// from one request, seen through the same scope.
+    func decode<Record: Decodable>(_ type: Record.Type, scoped row: ScopedRow) throws -> Record {
+        source = row.source
+        scoped = row
+        return try decode(Record.self)
     }
 
     /// Decodes the source's current row.
     /// - Throws: ``RecordDecodingError``, or an error of the record's own `init(from:)`.
     func decode<Record: Decodable>(_ type: Record.Type) throws -> Record {
         position = 0
+        associationPosition = 0
         if recordType != Record.self {
             recordType = Record.self
             dateStrategies = Record.self as? any FetchableRecord.Type
@@ -54,8 +78,8 @@ final class RecordDecoder {
         if position < plannedKeys.count, plannedKeys[position] == name {
             return plannedColumns[position]
         }
-        guard let column = source.columnIndex(named: name) else {
-            throw error(.missingColumn(availableColumns: source.columnNames), key: key)
+        guard let column = columnIndex(named: name) else {
+            throw error(.missingColumn(availableColumns: columnNames), key: key)
         }
         if position == plannedKeys.count {
             plannedKeys.append(name)
@@ -69,8 +93,17 @@ final class RecordDecoder {
 
     /// The column of a key, outside the plan (`contains`, `decodeNil`).
     func lookUp(_ key: some CodingKey) -> Int? {
-        source.columnIndex(named: key.stringValue)
+        columnIndex(named: key.stringValue)
     }
+
+    /// The index in `source` of the column named `name` in this decoder's scope.
+    func columnIndex(named name: String) -> Int? {
+        guard let scope else { return source.columnIndex(named: name) }
+        return scope.layout.index(of: name).map { $0 + scope.range.lowerBound }
+    }
+
+    /// The names of the columns in this decoder's scope.
+    var columnNames: [String] { scope?.layout.columnNames ?? source.columnNames }
 
     // MARK: Typed reads, shared by the keyed and the single-value containers
 

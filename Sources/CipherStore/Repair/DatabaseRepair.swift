@@ -154,10 +154,15 @@ public enum DatabaseRepair {
     }
 
     private static func pageCipher(pageKey: SecureBytes, salt: [UInt8], settings: CipherSettings) throws -> PageCipher {
-        let keys = try pageKey.withUnsafeBytes { try PageCipher.Keys(key: $0, salt: salt, kdfAlgorithm: settings.kdfAlgorithm ?? .sha1) }
+        let keys = try pageKey.withUnsafeBytes {
+            try PageCipher.Keys(key: $0, salt: salt, kdfAlgorithm: settings.kdfAlgorithm ?? .sha1,
+                                hmacSaltMask: settings.hmacSaltMask ?? PageCipher.defaultHMACSaltMask,
+                                hmacKDFIterations: settings.hmacKDFIterations ?? PageCipher.defaultHMACKDFIterations)
+        }
         let headerSize = settings.plaintextHeaderSize ?? 0
         return PageCipher(keys: keys, pageSize: settings.pageSize ?? SQLCipherLibrary.defaultPageSize,
-                          hmac: settings.useHMAC == false ? nil : settings.hmacAlgorithm ?? .sha1, headerSize: headerSize == 0 ? 16 : headerSize)
+                          hmac: settings.useHMAC == false ? nil : settings.hmacAlgorithm ?? .sha1, headerSize: headerSize == 0 ? 16 : headerSize,
+                          pageNumberByteOrder: settings.hmacPageNumberByteOrder ?? .littleEndian)
     }
 
     /// The 32 bytes pages are encrypted with (a passphrase stretched once) and the salt: the

@@ -10,8 +10,15 @@ import CipherStore
 /// - v3: `Status.text`, `Status.user` and `Status.createdAt` become NOT NULL and the text
 ///   must not be empty: a constraint change SQLite 3.15.2 cannot make in place, done with
 ///   ``CipherStore/Connection/rebuildTable(_:as:copying:)``.
+/// - v4: `StatusSearch`, a full-text index of `Status.text` for ``StatusService/search(_:limit:)``:
+///   FTS4 (on every SQLCipher; FTS5 is SQLCipher 4's) with the `cjk` tokenizer, since the
+///   statuses are Chinese. The text stays in `Status` (an external-content table); the
+///   migration indexes the statuses already there, and triggers on `Status` keep the index in
+///   step with every insert, update and delete, in the same transaction. A later rebuild of
+///   `Status` with ``CipherStore/Connection/rebuildTable(_:as:copying:)`` keeps them (it
+///   recreates the table's triggers, and rows keep their ids).
 ///
-/// The feed keeps its schema version in `PRAGMA user_version` (1 to 3), as apps do: each
+/// The feed keeps its schema version in `PRAGMA user_version` (1 to 4), as apps do: each
 /// migration sets it, since the migrator leaves `user_version` to the app.
 public enum FeedSchema {
     /// The name of migration v1.
@@ -20,6 +27,8 @@ public enum FeedSchema {
     public static let v2 = "v2 status client message id"
     /// The name of migration v3.
     public static let v3 = "v3 status constraints"
+    /// The name of migration v4.
+    public static let v4 = "v4 status search"
 
     /// The seed app's tables, as it created them, plus the unique name index it assumed.
     static let version1SQL = """
@@ -32,8 +41,8 @@ public enum FeedSchema {
         CREATE INDEX IF NOT EXISTS status_timeline ON Status(createdAt, Id);
         """
 
-    /// The migrator up to `version` (1 to 3).
-    public static func migrator(upTo version: Int = 3) -> DatabaseMigrator {
+    /// The migrator up to `version` (1 to 4).
+    public static func migrator(upTo version: Int = 4) -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration(v1) { db in
             try db.executeScript(version1SQL)
@@ -53,6 +62,15 @@ public enum FeedSchema {
                                      user integer NOT NULL REFERENCES User (Id) ON DELETE CASCADE, clientMessageId text)
                 """, copying: #"Id, coalesce(source, ''), createdAt, "text", user, clientMessageId"#)
             try db.execute(sql: "PRAGMA user_version = 3")
+        }
+        guard version >= 4 else { return migrator }
+        migrator.registerMigration(v4) { db in
+            try db.create(virtualTable: "StatusSearch", using: FTS4()) { t in
+                t.synchronize(withTable: "Status")
+                t.column("text")
+                t.tokenizer = .cjk
+            }
+            try db.execute(sql: "PRAGMA user_version = 4")
         }
         return migrator
     }

@@ -127,6 +127,27 @@ public struct StatusService: Sendable {
         }
     }
 
+    /// The statuses whose text holds every word of `text`, newest first, with their users: at
+    /// most `limit`. Empty when `text` has no word.
+    ///
+    /// ```swift
+    /// let found = try statuses.search("温泉 iPhone")
+    /// ```
+    ///
+    /// The search reads the full-text index of schema v4 (``FeedSchema``), with the `cjk`
+    /// tokenizer: a Chinese or Japanese word is found inside a sentence without spaces (温泉 in
+    /// 泡温泉边玩), English words whatever their case (iphone finds iPhone6 and Iphone4S), and a
+    /// word is matched as its characters in a row. What a user types is never read as query
+    /// syntax: quotes, `OR`, `-`, `*` are separators or plain words. A single Chinese
+    /// character finds the statuses where it starts a two-character sequence (猴 finds 猴子,
+    /// not 雪猴): FTS4 indexes Chinese text as character pairs.
+    public func search(_ text: String, limit: Int = 50) throws -> [TimelineEntry] {
+        guard let pattern = FTS3Pattern(matchingAllTokensIn: text) else { return [] }
+        return try database.read { db in try Self.entries(db, sql: Self.searchSQL, arguments: [pattern, limit]) }
+    }
+
+    static let searchSQL = timelineSQL + " WHERE s.Id IN (SELECT docid FROM StatusSearch WHERE StatusSearch MATCH ?)" + newestFirst + " LIMIT ?"
+
     /// Users with this screen name who posted a status containing `text`.
     public func users(postingText text: String, screenName: String) throws -> [User] {
         try database.read { db in
@@ -148,6 +169,12 @@ public struct StatusService: Sendable {
     /// ``timeline()`` without blocking the caller's thread.
     public func timeline() async throws -> [TimelineEntry] {
         try await database.read { db in try Self.entries(db, sql: Self.timelineSQL + Self.newestFirst) }
+    }
+
+    /// ``search(_:limit:)`` without blocking the caller's thread.
+    public func search(_ text: String, limit: Int = 50) async throws -> [TimelineEntry] {
+        guard let pattern = FTS3Pattern(matchingAllTokensIn: text) else { return [] }
+        return try await database.read { db in try Self.entries(db, sql: Self.searchSQL, arguments: [pattern, limit]) }
     }
 
     /// ``importStatuses(_:)`` without blocking the caller's thread.

@@ -5,16 +5,53 @@ enum AssociationFetch {
     /// How many key values one prefetch query binds: under SQLite 3.15's limit of 999.
     static let keysPerQuery = 500
 
+    /// The records of `relation`. Without a to-many association, decoded from the statement
+    /// row by row, each split where it stands; with one, from the fetched rows, once each
+    /// row's associated rows are there.
+    static func records<Record: Decodable>(_ type: Record.Type, _ db: Connection, _ relation: SQLRelation) throws -> [Record] {
+        var generator = SQLQueryGenerator(db: db)
+        let query = try generator.select(relation)
+        guard query.prefetches.isEmpty else {
+            let rows = try self.rows(db, query).rows
+            guard let first = rows.first else { return [] }
+            let decoder = RecordDecoder(scoped: first)
+            return try rows.map { try decoder.decode(Record.self, scoped: $0) }
+        }
+        let cursor: RecordCursor<Record> = try self.cursor(db, query)
+        var records: [Record] = []
+        while let record = try cursor.next() { records.append(record) }
+        return records
+    }
+
+    /// A cursor over the records of `relation`, which has no to-many association.
+    static func cursor<Record: Decodable>(_ db: Connection, _ relation: SQLRelation) throws -> RecordCursor<Record> {
+        var generator = SQLQueryGenerator(db: db)
+        let query = try generator.select(relation)
+        guard query.prefetches.isEmpty else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "a cursor reads rows one at a time, and the rows of an association included with including(all:) are fetched after all the others; fetch this request with fetchAll")
+        }
+        return try cursor(db, query)
+    }
+
+    private static func cursor<Record: Decodable>(_ db: Connection, _ query: SQLQueryGenerator.Query) throws -> RecordCursor<Record> {
+        let statement = try db.cachedStatement(sql: query.sql)
+        let plan = ScopePlan(layout: query.layout, columnNames: statement.columnNames, visibleWidth: statement.columnCount - query.hiddenColumnCount)
+        return try RecordCursor(statement: statement, arguments: .positional(query.arguments), plan: plan)
+    }
+
     /// The rows of `relation`, split, with their to-many associations, and the values of
     /// `extraColumns` for each row.
     static func rows(_ db: Connection, _ relation: SQLRelation, extraColumns: [String] = []) throws -> (rows: [ScopedRow], extras: [[DatabaseValue]]) {
         var generator = SQLQueryGenerator(db: db)
-        let query = try generator.select(relation, extraColumns: extraColumns)
+        return try rows(db, generator.select(relation, extraColumns: extraColumns))
+    }
+
+    private static func rows(_ db: Connection, _ query: SQLQueryGenerator.Query) throws -> (rows: [ScopedRow], extras: [[DatabaseValue]]) {
         let fetched = try db.fetchAll(sql: query.sql, arguments: .positional(query.arguments))
         guard let first = fetched.first else { return ([], []) }
         let visibleWidth = first.count - query.hiddenColumnCount
-        let splitter = ScopedRowSplitter(layout: query.layout, columnNames: first.columnNames, visibleWidth: visibleWidth)
-        var rows = fetched.map { splitter.split($0.values) }
+        let plan = ScopePlan(layout: query.layout, columnNames: first.columnNames, visibleWidth: visibleWidth)
+        var rows = fetched.map { ScopedRow(source: .row($0), plan: plan) }
         let extras = fetched.map { row in query.extraColumnOffsets.map { row.values[visibleWidth + $0] } }
         for prefetch in query.prefetches {
             let keys = fetched.map { row in prefetch.parentKeyOffsets.map { row.values[visibleWidth + $0] } }

@@ -4,7 +4,7 @@ extension QueryInterfaceRequest where RowDecoder: FetchableRecord {
     ///   when a row does not fit.
     public func fetchAll(_ db: Connection) throws -> [RowDecoder] {
         guard relation.joins.isEmpty else {
-            return try AssociationFetch.rows(db, relation).rows.map { try RecordDecoder(scoped: $0).decode(RowDecoder.self) }
+            return try AssociationFetch.records(RowDecoder.self, db, relation)
         }
         let sql = try makeSQL(db)
         return try db.fetchAll(RowDecoder.self, sql: sql.sql, arguments: sql.statementArguments)
@@ -15,12 +15,13 @@ extension QueryInterfaceRequest where RowDecoder: FetchableRecord {
         try firstRowOnly.fetchAll(db).first
     }
 
-    /// A cursor over the matching records, decoded one at a time.
-    /// - Throws: ``DatabaseError``; also for a request with associations, which
-    ///   `fetchAll(_:)` fetches (their rows are split and grouped after the query).
+    /// A cursor over the matching records, decoded one at a time (with their to-one
+    /// associations).
+    /// - Throws: ``DatabaseError``; also for a request that includes a to-many association
+    ///   (`including(all:)`), whose rows are fetched after all the others: use `fetchAll(_:)`.
     public func fetchCursor(_ db: Connection) throws -> RecordCursor<RowDecoder> {
         guard relation.joins.isEmpty else {
-            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "fetchCursor reads one table's records; fetch a request with associations with fetchAll")
+            return try AssociationFetch.cursor(db, relation)
         }
         let sql = try makeSQL(db)
         return try db.fetchCursor(RowDecoder.self, sql: sql.sql, arguments: sql.statementArguments)

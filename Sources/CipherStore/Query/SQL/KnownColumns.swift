@@ -22,6 +22,13 @@ extension Connection {
         let names = try columnNames(ofTable: table)
         var lowercased = Set(names.map(KnownColumns.folded))
         if try !names.isEmpty && TableShape.read(table, in: self).rowidName != nil { lowercased.formUnion(["rowid", "_rowid_", "oid"]) }
+        // A full-text table's hidden columns, which table_info does not list: docid (FTS4),
+        // rank (FTS5), and the column named after the table that MATCH and snippet() take.
+        if !names.isEmpty, try fetchOne(sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE AND sql LIKE 'CREATE VIRTUAL TABLE%'", arguments: [table]) != nil {
+            for hidden in ["docid", "rank", table] where try TableShape.compiles("SELECT \(Self.quoteIdentifier(hidden)) FROM \(Self.quoteIdentifier(table))", in: self) {
+                lowercased.insert(KnownColumns.folded(hidden))
+            }
+        }
         let known = KnownColumns(names: names, lowercased: lowercased, schemaVersion: version)
         tableColumns[table] = known
         return known

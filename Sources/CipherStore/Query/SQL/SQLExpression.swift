@@ -24,6 +24,9 @@ public struct SQLExpression: Sendable {
         case countAll
         case inList(Node, [Node])
         case between(Node, Node, Node)
+        /// `table MATCH pattern`: a full-text search on the whole row of the request's table
+        /// (named by its alias when the query joins tables).
+        case tableMatch(table: String, Node)
     }
 
     let node: Node
@@ -101,6 +104,8 @@ extension SQLExpression.Node {
             let left = operand.renderOperand(&context)
             let low = lower.renderOperand(&context)
             return left + " BETWEEN " + low + " AND " + upper.renderOperand(&context)
+        case .tableMatch(let table, let pattern):
+            return Connection.quoteIdentifier(context.qualifier ?? table) + " MATCH " + pattern.renderOperand(&context)
         }
     }
 
@@ -116,7 +121,7 @@ extension SQLExpression.Node {
     func collectColumns(into names: inout [String]) {
         switch self {
         case .column(let name): names.append(name)
-        case .value, .literal, .countAll: break
+        case .value, .literal, .countAll, .tableMatch: break
         case .prefix(_, let operand), .postfix(let operand, _): operand.collectColumns(into: &names)
         case .binary(let lhs, _, let rhs):
             lhs.collectColumns(into: &names)

@@ -42,6 +42,15 @@ if CommandLine.arguments.dropFirst().first == "--fetch-only" {
     exit(0)
 }
 
+// `bench-cipherstore --associations-only`: the association rows alone.
+if CommandLine.arguments.dropFirst().first == "--associations-only" {
+    let key = try DatabaseKey.rawKey(hex: String(repeating: "3a", count: 32))
+    print((["| workload | baseline | CipherStore | ratio | target |", "| --- | --- | --- | --- | --- |"]
+           + (try associationWorkloads(bench, directory: directory, books: bench.quick ? 10_000 : 50_000, key: key))).joined(separator: "\n"))
+    try? FileManager.default.removeItem(atPath: directory)
+    exit(0)
+}
+
 // `bench-cipherstore --file-tools-only`: encrypt and key rotation against the shell, alone.
 if CommandLine.arguments.dropFirst().first == "--file-tools-only" {
     print((["| workload | shell | CipherStore | result | target |", "| --- | --- | --- | --- | --- |"]
@@ -63,6 +72,15 @@ if CommandLine.arguments.dropFirst().first == "--backup-only" {
 if CommandLine.arguments.dropFirst().first == "--key-slots-only" {
     print((["| workload | baseline | CipherStore | result | target |", "| --- | --- | --- | --- | --- |"]
            + (try keySlotWorkloads(bench, directory: directory, megabytes: bench.quick ? 10 : 100, largeMegabytes: bench.quick ? nil : 1000))).joined(separator: "\n"))
+    try? FileManager.default.removeItem(atPath: directory)
+    exit(0)
+}
+// `bench-cipherstore --search-only`: the full-text search row alone.
+if CommandLine.arguments.dropFirst().first == "--search-only" {
+    let hex = String(repeating: "3a", count: 32)
+    print((["| workload | raw C | CipherStore | ratio | target |", "| --- | --- | --- | --- | --- |"]
+           + (try searchWorkload(bench, directory: directory, statuses: bench.quick ? 20_000 : 100_000, key: try DatabaseKey.rawKey(hex: hex),
+                                 rawKey: Array("x'\(hex)'".utf8)))).joined(separator: "\n"))
     try? FileManager.default.removeItem(atPath: directory)
     exit(0)
 }
@@ -93,6 +111,8 @@ output += try fileToolWorkloads(bench, directory: directory, megabytes: bench.qu
 output += try await contentionWorkloads(directory: directory, operations: bench.quick ? 4_000 : 32_000, key: key)
 output += try batchClaim(bench, directory: directory, rows: bench.quick ? 1_000 : 10_000, key: key)
 output += try feedWorkload(bench, directory: directory, statuses: 10_000, key: key, rawKey: rawKey)
+output += try associationWorkloads(bench, directory: directory, books: bench.quick ? 10_000 : 50_000, key: key)
+output += try searchWorkload(bench, directory: directory, statuses: bench.quick ? 20_000 : 100_000, key: key, rawKey: rawKey)
 output.append("")
 output.append("### Key slots (passphrase change and open; slots calibrated to the default 0.25 s of scrypt here)")
 output.append("")

@@ -17,6 +17,7 @@ let targets: [String: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32] = [
     "records": { fuzzRecords($0, $1) },
     "repair": { fuzzRepair($0, $1) },
     "repair-structured": { fuzzStructuredRepair($0, $1) },
+    "tokenizer": { fuzzTokenizer($0, $1) },
 ]
 // `fuzz seeds DIRECTORY`: writes the seed inputs of the targets that need a made one (kept in
 // Corpus/ in the repository; written again only when their format changes).
@@ -27,7 +28,7 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "seeds" {
     exit(0)
 }
 guard CommandLine.arguments.count >= 2, let target = targets[CommandLine.arguments[1]] else {
-    FileHandle.standardError.write(Data("usage: fuzz open|slots|pages|records|repair|repair-structured [libFuzzer options] CORPUS\n".utf8))
+    FileHandle.standardError.write(Data("usage: fuzz open|slots|pages|records|repair|repair-structured|tokenizer [libFuzzer options] CORPUS\n".utf8))
     exit(64)
 }
 selectedTarget = target
