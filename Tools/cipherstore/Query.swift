@@ -76,6 +76,7 @@ extension CipherStoreCommand {
                 defer { try? db.close() }
                 let output = QueryOutput(format: format, collecting: json != nil)
                 let changes = try Self.execute(text, on: db, writing: write, output: output, quiet: json != nil)
+                (try? PlaceholderCollations(db)).flatMap { Summary.placeholderWarning($0, .read) }.map(warn)
                 // A write keeps the schema copy current, as every writing command does.
                 if write { DatabaseFile.writeSchemaCopy(of: db, key: databaseKey, cipher: settings) }
                 json?.succeed(["columns": output.columnNames, "rows": output.collected ?? [], "rowCount": output.collected?.count ?? 0,
@@ -94,6 +95,10 @@ extension CipherStoreCommand {
             } catch let error as DatabaseError {
                 if let module = error.message?.components(separatedBy: "no such module: ").dropFirst().first {
                     throw Self.missingModule(module, in: db)
+                }
+                // Only a writing connection lacks a collation: a reading one has stand-ins.
+                if let collation = error.message?.components(separatedBy: "no such collation sequence: ").dropFirst().first {
+                    throw Self.missingCollation(collation)
                 }
                 throw CLIError(exitCode: 1, message: "The SQL was refused: \(error.message ?? error.description). Nothing was changed.")
             } catch CipherStoreError.invalidArguments {
@@ -137,6 +142,12 @@ extension CipherStoreCommand {
         static func missingModule(_ module: String, in db: Connection) -> DatabaseFileError {
             let table = (try? db.fetchScalar(String.self, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%USING ' || ? || '%'", arguments: [module])) ?? nil
             return DatabaseFileError.missingModule(path: Self.path(of: db), table: table ?? "?", module: module)
+        }
+
+        /// The error for a write that needs a collation the tool does not have: under a stand-in
+        /// it would put index entries where the app's order does not expect them.
+        static func missingCollation(_ name: String) -> CLIError {
+            CLIError(exitCode: 1, message: "The statement needs the collation \(name), which this tool does not have (the app that made the database defines it). A write under a stand-in would put rows in its indexes in byte order, where the app would not find them, so it is refused. Nothing was changed. Make this change in the app, or run a statement that does not use \(name) (without --write, the tool reads such columns through a stand-in in byte order).")
         }
 
         /// The file the connection has open, for messages.

@@ -82,6 +82,7 @@ extension CipherStoreCommand {
                 for path in report.removedSideFiles { warn(Summary.sideFileRemoved(path)) }
                 for path in report.sideFilesMovedAside { warn(Summary.sideFileMovedAside(path)) }
                 for problem in report.problems { warn(problem) }
+                Summary.placeholderWarning(report.placeholderCollations, .rebuild).map(warn)
                 if !report.isComplete {
                     warn("some data could not be read: the new database holds what could (\(json == nil ? "see above" : "see the report's pagesLost and problems")). Restore a backup if you have one; keep the damaged file.")
                     throw ExitCode(ExitCodes.dataLost)
@@ -140,6 +141,8 @@ extension CipherStoreCommand {
                 "tables": report.tables.map { ["name": $0.name, "rows": $0.recoveredRows, "expectedRows": $0.expectedRows.map { $0 as Any } ?? NSNull()] as [String: Any] },
                 "rows": report.recoveredRows,
                 "problems": report.problems,
+                "placeholderCollations": report.placeholderCollations.names,
+                "indexesUnderPlaceholders": report.placeholderCollations.indexes,
                 "slotFile": report.slotFilePath ?? NSNull(),
                 "seconds": (report.seconds * 1000).rounded() / 1000,
             ]

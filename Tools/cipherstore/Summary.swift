@@ -76,7 +76,10 @@ enum Summary {
     }
 
     static func text(_ report: VerificationReport) -> String {
-        var lines = ["\(report.path): OK (\(report.isEncrypted ? "encrypted" : "PLAINTEXT"), integrity check passed)",
+        let unchecked = report.placeholderCollations.indexes.count
+        let passed = unchecked == 0 ? "integrity check passed"
+            : "integrity check passed but for \(counted(unchecked, "index")) under a collation this tool does not have"
+        var lines = ["\(report.path): OK (\(report.isEncrypted ? "encrypted" : "PLAINTEXT"), \(passed))",
                      "user_version \(report.userVersion), application_id \(report.applicationID), journal mode \(report.journalMode), \(counted(report.schemaObjectCount, "schema object"))",
                      settings(report)]
         for table in report.tables { lines.append("  \(table.name): \(counted(table.rowCount, "row"))") }
@@ -98,6 +101,7 @@ enum Summary {
             "rows": totalRows(report),
             "checks": ["integrity check"],
         ].merging(report.plaintextHeaderSalt.map { ["salt": $0.map { String(format: "%02x", $0) }.joined()] } ?? [:]) { $1 }
+            .merging(report.placeholderCollations.isEmpty ? [:] : placeholderFields(report.placeholderCollations)) { $1 }
     }
 
     /// `encrypt`, `decrypt` and `rekey --json`'s fields: the result's, where it is, what was checked.
@@ -145,7 +149,8 @@ enum Summary {
         let warnings = report.removedLeftovers.map { "removed \($0), left by an interrupted earlier run." }
             + report.removedSideFiles.map(sideFileRemoved) + report.sideFilesMovedAside.map(sideFileMovedAside)
             + report.rowidsNotKept.map { "table \($0) has columns named rowid, _rowid_ and oid: SQL cannot reach its rowids, so its rows have new ones in the result (in the same order), and verification compared them in that order." }
-            + warnings + copyWarning + settingsWarning
+            + warnings + [placeholderWarning(report.verification.placeholderCollations, .copy)].compactMap { $0 }
+            + copyWarning + settingsWarning
         if let json {
             var object = fields(report, fullCheck: fullCheck, warnings: warnings)
             object["opensOnlyWith"] = needed.map(\.option)

@@ -42,6 +42,7 @@ extension CipherStoreCommand {
                 let databaseKey = plaintext ? nil : try SlotDatabase.openingKey(for: database, from: key.source(confirm: false))
                 let report = try DatabaseFile.verify(path: database, key: databaseKey, cipher: plaintext ? .libraryDefaults : cipher.settings)
                 if let output { output.succeed(Summary.fields(report)) } else { print(Summary.text(report)) }
+                Summary.placeholderWarning(report.placeholderCollations, .check).map(warn)
             }
         }
     }

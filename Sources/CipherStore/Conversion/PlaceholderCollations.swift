@@ -28,3 +28,19 @@ public struct PlaceholderCollations: Sendable, Hashable {
         return PlaceholderCollations(names: names, indexes: try db.indexes(usingCollations: names))
     }
 }
+
+extension PlaceholderCollations {
+    /// The collations `db` replaced so far (``Connection/placeholderCollations``), and the
+    /// indexes of its main database that use them.
+    ///
+    /// ```swift
+    /// let db = try DatabaseFile.openForReading(path: "app.db", key: key)
+    /// let rows = try db.fetchAll(sql: "SELECT name FROM user ORDER BY name")
+    /// let standIns = try PlaceholderCollations(db)
+    /// if !standIns.isEmpty { print("ordered in byte order:", standIns.names) }
+    /// ```
+    /// - Throws: ``DatabaseError`` when the schema cannot be read.
+    public init(_ db: Connection) throws {
+        self = try Self.of(db)
+    }
+}

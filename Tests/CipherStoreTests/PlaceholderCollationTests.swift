@@ -1,0 +1,87 @@
+import CipherStore
+import Foundation
+import TestSupport
+import Testing
+
+/// The library's tools on a file whose schema names a collation they do not have: a stand-in
+/// in binary order lets them read and check it, and they say so; the rest of the file is
+/// checked as before, and an app's backup uses the app's own collation.
+@Suite struct PlaceholderCollationTests {
+    let directory: TemporaryDirectory
+    let path: String
+    let key: DatabaseKey
+
+    /// Reverse byte order: what a binary stand-in gets exactly wrong.
+    static let myapp = DatabaseCollation("myapp") { lhs, rhs in rhs.compare(lhs) }
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        path = directory.path("collated.db")
+        key = try DatabaseKey.rawKey(hex: String(repeating: "8e", count: 32))
+        let db = try Connection(path: path, key: key)
+        try db.add(collation: Self.myapp)
+        try db.executeScript("""
+            CREATE TABLE word(id INTEGER PRIMARY KEY, text TEXT COLLATE myapp UNIQUE, n INTEGER);
+            CREATE INDEX word_n ON word(n);
+            WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 500)
+            INSERT INTO word(text, n) SELECT printf('w%04d', i), i FROM c;
+            """)
+        try db.close()
+    }
+
+    @Test func verifyChecksEverythingButTheIndexesUnderTheStandIn() throws {
+        let report = try DatabaseFile.verify(path: path, key: key)
+        #expect(report.placeholderCollations.names == ["myapp"])
+        #expect(report.placeholderCollations.indexes == ["sqlite_autoindex_word_1"])
+        #expect(report.tables.first { $0.name == "word" }?.rowCount == 500)
+    }
+
+    @Test func anIndexNotUnderTheStandInIsStillCheckedAndFoundDamaged() throws {
+        // word_n declared BINARY over n, but its entries put in reverse order: a damaged index
+        // that no stand-in explains.
+        let db = try Connection(path: path, key: key)
+        try db.add(collation: Self.myapp)
+        try db.executeScript("""
+            DROP INDEX word_n;
+            CREATE INDEX word_n ON word(CAST(n AS TEXT) COLLATE myapp);
+            PRAGMA writable_schema = ON;
+            UPDATE sqlite_master SET sql = replace(sql, 'COLLATE myapp', 'COLLATE BINARY') WHERE name = 'word_n';
+            """)
+        try db.close()
+        let error = try #require(throws: DatabaseFileError.self) { try DatabaseFile.verify(path: path, key: key) }
+        #expect("\(error)".contains("word_n"), "\(error)")
+    }
+
+    @Test func readingThroughTheStandInNamesIt() throws {
+        let db = try DatabaseFile.openForReading(path: path, key: key)
+        defer { try? db.close() }
+        #expect(db.placeholderCollations.isEmpty)
+        #expect(try String.fetchAll(db, sql: "SELECT text FROM word NOT INDEXED ORDER BY text LIMIT 2") == ["w0001", "w0002"])
+        #expect(db.placeholderCollations == ["myapp"])
+        #expect(try PlaceholderCollations(db) == PlaceholderCollations(db))
+        #expect(try PlaceholderCollations(db).indexes == ["sqlite_autoindex_word_1"])
+    }
+
+    @Test func aBackupByTheToolNamesTheStandInAndOneByTheAppDoesNot() throws {
+        let toolCopy = directory.path("tool-copy.db")
+        let report = try DatabaseBackup.backup(path: path, key: key, to: toolCopy)
+        #expect(report.verification.placeholderCollations.names == ["myapp"])
+        #expect(report.verification.placeholderCollations.indexes == ["sqlite_autoindex_word_1"])
+
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in try db.add(collation: Self.myapp) }
+        let queue = try DatabaseQueue(path: path, key: key, configuration: configuration)
+        defer { try? queue.close() }
+        let appReport = try queue.backup(to: directory.path("app-copy.db"), key: key)
+        #expect(appReport.verification.placeholderCollations.isEmpty)
+    }
+
+    @Test func anAppsOwnConnectionsNeverUseAStandIn() throws {
+        let queue = try DatabaseQueue(path: path, key: key)
+        defer { try? queue.close() }
+        let error = try #require(throws: DatabaseError.self) {
+            try queue.read { try String.fetchAll($0, sql: "SELECT text FROM word ORDER BY text") }
+        }
+        #expect(error.message == "no such collation sequence: myapp")
+    }
+}

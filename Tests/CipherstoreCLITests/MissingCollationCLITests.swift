@@ -1,0 +1,132 @@
+import CipherStore
+import Foundation
+import TestSupport
+import Testing
+
+/// A file whose schema names the app's own collation (`COLLATE myapp`), made by the library
+/// with the real collation, then handled by the tool, which does not have it: `verify`,
+/// `backup`, `query` and `repair` still work, and each says on standard error what was
+/// replaced by what, and what that means for its result.
+@Suite struct MissingCollationCLITests {
+    static let rawKey = String(repeating: "5c", count: 32)
+    /// Reverse byte order: what the tool's binary stand-in gets exactly wrong.
+    static let myapp = DatabaseCollation("myapp") { lhs, rhs in rhs.compare(lhs) }
+
+    let workspace: TemporaryDirectory
+    let database: String
+    let keyFile: String
+
+    init() throws {
+        workspace = try TemporaryDirectory()
+        database = workspace.path("app.db")
+        keyFile = try workspace.keyFile("app.key", Self.rawKey)
+        let db = try Connection(path: database, key: .rawKey(hex: Self.rawKey))
+        try db.add(collation: Self.myapp)
+        try db.executeScript("""
+            CREATE TABLE contact(id INTEGER PRIMARY KEY, name TEXT COLLATE myapp, city TEXT);
+            CREATE INDEX contact_name ON contact(name);
+            CREATE INDEX contact_city ON contact(city);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300)
+            INSERT INTO contact(name, city) SELECT printf('name %03d', i), printf('city %d', i % 7) FROM n;
+            """)
+        #expect(try String.fetchAll(db, sql: "SELECT name FROM contact ORDER BY name LIMIT 2") == ["name 300", "name 299"])
+        try db.close()
+    }
+
+    /// Opens `path` as the app does, with its collation.
+    func openAsTheApp(_ path: String) throws -> Connection {
+        let db = try Connection(path: path, key: .rawKey(hex: Self.rawKey))
+        try db.add(collation: Self.myapp)
+        return db
+    }
+
+    @Test func verifyChecksTheRestAndSaysWhichIndexItCouldNotCheck() throws {
+        let result = try CLI.run(["verify", database, "--raw-key", "--key-file", keyFile])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.output.contains("integrity check passed but for 1 index under a collation this tool does not have"), "\(result.output)")
+        #expect(result.output.contains("contact: 300 rows"))
+        let warning = result.errorOutput
+        #expect(warning.contains("cipherstore: warning: the schema names the collation myapp, which this tool does not have"), "\(warning)")
+        #expect(warning.contains("replaced by a stand-in that compares as BINARY (byte order)"))
+        #expect(warning.contains("(contact_name) was set aside"))
+        #expect(warning.contains("PRAGMA integrity_check in the app that has myapp"))
+        #expect(!warning.contains("contact_city"))
+
+        let json = try CLI.run(["verify", database, "--raw-key", "--key-file", keyFile, "--json"])
+        #expect(json.status == 0, "\(json.errorOutput)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        #expect(object["placeholderCollations"] as? [String] == ["myapp"])
+        #expect(object["indexesUnderPlaceholders"] as? [String] == ["contact_name"])
+    }
+
+    @Test func backupCopiesThePagesAsTheyAreAndSaysWhatItCouldNotCheck() throws {
+        let backup = workspace.path("backup.db")
+        let result = try CLI.run(["backup", database, "--output", backup, "--raw-key", "--key-file", keyFile])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("the schema names the collation myapp, which this tool does not have"), "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("copied as they are"))
+        #expect(result.errorOutput.contains("contact_name"))
+        // In the app, the copy's index under its collation is whole and in the app's order.
+        let copy = try openAsTheApp(backup)
+        defer { try? copy.close() }
+        #expect(try copy.fetchScalar(String.self, sql: "PRAGMA integrity_check") == "ok")
+        #expect(try String.fetchAll(copy, sql: "SELECT name FROM contact ORDER BY name LIMIT 2") == ["name 300", "name 299"])
+        #expect(try copy.fetchScalar(Int.self, sql: "SELECT count(*) FROM contact WHERE name < 'name 003'") == 297)
+    }
+
+    @Test func queryReadsWithTheStandInAndSaysWhatThatMeans() throws {
+        // A sort compares in byte order…
+        let sorted = try CLI.run(["query", database, "SELECT name FROM contact NOT INDEXED ORDER BY name LIMIT 2", "--raw-key", "--key-file", keyFile, "--format", "csv"])
+        #expect(sorted.status == 0, "\(sorted.errorOutput)")
+        #expect(sorted.output == "name\nname 001\nname 002\n")
+        #expect(sorted.errorOutput.contains("the schema names the collation myapp, which this tool does not have"), "\(sorted.errorOutput)")
+        #expect(sorted.errorOutput.contains("comparisons, sorts, GROUP BY and DISTINCT on columns under it use byte order"))
+        // …while an ORDER BY through the index follows the index, in the app's order: the
+        // warning names it.
+        let indexed = try CLI.run(["query", database, "SELECT name FROM contact ORDER BY name LIMIT 2", "--raw-key", "--key-file", keyFile, "--format", "csv"])
+        #expect(indexed.status == 0, "\(indexed.errorOutput)")
+        #expect(indexed.output == "name\nname 300\nname 299\n")
+        #expect(indexed.errorOutput.contains("an index that uses it (contact_name) follows the index"), "\(indexed.errorOutput)")
+
+        // A statement that does not need it says nothing.
+        let plain = try CLI.run(["query", database, "SELECT count(*) FROM contact", "--raw-key", "--key-file", keyFile, "--format", "csv"])
+        #expect(plain.status == 0 && plain.output == "count(*)\n300\n", "\(plain.errorOutput)")
+        #expect(plain.errorOutput.isEmpty)
+    }
+
+    @Test func aWriteThatNeedsTheCollationIsRefusedAndChangesNothing() throws {
+        let before = fileBytes(database)
+        let result = try CLI.run(["query", database, "INSERT INTO contact(name) VALUES ('zed')", "--write", "--raw-key", "--key-file", keyFile])
+        #expect(result.status == 1)
+        #expect(result.errorOutput.contains("needs the collation myapp, which this tool does not have"), "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("Nothing was changed"))
+        #expect(fileBytes(database) == before)
+        // One that does not touch it goes through.
+        let update = try CLI.run(["query", database, "UPDATE contact SET city = 'Paris' WHERE id = 1", "--write", "--raw-key", "--key-file", keyFile])
+        #expect(update.status == 0, "\(update.errorOutput)")
+        let app = try openAsTheApp(database)
+        defer { try? app.close() }
+        #expect(try app.fetchScalar(String.self, sql: "PRAGMA integrity_check") == "ok")
+        #expect(try app.fetchScalar(Int.self, sql: "SELECT count(*) FROM contact") == 300)
+    }
+
+    @Test func repairKeepsEveryRowAndSaysToReindexInTheApp() throws {
+        let output = workspace.path("repaired.db")
+        let result = try CLI.run(["repair", database, "-o", output, "--raw-key", "--key-file", keyFile])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.output.contains("300 rows"))
+        #expect(result.errorOutput.contains("the schema names the collation myapp, which this tool does not have"), "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("(contact_name) were built in byte order"))
+        #expect(result.errorOutput.contains("REINDEX myapp"))
+
+        let app = try openAsTheApp(output)
+        defer { try? app.close() }
+        #expect(try String.fetchAll(app, sql: "SELECT sql FROM sqlite_master WHERE name = 'contact'")
+                == ["CREATE TABLE contact(id INTEGER PRIMARY KEY, name TEXT COLLATE myapp, city TEXT)"])
+        // Built in byte order: the app's integrity check sees it until the REINDEX the warning asks for.
+        #expect(try app.fetchScalar(String.self, sql: "PRAGMA integrity_check") != "ok")
+        try app.execute(sql: "REINDEX myapp")
+        #expect(try app.fetchScalar(String.self, sql: "PRAGMA integrity_check") == "ok")
+        #expect(try app.fetchScalar(Int.self, sql: "SELECT count(*) FROM contact WHERE name < 'name 003'") == 297)
+    }
+}

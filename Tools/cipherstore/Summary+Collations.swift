@@ -1,0 +1,43 @@
+import CipherStore
+
+/// What the commands say when a file's schema names collations the tool does not have (an
+/// app's own, `COLLATE myapp`), which it replaced by stand-ins in binary order.
+extension Summary {
+    /// What the command did with the file, for what the stand-in means there.
+    enum CollationUse {
+        /// `verify`: an integrity check.
+        case check
+        /// `backup`: pages copied as they are, the copy checked.
+        case copy
+        /// `query`: rows read.
+        case read
+        /// `repair`: a new database built under the stand-in.
+        case rebuild
+    }
+
+    /// The warning for `collations`, or `nil` when there are none.
+    static func placeholderWarning(_ collations: PlaceholderCollations, _ use: CollationUse) -> String? {
+        let (names, indexes) = (collations.names, collations.indexes)
+        guard !names.isEmpty else { return nil }
+        let list = names.joined(separator: ", ")
+        let them = names.count == 1 ? "it" : "them"
+        let which = names.count == 1 ? "the collation \(list), which this tool does not have" : "the collations \(list), which this tool does not have"
+        let underThem = indexes.isEmpty ? "" : " (\(indexes.joined(separator: ", ")))"
+        let opening = "the schema names \(which): \(names.count == 1 ? "it was" : "they were") replaced by a stand-in that compares as BINARY (byte order), not as the app orders text."
+        switch use {
+        case .check:
+            return opening + " Rows read as stored, but the integrity check cannot check an index under \(them) against its table in byte order: what it reported about the indexes that use \(them)\(underThem) was set aside, and the rest of the file was checked. To check those indexes too, run PRAGMA integrity_check in the app that has \(list)."
+        case .copy:
+            return opening + " The pages were copied as they are, and the copy was checked without the indexes that use \(them)\(underThem): an integrity check in byte order reports their entries as missing. Check them in the app that has \(list) (PRAGMA integrity_check)."
+        case .read:
+            return opening + " Rows read as stored, but what depends on \(names.count == 1 ? "its" : "their") order is not the app's: comparisons, sorts, GROUP BY and DISTINCT on columns under \(them) use byte order, while an ORDER BY or a lookup that goes through an index that uses \(them)\(underThem) follows the index, built in the app's order, and a lookup may miss rows the app would find. Run such queries in the app for its results."
+        case .rebuild:
+            return opening + " The new database has the schema as written and every row, but its indexes that use \(them)\(underThem) were built in byte order: before the app relies on them, run REINDEX \(names.joined(separator: "; REINDEX ")) in the app, which has \(list)."
+        }
+    }
+
+    /// `--json` fields: the collations replaced and the indexes that use them.
+    static func placeholderFields(_ collations: PlaceholderCollations) -> [String: Any] {
+        ["placeholderCollations": collations.names, "indexesUnderPlaceholders": collations.indexes]
+    }
+}
