@@ -12,8 +12,8 @@ import Foundation
 ///
 /// A passphrase is stretched once per KDF hash: PBKDF2's key for c iterations is the XOR of
 /// the first c blocks of one chain, so one run to 1,000,000 passes every smaller count's key,
-/// and each is tested with one AES block against the first page (the header's reserved bytes
-/// decrypt to zero). The three runs share the processor's cores: about a second for the whole
+/// and each is tested with an AES block or two of the first page (the header's reserved bytes
+/// decrypt to zero; one damaged byte does not hide the right key). The three runs share the processor's cores: about a second for the whole
 /// range in a release build with SHA and AES instructions (x86-64 with SHA-NI and AES-NI;
 /// elsewhere portable C, several times slower). A key that passes is checked with every page
 /// size and HMAC choice, and the settings found are opened with the linked SQLCipher. A raw key
