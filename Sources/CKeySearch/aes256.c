@@ -25,8 +25,10 @@ static inline __m128i expandOdd(__m128i even, __m128i previous) {
     return _mm_xor_si128(previous, assist);
 }
 
+// The decryption round keys, for aesdec: the last round key first, the middle ones through
+// InvMixColumns (the equivalent inverse cipher, FIPS 197, 5.3.5).
 __attribute__((target("aes,sse4.1")))
-void cs_aes256_decrypt_aesni(const uint8_t key[32], const uint8_t in[16], uint8_t out[16]) {
+void cs_aes256_expand_aesni(const uint8_t key[32], uint8_t *schedule) {
     __m128i k[15];
     k[0] = _mm_loadu_si128((const __m128i *)key);
     k[1] = _mm_loadu_si128((const __m128i *)(key + 16));
@@ -35,10 +37,18 @@ void cs_aes256_decrypt_aesni(const uint8_t key[32], const uint8_t in[16], uint8_
     if ((i) < 14) k[(i) + 1] = expandOdd(k[i], k[(i) - 1])
     STEP(2, 0x01); STEP(4, 0x02); STEP(6, 0x04); STEP(8, 0x08); STEP(10, 0x10); STEP(12, 0x20); STEP(14, 0x40);
 #undef STEP
-    __m128i state = _mm_xor_si128(_mm_loadu_si128((const __m128i *)in), k[14]);
-    for (int round = 13; round > 0; round--) state = _mm_aesdec_si128(state, _mm_aesimc_si128(k[round]));
-    _mm_storeu_si128((__m128i *)out, _mm_aesdeclast_si128(state, k[0]));
-    cs_wipe(k, sizeof k);
+    __m128i *decryption = (__m128i *)schedule;
+    decryption[0] = k[14];
+    for (int round = 1; round < 14; round++) decryption[round] = _mm_aesimc_si128(k[14 - round]);
+    decryption[14] = k[0];
+}
+
+__attribute__((target("aes,sse4.1")))
+void cs_aes256_decrypt_aesni(const uint8_t *schedule, const uint8_t in[16], uint8_t out[16]) {
+    const __m128i *k = (const __m128i *)schedule;
+    __m128i state = _mm_xor_si128(_mm_loadu_si128((const __m128i *)in), k[0]);
+    for (int round = 1; round < 14; round++) state = _mm_aesdec_si128(state, k[round]);
+    _mm_storeu_si128((__m128i *)out, _mm_aesdeclast_si128(state, k[14]));
 }
 #endif
 
@@ -91,8 +101,8 @@ static inline uint8_t multiply(uint8_t x, uint8_t y) {
     return product;
 }
 
-void cs_aes256_decrypt_portable(const uint8_t key[32], const uint8_t in[16], uint8_t out[16]) {
-    uint8_t schedule[240];
+// The encryption round keys (FIPS 197, 5.2); decryption runs them backwards.
+void cs_aes256_expand_portable(const uint8_t key[32], uint8_t *schedule) {
     for (int i = 0; i < 32; i++) schedule[i] = key[i];
     uint8_t rcon = 1;
     for (int i = 32; i < 240; i += 4) {
@@ -106,6 +116,9 @@ void cs_aes256_decrypt_portable(const uint8_t key[32], const uint8_t in[16], uin
         }
         for (int j = 0; j < 4; j++) schedule[i + j] = schedule[i - 32 + j] ^ t[j];
     }
+}
+
+void cs_aes256_decrypt_portable(const uint8_t *schedule, const uint8_t in[16], uint8_t out[16]) {
     uint8_t s[16];
     for (int i = 0; i < 16; i++) s[i] = in[i] ^ schedule[224 + i];
     for (int round = 13; round >= 0; round--) {
@@ -126,6 +139,5 @@ void cs_aes256_decrypt_portable(const uint8_t key[32], const uint8_t in[16], uin
         }
     }
     for (int i = 0; i < 16; i++) out[i] = s[i];
-    cs_wipe(schedule, sizeof schedule);
     cs_wipe(s, sizeof s);
 }

@@ -24,11 +24,15 @@ void cs_sha1_compress_shani(uint32_t state[5], const uint32_t words[16]);
 void cs_sha256_compress_shani(uint32_t state[8], const uint32_t words[16]);
 #endif
 
-// AES-256 decryption of one block.
-typedef void (*cs_aes256_decrypt)(const uint8_t key[32], const uint8_t in[16], uint8_t out[16]);
-void cs_aes256_decrypt_portable(const uint8_t key[32], const uint8_t in[16], uint8_t out[16]);
+// AES-256 decryption: the round keys of a key (240 bytes, 16-byte aligned; the caller wipes
+// them once it is done with the key, not once per block), then blocks with them.
+typedef void (*cs_aes256_expand)(const uint8_t key[32], uint8_t *schedule);
+typedef void (*cs_aes256_decrypt)(const uint8_t *schedule, const uint8_t in[16], uint8_t out[16]);
+void cs_aes256_expand_portable(const uint8_t key[32], uint8_t *schedule);
+void cs_aes256_decrypt_portable(const uint8_t *schedule, const uint8_t in[16], uint8_t out[16]);
 #if CS_X86
-void cs_aes256_decrypt_aesni(const uint8_t key[32], const uint8_t in[16], uint8_t out[16]);
+void cs_aes256_expand_aesni(const uint8_t key[32], uint8_t *schedule);
+void cs_aes256_decrypt_aesni(const uint8_t *schedule, const uint8_t in[16], uint8_t out[16]);
 #endif
 
 // Whether the processor has SHA-NI (with SSE4.1) and AES-NI, and the tests have not asked for

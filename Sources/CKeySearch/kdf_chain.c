@@ -17,6 +17,7 @@ struct cipherstore_kdf_chain {
     int blocks;
     cs_compress32 compress32;
     cs_compress64 compress64;
+    cs_aes256_expand expand;
     cs_aes256_decrypt decrypt;
     // SHA-1 and SHA-256: the states after the key's inner and outer pad, each block's next U
     // laid out as the message of the inner hash (padding included), and each block's T.
@@ -106,10 +107,12 @@ cipherstore_kdf_chain *cipherstore_kdf_chain_create(cipherstore_kdf_hash hash, c
     chain->blocks = hash == CIPHERSTORE_KDF_SHA1 ? 2 : 1;
     chain->compress64 = cs_sha512_compress_portable;
     chain->compress32 = hash == CIPHERSTORE_KDF_SHA1 ? cs_sha1_compress_portable : cs_sha256_compress_portable;
+    chain->expand = cs_aes256_expand_portable;
     chain->decrypt = cs_aes256_decrypt_portable;
 #if CS_X86
     if (hardware) {
         chain->compress32 = hash == CIPHERSTORE_KDF_SHA1 ? cs_sha1_compress_shani : cs_sha256_compress_shani;
+        chain->expand = cs_aes256_expand_aesni;
         chain->decrypt = cs_aes256_decrypt_aesni;
     }
 #else
@@ -183,55 +186,77 @@ void cipherstore_kdf_chain_key(const cipherstore_kdf_chain *chain, uint8_t key[3
     }
 }
 
+// Scratch space of one call of cipherstore_kdf_chain_run(), wiped when it returns rather than
+// at each iteration: the intermediate hashes, the key tested and its AES round keys.
+typedef struct {
+    _Alignas(16) uint8_t schedule[240];
+    uint32_t state32[8], message32[16];
+    uint64_t state64[8], message64[16];
+    uint8_t key[32], plaintext[16];
+} Scratch;
+
 // One iteration: T ^= U, then the next U = HMAC(U), as two compressions per block.
-static inline void step32(cipherstore_kdf_chain *chain, int words) {
+static inline void step32(cipherstore_kdf_chain *chain, int words, Scratch *scratch) {
+    uint32_t *state = scratch->state32, *message = scratch->message32;
     for (int block = 0; block < chain->blocks; block++) {
         uint32_t *u = chain->u32[block];
         for (int i = 0; i < words; i++) chain->t32[block][i] ^= u[i];
-        uint32_t state[8], message[16] = {0};
-        memcpy(state, chain->inner32, sizeof state);
+        memset(message, 0, sizeof scratch->message32);
+        memcpy(state, chain->inner32, sizeof scratch->state32);
         chain->compress32(state, u);
         memcpy(message, state, (size_t)words * 4);
         message[words] = 0x80000000;
         message[15] = u[15];
-        memcpy(state, chain->outer32, sizeof state);
+        memcpy(state, chain->outer32, sizeof scratch->state32);
         chain->compress32(state, message);
         memcpy(u, state, (size_t)words * 4);
     }
 }
 
-static inline void step64(cipherstore_kdf_chain *chain) {
+static inline void step64(cipherstore_kdf_chain *chain, Scratch *scratch) {
+    uint64_t *state = scratch->state64, *message = scratch->message64;
     for (int i = 0; i < 8; i++) chain->t64[i] ^= chain->u64[i];
-    uint64_t state[8], message[16] = {0};
-    memcpy(state, chain->inner64, sizeof state);
+    memset(message, 0, sizeof scratch->message64);
+    memcpy(state, chain->inner64, sizeof scratch->state64);
     chain->compress64(state, chain->u64);
-    memcpy(message, state, sizeof state);
+    memcpy(message, state, sizeof scratch->state64);
     message[8] = 0x8000000000000000ULL;
     message[15] = chain->u64[15];
-    memcpy(state, chain->outer64, sizeof state);
+    memcpy(state, chain->outer64, sizeof scratch->state64);
     chain->compress64(state, message);
-    memcpy(chain->u64, state, sizeof state);
+    memcpy(chain->u64, state, sizeof scratch->state64);
 }
 
-int cipherstore_kdf_chain_run(cipherstore_kdf_chain *chain, uint32_t until, const uint8_t *page) {
+// Whether `key` may be the page key of `page`: bytes 72 to 79 of SQLite's header (reserved,
+// zero) decrypt to zero; or, when the encryption starts at byte 16, bytes 44 to 47 (the schema
+// format number, 0 to 4) decrypt to a small number. Each block decrypts chained on the
+// ciphertext block before it, so no page size is needed; the two depend on different bytes of
+// the page, so one damaged byte leaves one of them passing for the right key.
+static int mayBePageKey(const cipherstore_kdf_chain *chain, Scratch *scratch, const uint8_t *page, size_t headerSize) {
+    chain->expand(scratch->key, scratch->schedule);
+    chain->decrypt(scratch->schedule, page + 64, scratch->plaintext);
+    if (memcmp(scratch->plaintext + 8, page + 56, 8) == 0) return 1;
+    if (headerSize != 16) return 0;
+    chain->decrypt(scratch->schedule, page + 32, scratch->plaintext);
+    for (int i = 12; i < 16; i++) scratch->plaintext[i] ^= page[16 + i];
+    return scratch->plaintext[12] == 0 && scratch->plaintext[13] == 0 && scratch->plaintext[14] == 0 && scratch->plaintext[15] <= 4;
+}
+
+int cipherstore_kdf_chain_run(cipherstore_kdf_chain *chain, uint32_t until, const uint8_t *page, size_t header_size) {
     int words = chain->hash == CIPHERSTORE_KDF_SHA1 ? 5 : 8;
-    uint8_t key[32], plaintext[16];
+    Scratch scratch;
     int found = 0;
     while (chain->count < until) {
-        if (chain->hash == CIPHERSTORE_KDF_SHA512) step64(chain);
-        else step32(chain, words);
+        if (chain->hash == CIPHERSTORE_KDF_SHA512) step64(chain, &scratch);
+        else step32(chain, words, &scratch);
         chain->count++;
         if (!page) continue;
-        cipherstore_kdf_chain_key(chain, key);
-        chain->decrypt(key, page + 64, plaintext);
-        // Plaintext bytes 8 to 15 are the ciphertext's bytes 56 to 63 XOR the decryption: zero
-        // when they are equal.
-        if (memcmp(plaintext + 8, page + 56, 8) == 0) {
+        cipherstore_kdf_chain_key(chain, scratch.key);
+        if (mayBePageKey(chain, &scratch, page, header_size)) {
             found = 1;
             break;
         }
     }
-    cs_wipe(key, sizeof key);
-    cs_wipe(plaintext, sizeof plaintext);
+    cs_wipe(&scratch, sizeof scratch);
     return found;
 }

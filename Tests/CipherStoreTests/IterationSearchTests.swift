@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// The search of every PBKDF2 iteration count, on files the sqlcipher shells make: found with
-/// the key alone, and its C primitives (PBKDF2 one count at a time, the one-block AES test)
+/// the key alone, and its C primitives (PBKDF2 one count at a time, the AES block test)
 /// against swift-crypto, with the processor's SHA and AES instructions and without.
 @Suite(.serialized) struct IterationSearchTests {
     let directory: TemporaryDirectory
@@ -83,6 +83,24 @@ import Testing
         #expect(given.settings.kdfIterations == 2_000)
     }
 
+    /// One changed byte anywhere in the first page's header is damage, not a wrong key, with
+    /// the count not given: one of the two AES block tests still passes the right key, and
+    /// page 2 then authenticates it.
+    @Test(arguments: [20, 40, 70, 90])
+    func oneChangedHeaderByteIsDamageNotAWrongKey(offset: Int) throws {
+        let key = try DatabaseKey.passphrase(passphrase)
+        let path = directory.path("changed-\(offset).db")
+        let db = try Connection(path: path, key: key, configuration: Configuration(cipher: CipherSettings(kdfIterations: 20_000)))
+        try db.executeScript("CREATE TABLE t(x); INSERT INTO t VALUES ('row');")
+        try db.close()
+        var bytes = fileBytes(path)
+        bytes[offset] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let found = try #require(try CipherSettingsFinder.find(path: path, key: key, maxKDFIterations: 30_000))
+        #expect(found.firstPageDamaged && found.settings.kdfIterations == 20_000, "\(found)")
+        #expect(try CipherSettingsFinder.find(path: path, key: .passphrase("another one"), maxKDFIterations: 30_000) == nil)
+    }
+
     /// The key of each count a search hands over equals swift-crypto's PBKDF2 with that count,
     /// for each hash, passphrases longer than a hash block included.
     @Test(arguments: [false, true])
@@ -112,10 +130,10 @@ import Testing
         }
     }
 
-    /// The one-block test passes the page key of a real file at its count only: with
+    /// The AES block test passes the page key of a real file at its count only: with
     /// processor instructions and without.
     @Test(arguments: [false, true])
-    func theOneBlockTestPassesTheRightCountOnly(portable: Bool) throws {
+    func theBlockTestPassesTheRightCountOnly(portable: Bool) throws {
         cipherstore_kdf_force_portable(portable ? 1 : 0)
         defer { cipherstore_kdf_force_portable(0) }
         let path = directory.path("block-\(portable).db")

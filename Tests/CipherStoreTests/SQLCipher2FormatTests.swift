@@ -95,6 +95,16 @@ import Testing
             _ = try Connection(path: path, key: .passphrase(passphrase), configuration: Configuration(cipher: found.settings))
         }
         #expect(fileBytes(path) == before)
+        // A conversion reads it (read-only) and writes today's HMAC, verified; not in place.
+        #expect(throws: CipherStoreError.self) {
+            try DatabaseFile.changeKey(path: path, oldKey: .passphrase(passphrase), oldCipher: found.settings, newKey: .passphrase(passphrase))
+        }
+        #expect(fileBytes(path) == before)
+        let copy = directory.path("today.db")
+        try DatabaseFile.changeKey(path: path, oldKey: .passphrase(passphrase), oldCipher: found.settings,
+                                   newKey: .passphrase(passphrase), to: .file(copy))
+        let moved = try #require(try CipherSettingsFinder.find(path: copy, key: .passphrase(passphrase), maxKDFIterations: 0))
+        #expect(moved.settings.hmacSaltMask == nil && moved.settings.hmacKDFIterations == nil && moved.opensWithLinkedSQLCipher, "\(moved.settings)")
         // SQLCipher's mask, which it keeps for the whole process, is still its default.
         let other = try Connection(location: .inMemory, key: .passphrase("another"))
         #expect(try other.fetchScalar(String.self, sql: "PRAGMA cipher_hmac_salt_mask") == "3a")

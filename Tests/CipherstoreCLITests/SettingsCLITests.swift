@@ -49,6 +49,17 @@ import Testing
         result = try CLI.run(["settings", damaged, "--key-file", keyFile, "--kdf-iterations", "100000"])
         #expect(result.status == 67, "\(result.errorOutput)")
         #expect(result.errorOutput.contains("page 1 is damaged") && result.errorOutput.contains("8192-byte pages"), "\(result.errorOutput)")
+        // Without the count, and a byte changed in the block the search tests first: damage too.
+        bytes = fileBytes(database)
+        bytes[70] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: damaged))
+        result = try CLI.run(["settings", damaged, "--key-file", keyFile, "--max-kdf-iterations", "200000"])
+        #expect(result.status == 67 && result.errorOutput.contains("page 1 is damaged"), "\(result.errorOutput)")
+        // A file cut inside its second page: the settings are right, and the file is cut short.
+        let cut = workspace.path("cut.db")
+        try fileBytes(database).prefix(8192 + 1000).write(to: URL(fileURLWithPath: cut))
+        result = try CLI.run(["settings", cut, "--key-file", keyFile, "--kdf-iterations", "100000"])
+        #expect(result.status == 67 && result.errorOutput.contains("not a whole number of 8192-byte pages"), "\(result.errorOutput)")
         // And with another key: wrong key, as before.
         let wrong = try workspace.keyFile("other.key", "yet another passphrase")
         #expect(try CLI.run(["settings", damaged, "--key-file", wrong, "--kdf-iterations", "100000", "--max-kdf-iterations", "1000"]).status == 65)

@@ -81,6 +81,10 @@ extension CipherStoreCommand {
                 if found.firstPageDamaged {
                     throw DatabaseFileError.damaged(path: database, detail: "its first page opens with no setting, but its second page opens with \(Summary.text(found.settings)), so the key is right and page 1 is damaged. `cipherstore repair` reads every other page with these settings (\(Self.options(for: found.settings).map { $0.isEmpty ? "no options needed" : $0.joined(separator: " ") } ?? "see the Swift value in the README"))")
                 }
+                let size = DatabaseFileInfo.inspect(path: database).size
+                if let pageSize = found.settings.pageSize, size % Int64(pageSize) != 0 {
+                    throw DatabaseFileError.damaged(path: database, detail: "its first page opens with \(Summary.text(found.settings)), but it is \(size) bytes, not a whole number of \(pageSize)-byte pages: it was cut short. `cipherstore repair` reads the pages it has")
+                }
                 if found.linkedSQLCipherSupportsThem && !found.opensWithLinkedSQLCipher {
                     throw DatabaseFileError.damaged(path: database, detail: "its first page opens with \(Summary.text(found.settings)), but SQLite cannot read the file with them: it is damaged or cut short after the first page")
                 }

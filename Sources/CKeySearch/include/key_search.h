@@ -33,15 +33,19 @@ uint32_t cipherstore_kdf_chain_count(const cipherstore_kdf_chain *chain);
 void cipherstore_kdf_chain_key(const cipherstore_kdf_chain *chain, uint8_t key[32]);
 
 /// Runs iterations until the count reaches `until`; with `page` (the first 80 bytes of an
-/// encrypted first page), stops earlier at the first count whose key could be the page key.
+/// encrypted first page, whose encryption starts at byte `header_size`: 16 after the salt, or
+/// 32 or 48 after a plaintext header), stops earlier at the first count whose key could be the
+/// page key.
 ///
-/// The test is one AES-256 block: a SQLCipher first page is AES-256-CBC encrypted from byte 16
-/// (or from the end of a plaintext header of 16 or 32 bytes), so bytes 64 to 79 decrypt, chained
-/// on bytes 48 to 63, to bytes 64 to 79 of SQLite's header, whose bytes 72 to 79 are reserved and
-/// always zero: a wrong key passes with a chance of 2^-64, whatever the page size or reserve.
+/// The test is one or two AES-256 blocks. A SQLCipher first page is AES-256-CBC encrypted from
+/// `header_size` on, so bytes 64 to 79 decrypt, chained on bytes 48 to 63, to bytes 64 to 79 of
+/// SQLite's header, whose bytes 72 to 79 are reserved and always zero: a wrong key passes with a
+/// chance of 2^-64, whatever the page size or reserve. After a 16-byte salt, bytes 32 to 47 are
+/// tried as well (bytes 44 to 47, the schema format number, are 0 to 4; a chance of 2^-29), so
+/// that one damaged byte of the header does not hide the right key.
 ///
 /// Returns 1 when it stopped on a key that passes, 0 when it reached `until`.
-int cipherstore_kdf_chain_run(cipherstore_kdf_chain *chain, uint32_t until, const uint8_t *page);
+int cipherstore_kdf_chain_run(cipherstore_kdf_chain *chain, uint32_t until, const uint8_t *page, size_t header_size);
 
 /// Whether this processor's SHA and AES instructions are used (x86-64 with SHA-NI and AES-NI);
 /// otherwise portable C does the same work, several times slower.

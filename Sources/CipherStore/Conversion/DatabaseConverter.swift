@@ -40,6 +40,9 @@ struct DatabaseConverter: Sendable {
         // size that is not a power of two.
         try source.cipher.validate()
         try target.cipher.validate()
+        if source.cipher.hasOwnSaltMask && isInPlace {
+            throw CipherStoreError.invalidConfiguration(reason: "a file with an HMAC salt mask other than 0x3a (SQLCipher 2.0.0) opens read-only only, so it cannot be converted in place. Convert it into a new file, then replace the old one with it.")
+        }
         try checkSource()
         let outputPath = try resolveOutput()
         if isInPlace { try FileSystem.checkOwnerCanBeKept(sourcePath) }
@@ -55,8 +58,9 @@ struct DatabaseConverter: Sendable {
             try SharedKeyDerivation.rawKeyWithSalt(for: $0, path: sourcePath, cipher: source.cipher)
         }
         if let derivedSourceKey { converter.source = Side(key: derivedSourceKey, cipher: source.cipher) }
+        let readOnlySource = source.cipher.hasOwnSaltMask
         func lockSource(_ converter: DatabaseConverter) throws -> SourceLock {
-            try SourceLock(path: sourcePath, forReplacement: isInPlace) { readOnly in try converter.openSource(readOnly: readOnly) }
+            try SourceLock(path: sourcePath, forReplacement: isInPlace, readOnly: readOnlySource) { readOnly in try converter.openSource(readOnly: readOnly) }
         }
         let lock: SourceLock
         do {

@@ -27,15 +27,17 @@ final class SourceLock {
     ///
     /// - Parameters:
     ///   - forReplacement: the source is about to be replaced (in place).
+    ///   - readOnly: the source opens read-only only (SQLCipher 2.0.0's HMAC salt mask): it is
+    ///     held with a read transaction, as a file this process cannot write.
     ///   - open: opens a connection to the source, read-only or not.
-    init(path: String, forReplacement: Bool, open: (_ readOnly: Bool) throws -> Connection) throws {
+    init(path: String, forReplacement: Bool, readOnly: Bool = false, open: (_ readOnly: Bool) throws -> Connection) throws {
         self.path = path
         // Taken before the open: if the path names another file once the lock is held, the
         // file opened may be one that another conversion replaced meanwhile (its start
         // overwritten, see ReplacedFile, or kept as a backup).
         let opened = FileSystem.identity(path)
         let replacedMeanwhile = { forReplacement && FileSystem.identity(path) != opened }
-        isReadOnly = !forReplacement && !FileSystem.isWritableDatabase(path)
+        isReadOnly = readOnly || (!forReplacement && !FileSystem.isWritableDatabase(path))
         do {
             connection = try open(isReadOnly)
         } catch where replacedMeanwhile() {

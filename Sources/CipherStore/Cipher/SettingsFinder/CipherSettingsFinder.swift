@@ -12,12 +12,12 @@ import Foundation
 ///
 /// A passphrase is stretched once per KDF hash: PBKDF2's key for c iterations is the XOR of
 /// the first c blocks of one chain, so one run to 1,000,000 passes every smaller count's key,
-/// and each is tested with one AES block against the first page (the header's reserved bytes
-/// decrypt to zero). The three runs share the processor's cores: about a second for the whole
-/// range in a release build with SHA and AES instructions (x86-64 with SHA-NI and AES-NI;
-/// elsewhere portable C, several times slower). A key that passes is checked with every page
-/// size and HMAC choice, and the settings found are opened with the linked SQLCipher. A raw key
-/// needs no stretching.
+/// and each is tested with an AES block or two of the first page (the header's reserved bytes
+/// decrypt to zero; one damaged byte does not hide the right key). The three runs share the
+/// processor's cores: about a second for the whole range in a release build with SHA and AES
+/// instructions (x86-64 with SHA-NI and AES-NI; elsewhere portable C, several times slower). A
+/// key that passes is checked with every page size and HMAC choice, and the settings found are
+/// opened with the linked SQLCipher. A raw key needs no stretching. See <doc:FindingCipherSettings>.
 ///
 /// ```swift
 /// if let found = try CipherSettingsFinder.find(path: "app.db", key: key) {
@@ -28,7 +28,8 @@ public enum CipherSettingsFinder {
     /// Settings that open a file with a given key.
     public struct Found: Sendable, Equatable {
         /// Every setting the file was made with (none left `nil`, but ``CipherSettings/salt``,
-        /// which is set only for a file with a plaintext header).
+        /// which is set only for a file with a plaintext header, and SQLCipher 2.0's HMAC
+        /// variants, set only for a file that has them).
         public let settings: CipherSettings
         /// Whether the linked SQLCipher opened the file with them.
         public let opensWithLinkedSQLCipher: Bool
@@ -86,9 +87,9 @@ public enum CipherSettingsFinder {
     ///     file is then also tried with a 32-byte plaintext header.
     ///   - maxKDFIterations: the highest iteration count of the search (every count from 1 up);
     ///     0 tries the defaults of every SQLCipher version and `kdfIterations` only.
-    /// When page 1 opens with nothing, page 2 is tried with the defaults and the counts given
-    /// (with HMAC, which tells a right key): settings found there come with
-    /// ``Found/firstPageDamaged``.
+    /// When page 1 opens with nothing, page 2 is tried with each key checked in full (one that
+    /// passes the search's block test, and those of the defaults and the counts given), with
+    /// HMAC, which tells a right key: settings found there come with ``Found/firstPageDamaged``.
     ///
     /// - Throws: ``DatabaseFileError/sourceMissing(path:)`` and the other errors of a file that
     ///   is not there or not regular, ``CipherStoreError/notEncrypted(path:)`` for a plaintext

@@ -9,15 +9,17 @@ import Synchronization
 /// run to the limit passes the key of every smaller count. Each count's key is tested with one
 /// AES block (in C, `CKeySearch`): bytes 72 to 79 of SQLite's header are reserved and always
 /// zero, whatever the page size, reserve or HMAC, so a wrong key passes with a chance of
-/// 2⁻⁶⁴. There is one run per KDF hash and salt, spread over the processor's cores. A key that
+/// 2⁻⁶⁴; after a salt, a second block (the schema format number) keeps one damaged byte from
+/// hiding the right key. There is one run per KDF hash and salt, spread over the cores. A key that
 /// passes, and the key of every run at each count in `stops`, is handed to `visit` to be
 /// checked in full, one call at a time.
 struct IterationSearch {
-    /// One PBKDF2 run: its hash and salt, and a number of the caller's (which layout of the
-    /// first page the salt belongs to).
+    /// One PBKDF2 run: its hash and salt, where the first page's encryption starts (16 after
+    /// the salt, 32 after a plaintext header), and a number of the caller's.
     struct Run {
         let kdf: CipherSettings.HashAlgorithm
         let salt: [UInt8]
+        var headerSize = 16
         let tag: Int
     }
 
@@ -26,7 +28,7 @@ struct IterationSearch {
         let run: Run
         let iterations: Int
         let key: SecureBytes
-        /// Whether the key passed the one-block test (`false`: a count of `stops` only).
+        /// Whether the key passed the AES block test (`false`: a count of `stops` only).
         let passedTest: Bool
     }
 
@@ -115,7 +117,7 @@ struct IterationSearch {
         let chain = shared.chains[index]
         page.withUnsafeBufferPointer { page in
             while true {
-                let passed = cipherstore_kdf_chain_run(chain, UInt32(target), page.baseAddress) == 1
+                let passed = cipherstore_kdf_chain_run(chain, UInt32(target), page.baseAddress, runs[index].headerSize) == 1
                 let count = Int(cipherstore_kdf_chain_count(chain))
                 if passed || (count == target && stops.contains(count)) {
                     let key = SecureBytes(count: 32) { cipherstore_kdf_chain_key(chain, $0.bindMemory(to: UInt8.self).baseAddress) }

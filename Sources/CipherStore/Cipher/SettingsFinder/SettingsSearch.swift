@@ -59,11 +59,13 @@ struct SettingsSearch {
     }
 
     /// Every count from 1 to `limit`: one PBKDF2 run per KDF hash and salt (``IterationSearch``).
-    /// Each key that passes its one-block test, and the key at each of `stops` (the defaults
+    /// Each key that passes its AES block test, and the key at each of `stops` (the defaults
     /// and the counts given, which also tell a damaged page 1 by page 2), is checked in full.
     mutating func searchingEveryCount(_ passphrase: DatabaseKey, upTo limit: Int, stops: [Int]) throws -> Found? {
         let runs = layouts.indices.flatMap { index in
-            [CipherSettings.HashAlgorithm.sha512, .sha1, .sha256].map { IterationSearch.Run(kdf: $0, salt: layouts[index].salt, tag: index) }
+            [CipherSettings.HashAlgorithm.sha512, .sha1, .sha256].map {
+                IterationSearch.Run(kdf: $0, salt: layouts[index].salt, headerSize: layouts[index].headerSize, tag: index)
+            }
         }
         let search = IterationSearch(passphrase: passphrase, runs: runs, limit: limit, stops: stops.sorted(), page: Array(firstPage.prefix(80)))
         var result: (settings: CipherSettings, key: SecureBytes, layout: Int)?

@@ -6,7 +6,9 @@ import Foundation
 /// The settings finder (`cipherstore settings`): how long finding a file's settings takes, against
 /// one open with the settings known (raw C API: key, pragmas, first read; one KDF run). Cases:
 /// a passphrase file with 4096-byte pages and 100,000 iterations (the count given); a file in the
-/// other major version's default format; a file that nothing opens (a wrong passphrase).
+/// other major version's default format; a file with 1,000,000 iterations, not given (the
+/// search runs every count up to it), against one open that derives its key with that count; a
+/// file that nothing opens (a wrong passphrase: every count up to 1,000,000 with each KDF hash).
 func settingsFinderWorkloads(directory: String) throws -> [String] {
     let bench = Benchmark(iterations: 3)
     let passphrase = "finder benchmark"
@@ -48,12 +50,28 @@ func settingsFinderWorkloads(directory: String) throws -> [String] {
                                   baseline: open2, library: find2, target: "—"))
     }
 
+    // The search to 1,000,000, against one open that derives the key with 1,000,000 iterations.
+    let million = directory + "/finder-million.db"
+    try makeFinderFile(million, key: key, settings: CipherSettings(kdfIterations: 1_000_000))
+    let (openMillion, findMillion) = try bench.compare("open with known settings (1 KDF of 1,000,000)", "find: 1,000,000 iterations, not given",
+                                                       baseline: {
+        let db = Raw.open(million, key: Array(passphrase.utf8), pragmas: ["PRAGMA kdf_iter = 1000000"])
+        Raw.exec(db, "SELECT count(*) FROM sqlite_master")
+        sqlite3_close(db)
+    }) {
+        found = try CipherSettingsFinder.find(path: million, key: key)
+    }
+    precondition(found?.settings.kdfIterations == 1_000_000, "the search did not find the 1,000,000-iteration file")
+    let hash = SQLCipherLibrary.sqlcipherMajorVersion >= 4 ? "PBKDF2-SHA512" : "PBKDF2-SHA1"
+    rows.append(Benchmark.row("settings finder: 1,000,000 \(hash) iterations, not given (every count searched); \(found?.keyDerivations ?? -1) KDF runs, \(found?.candidatesTried ?? -1) tried",
+                              baseline: openMillion, library: findMillion, target: "—"))
+
     let wrong = try DatabaseKey.passphrase("not the passphrase")
     let (open3, find3) = try bench.compare("open with known settings (1 KDF)", "find: nothing opens (wrong passphrase)",
                                            baseline: baselineOpen) {
         found = try CipherSettingsFinder.find(path: custom, key: wrong)
     }
-    rows.append(Benchmark.row("settings finder: nothing opens (wrong passphrase; 9 KDF runs, every combination)",
+    rows.append(Benchmark.row("settings finder: nothing opens (wrong passphrase; every count to 1,000,000 with SHA-1, SHA-256 and SHA-512, 3 KDF runs)",
                               baseline: open3, library: find3, target: "—"))
     return rows
 }
