@@ -9,8 +9,8 @@ import Testing
 /// the task of an `async` read or write. Each stops a query that would run for many seconds
 /// well before its end, and leaves the connection usable.
 ///
-/// Cancellations are made, and durations measured, on dispatch threads: the cooperative
-/// threads that run the test's tasks may be held by other suites' blocking tests.
+/// Cancellations and interrupts are made on threads of their own: the cooperative threads that
+/// run the test's tasks, and dispatch's, may be held by other suites' blocking tests.
 @Suite(.serialized, .timeLimit(.minutes(5))) struct InterruptTests {
     let directory: TemporaryDirectory
     let path: String
@@ -48,7 +48,8 @@ import Testing
     /// call made before the statement starts does nothing, so the test keeps calling.
     func interruptRepeatedly(_ interrupt: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
         let done = Signal()
-        DispatchQueue.global().async {
+        // A thread of its own: dispatch's threads may all be taken by other suites' blocking work.
+        Thread.detachNewThread {
             while !done.isSet {
                 usleep(20_000)
                 interrupt()
@@ -212,7 +213,7 @@ import Testing
             let queue = try DatabaseQueue(path: path, key: key)
             let stop = Signal()
             let interrupting = DispatchSemaphore(value: 0)
-            DispatchQueue.global().async {
+            Thread.detachNewThread {
                 while !stop.isSet { queue.interrupt() }
                 interrupting.signal()
             }
@@ -231,7 +232,7 @@ import Testing
 }
 
 
-/// Cancels a task from a dispatch thread, a while after its block asked for it.
+/// Cancels a task from a thread of its own, a while after its block asked for it.
 final class Canceller: Sendable {
     private let cancel = Mutex<(@Sendable () -> Void)?>(nil)
     private let cancelled = Atomic<Bool>(false)
@@ -244,7 +245,9 @@ final class Canceller: Sendable {
 
     /// Cancels the task after `delay`, once it was given.
     func cancel(after delay: Duration) {
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(delay / .milliseconds(1)))) {
+        // A thread of its own: dispatch's threads may all be taken by other suites' blocking work.
+        Thread.detachNewThread {
+            Thread.sleep(forTimeInterval: delay / .seconds(1))
             while true {
                 if let cancel = self.cancel.withLock({ $0 }) {
                     // The task's cancellation handlers have run when `cancel()` returns.
