@@ -37,7 +37,14 @@ extension DatabaseReader {
         let sourcePath = location.filePath
         return try await ConversionThread.cancellingWithTask(options) { options in
             try await read { db in
-                try OnlineBackup(source: db, sourcePath: sourcePath, outputPath: path, overwrite: overwrite, key: key, options: options).run()
+                do {
+                    return try OnlineBackup(source: db, sourcePath: sourcePath, outputPath: path, overwrite: overwrite, key: key,
+                                            options: options).run()
+                } catch let error as DatabaseError where error.isInterruptionError && options.cancellation?.isCancelled == true {
+                    // The cancelled task also interrupted the source's statements: the backup
+                    // was cancelled, and it removed what it had written.
+                    throw DatabaseFileError.cancelled
+                }
             }
         }
     }

@@ -1,8 +1,8 @@
 @testable import CipherStore
 import Dispatch
 import Foundation
-import TestSupport
 import Synchronization
+import TestSupport
 import Testing
 
 /// Backups taken while other connections commit hold exactly one committed state.
@@ -194,6 +194,28 @@ import Testing
         await #expect(throws: DatabaseFileError.cancelled) {
             try await pool.backup(to: self.directory.path("backup.db"), key: self.key, options: options)
         }
+        try pool.close()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { !$0.hasPrefix("db.sqlite") } == [])
+    }
+
+    @Test func cancellingTheTaskOfABackupStopsItAsCancelledAndLeavesNoFile() async throws {
+        let path = directory.path("db.sqlite")
+        try makeBank(at: path, wal: true)
+        let pool = try DatabasePool(path: path, key: key)
+        let cancelTask = Locked<(@Sendable () -> Void)?>(nil)
+        let cancelled = Signal()
+        let options = DatabaseFileOptions(progress: { _ in
+            // The task is cancelled from inside the backup, at its first progress report (on
+            // the backup's thread, which may wait here for the task to be known).
+            guard !cancelled.isSet else { return }
+            while cancelTask.withLock({ $0 }) == nil { usleep(1000) }
+            cancelled.set()
+            cancelTask.withLock { $0 }?()
+        })
+        let (output, key) = (directory.path("backup.db"), key)
+        let task = Task { try await pool.backup(to: output, key: key, options: options) }
+        cancelTask.withLock { $0 = task.cancel }
+        await #expect(throws: DatabaseFileError.cancelled) { try await task.value }
         try pool.close()
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { !$0.hasPrefix("db.sqlite") } == [])
     }
