@@ -18,12 +18,15 @@ struct DatabaseSnapshot: Equatable, Sendable {
         var schema: [String] = []
         var rowCounts: [String: Int] = [:]
         var contentDigests: [String: [UInt8]] = [:]
+        // A full-text table without documents cannot be scanned (SQLite 3.44 and later refuse);
+        // its index is in its shadow tables, which are counted and compared.
+        let uncountable = Set(try DatabaseFile.contentlessFullTextTables(db, schema: "main"))
         for object in objects {
             let type = try object.value(String.self, at: 0)
             let name = try object.value(String.self, at: 1)
             let sql = try object.value(String?.self, at: 3) ?? ""
             schema.append("\(type) \(name) ON \(try object.value(String.self, at: 2)): \(sql)")
-            if type == "table" {
+            if type == "table", !uncountable.contains(name) {
                 do {
                     rowCounts[name] = try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM \(Connection.quoteIdentifier(name))") ?? 0
                 } catch let error as DatabaseError where error.message?.hasPrefix("no such module: ") == true {

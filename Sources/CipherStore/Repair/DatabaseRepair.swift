@@ -22,8 +22,11 @@ import Foundation
 ///   as many columns when page 1's freelist was read whole (so they cannot be deleted rows),
 ///   otherwise into `recovered_N` tables, apart from the live tables, and counted as a
 ///   problem: no row whose state is uncertain lands in a live table.
-/// - Rows of `WITHOUT ROWID` tables (stored as index b-trees) and of virtual tables are not
-///   recovered: the report lists each as a problem, so the repair is not complete.
+/// - Rows of `WITHOUT ROWID` tables (stored as index b-trees) are not recovered: the report
+///   lists each as a problem, so the repair is not complete.
+/// - Virtual tables are made anew, their shadow tables' rows copied, and a full-text index
+///   with its documents rebuilt from them. One whose module is missing is a problem, and the
+///   triggers that write to it are left out.
 /// - Commits still in the database's `-wal` file are read, as SQLite would: the latest
 ///   committed copy of each page, from frames whose salts and checksums hold, when some of
 ///   them decrypt with the key and the log claims no more pages than it and the file hold. A

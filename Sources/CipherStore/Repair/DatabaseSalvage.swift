@@ -176,6 +176,22 @@ final class DatabaseSalvage {
         var createdFromCopy: [String] = []
         var targets: [TableTarget] = []
         var sequence: [(String, Int64)] = []
+        // Virtual tables first: creating one creates its shadow tables, which then take the
+        // file's rows like any table.
+        var virtualTables: [SalvagedVirtualTable] = []
+        var missingVirtualTables: [String] = []
+        for object in schema where object.type == "table" {
+            guard let sql = object.sql, Self.compactSQL(sql).hasPrefix("CREATEVIRTUAL") else { continue }
+            do {
+                virtualTables.append(try SalvagedVirtualTable(name: object.name, sql: sql, in: output))
+            } catch {
+                let shadows = schema.filter { $0.type == "table" && $0.rootPage > 0 && $0.name.hasPrefix(object.name + "_") }.map(\.name)
+                problems.append("virtual table \(object.name) was not recreated (\(error))" + (shadows.isEmpty ? "" : "; the tables holding its data were recovered as ordinary tables (\(shadows.joined(separator: ", ")))"))
+                missingVirtualTables.append(object.name)
+            }
+        }
+        let shadowOwners = Dictionary(virtualTables.flatMap { table in table.shadowTables.map { ($0, table) } },
+                                      uniquingKeysWith: { first, _ in first })
         for object in schema where object.type == "table" {
             if object.name == "sqlite_sequence" {
                 try walkTable(root: object.rootPage) { _, values in
@@ -192,13 +208,23 @@ final class DatabaseSalvage {
             }
             guard !object.name.hasPrefix("sqlite_"), let sql = object.sql else { continue }
             let compact = Self.compactSQL(sql)
-            if compact.hasPrefix("CREATEVIRTUAL") {
-                // Its own data is in ordinary tables (FTS and R-tree shadow tables), recovered as such.
-                let shadows = schema.filter { $0.type == "table" && $0.rootPage > 0 && $0.name.hasPrefix(object.name + "_") }.map(\.name)
-                problems.append("virtual table \(object.name) was not recreated" + (shadows.isEmpty ? "" : "; the tables holding its data were recovered as ordinary tables (\(shadows.joined(separator: ", ")))"))
+            if compact.hasPrefix("CREATEVIRTUAL") { continue }
+            guard object.rootPage > 0 else { continue }
+            if let owner = shadowOwners[object.name.lowercased()] {
+                // Created with its virtual table: its rows replace what the module put in, but
+                // for an index rebuilt from its documents (read past) and a WITHOUT ROWID
+                // table (FTS5's b-tree index).
+                guard !compact.hasSuffix("WITHOUTROWID") else { continue }
+                guard owner.copiesRows(of: object.name) else {
+                    try walkTable(root: object.rootPage) { _, _ in }
+                    continue
+                }
+                try output.execute(sql: "DELETE FROM \(Connection.quoteIdentifier(object.name))")
+                var target = try tableTarget(object.name)
+                try walkTable(root: object.rootPage) { rowID, values in try insert(rowID, values, into: &target) }
+                targets.append(target)
                 continue
             }
-            guard object.rootPage > 0 else { continue }
             if fromCopy.contains(object.name), let problem = try rootProblem(object, fileRoots: fileRoots) {
                 problems.append(problem)
                 continue
@@ -250,10 +276,20 @@ final class DatabaseSalvage {
             try output.execute(sql: "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?", arguments: [seq, name])
             if output.changesCount == 0 { try output.execute(sql: "INSERT INTO sqlite_sequence(name, seq) VALUES (?, ?)", arguments: [name, seq]) }
         }
+        for table in virtualTables {
+            let (note, problem) = table.rebuild(in: output)
+            if let note { notes.append(note) }
+            if let problem { problems.append(problem) }
+        }
         // Indexes first, then views and triggers: a trigger must not fire for restored rows.
         for kind in ["index", "view", "trigger"] {
             for object in schema where object.type == kind {
                 guard let sql = object.sql, !object.name.hasPrefix("sqlite_") else { continue }
+                if kind == "trigger", let missing = missingVirtualTables.first(where: { Self.mentions(sql, name: $0) }) {
+                    // It would make every write to its table fail with "no such table".
+                    problems.append("trigger \(object.name) was not created: it writes to virtual table \(missing), which was not recreated")
+                    continue
+                }
                 do {
                     try output.execute(sql: sql)
                 } catch {
@@ -297,6 +333,12 @@ final class DatabaseSalvage {
         }
         caveat += ", rows of a table created or replaced after the copy can be in one of these tables with as many columns: check them"
         return caveat
+    }
+
+    /// Whether `sql` names `name` as a whole word, quoted or not.
+    static func mentions(_ sql: String, name: String) -> Bool {
+        let words = sql.lowercased().split { !($0.isLetter || $0.isNumber || $0 == "_" || $0 == "$") }
+        return words.contains(Substring(name.lowercased()))
     }
 
     /// SQL without comments, spaces or case, to recognise `CREATE VIRTUAL TABLE` and a

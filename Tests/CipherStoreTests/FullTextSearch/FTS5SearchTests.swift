@@ -136,4 +136,22 @@ import Testing
         try db.dropFTS5SynchronizationTriggers(forTable: "post_ft")
         try db.execute(sql: #"INSERT INTO post("text") VALUES ('x')"#)
     }
+
+    /// A repair makes the table anew and rebuilds its index (the b-tree index, a WITHOUT ROWID
+    /// table, is never read from the file) from the documents.
+    @Test(.enabled(if: FTS5.isAvailable, "FTS5 is SQLCipher 4's"))
+    func aRepairRebuildsTheIndexFromItsDocuments() throws {
+        let fixture = try Fixture()
+        try fixture.db.close()
+        let repaired = fixture.directory.path("repaired.db")
+        let key = try DatabaseKey.rawKey(hex: String(repeating: "5d", count: 32))
+        let report = try DatabaseRepair.salvage(path: fixture.directory.path("search5.db"), key: key, to: repaired)
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        #expect(report.notes.contains { $0.contains("full-text index document was rebuilt") }, "\(report.notes)")
+        let db = try Connection(path: repaired, key: key)
+        defer { try? db.close() }
+        #expect(try Int.fetchAll(db, sql: "SELECT rowid FROM document WHERE document MATCH ? ORDER BY rowid",
+                                 arguments: [FTS5Pattern(matchingAllTokensIn: "温泉")]) == [1, 3, 4])
+        try db.execute(sql: "INSERT INTO document(document) VALUES ('integrity-check')")
+    }
 }
