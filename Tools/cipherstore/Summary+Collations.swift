@@ -1,7 +1,8 @@
 import CipherStore
 
 /// What the commands say when a file's schema names collations the tool does not have (an
-/// app's own, `COLLATE myapp`), which it replaced by stand-ins in binary order.
+/// app's own, `COLLATE myapp`), which it replaced by stand-ins in binary order, or calls SQL
+/// functions it does not have.
 extension Summary {
     /// What the command did with the file, for what the stand-in means there.
     enum CollationUse {
@@ -34,6 +35,13 @@ extension Summary {
         case .rebuild:
             return opening + " The new database has the schema as written and every row, but its indexes that use \(them)\(underThem) were built in byte order: before the app relies on them, run REINDEX \(names.joined(separator: "; REINDEX ")) in the app, which has \(list)."
         }
+    }
+
+    /// The warning when the integrity check stopped at a function the app registers (an index
+    /// on an expression, a CHECK constraint) and the quick check ran instead; `nil` otherwise.
+    static func functionWarning(_ functions: [String]) -> String? {
+        guard let function = functions.first else { return nil }
+        return "the schema calls the SQL function \(function)(), which the app registers and this tool does not have: the full integrity check stops at it, so the quick check ran instead: every page and row, but not whether the indexes hold what their tables do, nor the CHECK constraints. To check those too, run PRAGMA integrity_check in the app."
     }
 
     /// `--json` fields: the collations replaced and the indexes that use them.

@@ -7,13 +7,14 @@ enum Summary {
         let mebibytes = Double(report.outputBytes) / 1_048_576
         return String(format: "%@ %@: %@, %@, %.1f MiB in %.2f s, verified (%@). %@.",
                       verb, report.outputPath, counted(report.verification.tables.count, "table"), counted(totalRows(report.verification), "row"),
-                      mebibytes, report.seconds, checks(fullCheck: fullCheck).joined(separator: ", "), settings(report.verification))
+                      mebibytes, report.seconds, checks(report.verification, fullCheck: fullCheck).joined(separator: ", "), settings(report.verification))
             + (report.verification.plaintextHeaderSalt.map { "\n" + saltLine($0) } ?? "")
     }
 
     /// What a conversion checked before replacing anything.
-    static func checks(fullCheck: Bool) -> [String] {
-        ["integrity check", "schema", "every row with its rowid"] + (fullCheck ? ["every page read back"] : [])
+    static func checks(_ report: VerificationReport, fullCheck: Bool) -> [String] {
+        [report.functionsNotChecked.isEmpty ? "integrity check" : "quick check", "schema", "every row with its rowid"]
+            + (fullCheck ? ["every page read back"] : [])
     }
 
     /// "Page size 4096 bytes, 64000 KDF iterations" (no iterations for a plaintext file).
@@ -77,7 +78,8 @@ enum Summary {
 
     static func text(_ report: VerificationReport) -> String {
         let unchecked = report.placeholderCollations.indexes.count
-        let passed = unchecked == 0 ? "integrity check passed"
+        let passed = !report.functionsNotChecked.isEmpty ? "quick check passed; index contents not checked"
+            : unchecked == 0 ? "integrity check passed"
             : "integrity check passed but for \(counted(unchecked, "index")) under a collation this tool does not have"
         var lines = ["\(report.path): OK (\(report.isEncrypted ? "encrypted" : "PLAINTEXT"), \(passed))",
                      "user_version \(report.userVersion), application_id \(report.applicationID), journal mode \(report.journalMode), \(counted(report.schemaObjectCount, "schema object"))",
@@ -99,9 +101,10 @@ enum Summary {
             "kdfIterations": report.kdfIterations.map { $0 as Any } ?? NSNull(),
             "tables": report.tables.map { ["name": $0.name, "rows": $0.rowCount] as [String: Any] },
             "rows": totalRows(report),
-            "checks": ["integrity check"],
+            "checks": [report.functionsNotChecked.isEmpty ? "integrity check" : "quick check"],
         ].merging(report.plaintextHeaderSalt.map { ["salt": $0.map { String(format: "%02x", $0) }.joined()] } ?? [:]) { $1 }
             .merging(report.placeholderCollations.isEmpty ? [:] : placeholderFields(report.placeholderCollations)) { $1 }
+            .merging(report.functionsNotChecked.isEmpty ? [:] : ["functionsNotChecked": report.functionsNotChecked]) { $1 }
     }
 
     /// `encrypt`, `decrypt` and `rekey --json`'s fields: the result's, where it is, what was checked.
@@ -111,7 +114,7 @@ enum Summary {
         object["backup"] = report.backupPath ?? NSNull()
         object["outputBytes"] = Int(report.outputBytes)
         object["seconds"] = (report.seconds * 1000).rounded() / 1000
-        object["checks"] = checks(fullCheck: fullCheck)
+        object["checks"] = checks(report.verification, fullCheck: fullCheck)
         object["warnings"] = warnings
         return object
     }
@@ -149,7 +152,8 @@ enum Summary {
         let warnings = report.removedLeftovers.map { "removed \($0), left by an interrupted earlier run." }
             + report.removedSideFiles.map(sideFileRemoved) + report.sideFilesMovedAside.map(sideFileMovedAside)
             + report.rowidsNotKept.map { "table \($0) has columns named rowid, _rowid_ and oid: SQL cannot reach its rowids, so its rows have new ones in the result (in the same order), and verification compared them in that order." }
-            + warnings + [placeholderWarning(report.verification.placeholderCollations, .copy)].compactMap { $0 }
+            + warnings + [placeholderWarning(report.verification.placeholderCollations, .copy),
+                          functionWarning(report.verification.functionsNotChecked)].compactMap { $0 }
             + copyWarning + settingsWarning
         if let json {
             var object = fields(report, fullCheck: fullCheck, warnings: warnings)

@@ -43,6 +43,7 @@ extension CipherStoreCommand {
                 let report = try DatabaseFile.verify(path: database, key: databaseKey, cipher: plaintext ? .libraryDefaults : cipher.settings)
                 if let output { output.succeed(Summary.fields(report)) } else { print(Summary.text(report)) }
                 Summary.placeholderWarning(report.placeholderCollations, .check).map(warn)
+                Summary.functionWarning(report.functionsNotChecked).map(warn)
             }
         }
     }

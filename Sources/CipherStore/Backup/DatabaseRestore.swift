@@ -17,7 +17,7 @@ struct DatabaseRestore {
         let target = FileSystem.isSymbolicLink(databasePath) ? FileSystem.resolvingLinks(databasePath) ?? databasePath : databasePath
         let backup = try DatabaseFile.openExisting(path: backupPath, key: key, cipher: cipher)
         defer { try? backup.close() }
-        try DatabaseFile.reportingDamage(path: backupPath) { try DatabaseFile.checkIntegrity(backup) }
+        _ = try DatabaseFile.reportingDamage(path: backupPath) { try DatabaseFile.checkIntegrity(backup) }
 
         let exists = FileSystem.exists(target)
         if exists {

@@ -71,18 +71,20 @@ struct OnlineBackup {
         // Read inside the same transaction as the pages: what the copy must match.
         let snapshot = try DatabaseFile.reportingDamage(path: sourceName) { try DatabaseSnapshot.capture(source, comparingContent: true) }
         try FileSystem.createOwnerOnlyFile(temporaryPath)
-        let standIns = try copyPages(into: temporaryPath, cipher: cipher, pageSize: inUse.pageSize ?? 4096, sourceName: sourceName)
+        let (standIns, notChecked) = try copyPages(into: temporaryPath, cipher: cipher, pageSize: inUse.pageSize ?? 4096, sourceName: sourceName)
         try checkCancelled()
         report(.verifying, fraction: 0.8)
-        let verified = try verify(temporaryPath, cipher: cipher, against: snapshot, placeholderCollations: standIns)
+        let verified = try verify(temporaryPath, cipher: cipher, against: snapshot, placeholderCollations: standIns, functionsNotChecked: notChecked)
         try FileSystem.sync(temporaryPath)
         return verified
     }
 
     /// Copies every page of the source's snapshot into `temporaryPath`, a few MiB per step,
     /// checking for cancellation between steps.
-    /// - Returns: the collations the copy's integrity check replaced by stand-ins.
-    private func copyPages(into temporaryPath: String, cipher: CipherSettings, pageSize sourcePageSize: Int, sourceName: String) throws -> [String] {
+    /// - Returns: the collations the copy's integrity check replaced by stand-ins, and the
+    ///   functions it lacked (see ``DatabaseFile/checkIntegrity(_:schema:)``).
+    private func copyPages(into temporaryPath: String, cipher: CipherSettings, pageSize sourcePageSize: Int,
+                           sourceName: String) throws -> (standIns: [String], functionsNotChecked: [String]) {
         let destination = try openCopy(temporaryPath, cipher: cipher)
         defer { try? destination.close() }
         // A temporary file, synced once before it takes its name: no journal, no syncs.
@@ -115,8 +117,8 @@ struct OnlineBackup {
             throw BackupError.copyFailed(path: temporaryPath, reason: error.message ?? error.description)
         }
         // The pages the copy still holds in its cache are checked without reading them again.
-        try DatabaseFile.checkIntegrity(destination)
-        return destination.placeholderCollations
+        let notChecked = try DatabaseFile.checkIntegrity(destination)
+        return (destination.placeholderCollations, notChecked)
     }
 
     /// Opens the copy with the source's functions and collations (those an app added: its
@@ -137,7 +139,7 @@ struct OnlineBackup {
 
     /// Opens the copy on a fresh connection with its key and compares it with the snapshot.
     private func verify(_ temporaryPath: String, cipher: CipherSettings, against snapshot: DatabaseSnapshot,
-                        placeholderCollations: [String]) throws -> (VerificationReport, SchemaCopy.Pending?) {
+                        placeholderCollations: [String], functionsNotChecked: [String]) throws -> (VerificationReport, SchemaCopy.Pending?) {
         do {
             let check = try openCopy(temporaryPath, cipher: cipher)
             defer { try? check.close() }
@@ -150,7 +152,8 @@ struct OnlineBackup {
                 SchemaCopy.Pending(copy: try SchemaCopy.capture(check, counting: false, rowCounts: copied.rowCounts), key: $0, cipher: cipher)
             }
             return (try DatabaseFile.verificationReport(check, path: temporaryPath, snapshot: copied,
-                                                        placeholderCollations: placeholderCollations), schemaCopy)
+                                                        placeholderCollations: placeholderCollations,
+                                                        functionsNotChecked: functionsNotChecked), schemaCopy)
         } catch let error as DatabaseError where CorruptionWatch.isDamage(error) {
             throw DatabaseFileError.verificationFailed(detail: "reading the backup back: \(error.message ?? error.description)")
         }

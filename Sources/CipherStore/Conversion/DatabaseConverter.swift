@@ -291,6 +291,9 @@ struct DatabaseConverter: Sendable {
             try progress.observe(exporter) {
                 rowidsNotKept = try DatabaseExport(connection: exporter, target: schema).run()
             }
+        } catch let error as DatabaseError where error.missingFunctionName != nil {
+            // An index on an expression or a CHECK constraint the rewrite would compute.
+            throw DatabaseFileError.missingFunction(path: sourcePath, function: error.missingFunctionName ?? "")
         } catch let error as DatabaseError {
             // A full disk or a failed write comes back as a generic error.
             throw DatabaseFileError.io(operation: "writing the converted database", path: temporaryPath,

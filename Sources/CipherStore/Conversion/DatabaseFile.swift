@@ -155,8 +155,8 @@ public enum DatabaseFile {
         defer { try? db.close() }
         return try reportingDamage(path: path) {
             try checkWholePages(db, path: path)
-            try checkIntegrity(db)
-            return try verificationReport(db, path: path, snapshot: DatabaseSnapshot.capture(db))
+            let notChecked = try checkIntegrity(db)
+            return try verificationReport(db, path: path, snapshot: DatabaseSnapshot.capture(db), functionsNotChecked: notChecked)
         }
     }
 
@@ -294,10 +294,35 @@ public enum DatabaseFile {
     /// documents (FTS4 with `content=''`): "unable to validate the inverted index" is all they
     /// say of it, on an intact file too. That line is set aside.
     ///
-    /// - Throws: ``DatabaseFileError/verificationFailed(detail:)`` with a summary of the problems found.
-    static func checkIntegrity(_ db: Connection, schema: String = "main") throws {
-        let rows = try db.fetchAll(sql: "PRAGMA \(schema).integrity_check").map { try $0.value(String.self, at: 0) }
-        guard rows != ["ok"] else { return }
+    /// An index on an expression or a constraint that calls a function the app registers and
+    /// `db` lacks stops the integrity check: `PRAGMA quick_check` (everything but index
+    /// contents), without CHECK constraints, runs instead, and the function is returned.
+    ///
+    /// - Returns: the functions whose indexes the check could not compare with their tables.
+    /// - Throws: ``DatabaseFileError/verificationFailed(detail:)`` with a summary of the problems
+    ///   found; ``DatabaseFileError/missingFunction(path:function:)`` when even the quick check
+    ///   needs the function.
+    @discardableResult
+    static func checkIntegrity(_ db: Connection, schema: String = "main") throws -> [String] {
+        func check(_ pragma: String) throws -> [String] {
+            try db.fetchAll(sql: "PRAGMA \(schema).\(pragma)").map { try $0.value(String.self, at: 0) }
+        }
+        var notChecked: [String] = []
+        let rows: [String]
+        do {
+            rows = try check("integrity_check")
+        } catch let error as DatabaseError where error.missingFunctionName != nil {
+            notChecked = [error.missingFunctionName ?? ""]
+            // SQLite 3.31 and later check CHECK constraints in the quick check too.
+            try db.execute(sql: "PRAGMA ignore_check_constraints = ON")
+            defer { try? db.execute(sql: "PRAGMA ignore_check_constraints = OFF") }
+            do {
+                rows = try check("quick_check")
+            } catch let error as DatabaseError where error.missingFunctionName != nil {
+                throw DatabaseFileError.missingFunction(path: db.location.displayName, function: error.missingFunctionName ?? "")
+            }
+        }
+        guard rows != ["ok"] else { return notChecked }
         let uncheckable = try contentlessFullTextTables(db, schema: schema).map {
             "unable to validate the inverted index for FTS4 table \(schema).\($0):"
         }
@@ -311,9 +336,10 @@ public enum DatabaseFile {
             throw DatabaseFileError.verificationFailed(detail: integritySummary(others))
         }
         if problems.count >= integrityCheckLimit {
-            let quick = checkable(integrityProblems(try db.fetchAll(sql: "PRAGMA \(schema).quick_check").map { try $0.value(String.self, at: 0) }))
+            let quick = checkable(integrityProblems(try check("quick_check")))
             guard quick.isEmpty || quick == ["ok"] else { throw DatabaseFileError.verificationFailed(detail: integritySummary(quick)) }
         }
+        return notChecked
     }
 
     /// The FTS3 and FTS4 tables of one schema that keep no documents (`content=''`).
@@ -365,10 +391,11 @@ public enum DatabaseFile {
 
     /// - Parameter placeholderCollations: collations replaced by stand-ins on another
     ///   connection to the same file (a backup's copy, checked on the connection that wrote it).
+    ///   - functionsNotChecked: what ``checkIntegrity(_:schema:)`` returned.
     static func verificationReport(_ db: Connection, path: String, snapshot: DatabaseSnapshot,
-                                   placeholderCollations: [String] = []) throws -> VerificationReport {
+                                   placeholderCollations: [String] = [], functionsNotChecked: [String] = []) throws -> VerificationReport {
         let settings = try CipherSettings.inUse(by: db, encrypted: db.isEncrypted)
-        return VerificationReport(
+        var report = VerificationReport(
             path: path, isEncrypted: db.isEncrypted,
             tables: snapshot.rowCounts.sorted { $0.key < $1.key }.map { .init(name: $0.key, rowCount: $0.value) },
             userVersion: snapshot.userVersion, applicationID: snapshot.applicationID,
@@ -377,5 +404,7 @@ public enum DatabaseFile {
             kdfIterations: settings.kdfIterations,
             plaintextHeaderSalt: (settings.plaintextHeaderSize ?? 0) > 0 ? try CipherSettings.salt(in: db) : nil,
             placeholderCollations: try PlaceholderCollations.of(db, with: placeholderCollations))
+        report.functionsNotChecked = functionsNotChecked
+        return report
     }
 }

@@ -23,6 +23,9 @@ public enum DatabaseFileError: Error, Sendable, CustomStringConvertible, Equatab
     case damaged(path: String, detail: String)
     /// A virtual table uses a module (such as FTS5) that the linked SQLite does not have.
     case missingModule(path: String, table: String, module: String)
+    /// The schema calls an SQL function (in an index on an expression, a `CHECK` constraint, a
+    /// trigger or a view) that an app registers and this connection does not have.
+    case missingFunction(path: String, function: String)
     /// The output exists and overwriting was not asked for.
     case outputExists(path: String)
     /// The output is the source itself (maybe through a link).
@@ -77,6 +80,8 @@ public enum DatabaseFileError: Error, Sendable, CustomStringConvertible, Equatab
             return "'\(path)' is damaged: \(detail). \(unchanged) Restore it from a backup (`cipherstore verify` tells whether a copy is sound)" + (spelling(.repair).map { ", or \($0)." } ?? ".")
         case .missingModule(let path, let table, let module):
             return "'\(path)' has the table '\(table)' made with the module \(module), which the linked SQLCipher (SQLite \(SQLCipherLibrary.sqliteVersion)) does not have. \(unchanged) Copy that table into a regular one with the SQLite that made it, or use a SQLCipher build that has \(module)."
+        case .missingFunction(let path, let function):
+            return "'\(path)' has a schema that calls the SQL function \(function)() (in an index on an expression, a CHECK constraint, a trigger or a view), which the app that made it registers and this program does not have. \(unchanged) Run this from the app, with the function added to every connection (Configuration.prepareDatabase), or drop what calls it first."
         case .outputExists(let path):
             return "'\(path)' already exists. \(unchanged) \(spelling(.overwrite).map { "Choose another output, or \($0) to replace it." } ?? "Choose another output.")"
         case .outputIsSource(let path):

@@ -35,6 +35,11 @@ public struct VerificationReport: Sendable, Hashable {
     /// Collations the schema names that the check did not have, replaced by stand-ins in
     /// binary order, and the indexes that the integrity check therefore could not check.
     public let placeholderCollations: PlaceholderCollations
+    /// SQL functions the schema calls (an index on an expression, a `CHECK` constraint) that
+    /// the check did not have — an app registers them: it ran `PRAGMA quick_check` without
+    /// CHECK constraints, which checks every page and row but not whether the indexes hold
+    /// what their tables do. Empty when the whole integrity check ran.
+    public internal(set) var functionsNotChecked: [String] = []
 
     /// The same report for the file under another name (a conversion's result, once renamed).
     func at(path: String) -> VerificationReport {
@@ -42,5 +47,12 @@ public struct VerificationReport: Sendable, Hashable {
                            applicationID: applicationID, journalMode: journalMode,
                            schemaObjectCount: schemaObjectCount, pageSize: pageSize, kdfIterations: kdfIterations,
                            plaintextHeaderSalt: plaintextHeaderSalt, placeholderCollations: placeholderCollations)
+            .withFunctionsNotChecked(functionsNotChecked)
+    }
+
+    private func withFunctionsNotChecked(_ functions: [String]) -> VerificationReport {
+        var report = self
+        report.functionsNotChecked = functions
+        return report
     }
 }

@@ -67,4 +67,16 @@ extension DatabaseError {
         default: return false
         }
     }
+
+    /// The SQL function a statement or the schema calls that the connection does not have
+    /// ("no such function: f", or "unknown function: f()" from an index on an expression), or
+    /// `nil` for any other error.
+    var missingFunctionName: String? {
+        guard resultCode.primaryResultCode == .SQLITE_ERROR, let message else { return nil }
+        for prefix in ["no such function: ", "unknown function: "] where message.hasPrefix(prefix) {
+            let name = message.dropFirst(prefix.count)
+            return String(name.hasSuffix("()") ? name.dropLast(2) : name)
+        }
+        return nil
+    }
 }

@@ -235,7 +235,7 @@ final class DatabaseSalvage {
                 continue
             }
             do {
-                try output.execute(sql: sql)
+                try createTable(sql)
             } catch {
                 // Its rows are its own: into recovered_N tables, never into another table by width.
                 var moved = 0
@@ -276,6 +276,11 @@ final class DatabaseSalvage {
             try output.execute(sql: "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?", arguments: [seq, name])
             if output.changesCount == 0 { try output.execute(sql: "INSERT INTO sqlite_sequence(name, seq) VALUES (?, ?)", arguments: [name, seq]) }
         }
+        // Stand-ins compute nothing: an index must not be built with them.
+        for name in functionStandIns.sorted() {
+            try output.remove(function: Self.standIn(name))
+            notes.append("the schema calls the SQL function \(name)(), which the app registers and this tool does not have: the CHECK constraints that call it were not evaluated for the recovered rows")
+        }
         for table in virtualTables {
             let (note, problem) = table.rebuild(in: output)
             if let note { notes.append(note) }
@@ -292,6 +297,9 @@ final class DatabaseSalvage {
                 }
                 do {
                     try output.execute(sql: sql)
+                } catch let error as DatabaseError where error.missingFunctionName != nil {
+                    let function = error.missingFunctionName ?? ""
+                    problems.append("\(kind) \(object.name) was not created: it calls the SQL function \(function)(), which the app registers and this tool does not have; create it again from the app")
                 } catch {
                     problems.append("\(kind) \(object.name) could not be created: \(error)")
                 }
@@ -333,6 +341,32 @@ final class DatabaseSalvage {
         }
         caveat += ", rows of a table created or replaced after the copy can be in one of these tables with as many columns: check them"
         return caveat
+    }
+
+    /// Functions the schema's tables call (in a CHECK constraint) that the tool lacks, replaced
+    /// while the tables are created and filled by a stand-in that returns NULL — which a CHECK
+    /// constraint lets pass, so each row is put back as it was stored.
+    private var functionStandIns = Set<String>()
+
+    /// Creates a table from its SQL, with stand-ins for the functions it calls that the tool
+    /// does not have (SQLite 3.15 resolves a CHECK constraint's functions when the table is
+    /// created; later versions when a row is inserted).
+    private func createTable(_ sql: String) throws {
+        while true {
+            do {
+                try output.execute(sql: sql)
+                return
+            } catch let error as DatabaseError {
+                guard let name = error.missingFunctionName, functionStandIns.insert(name.lowercased()).inserted else { throw error }
+                try output.add(function: Self.standIn(name.lowercased()))
+            }
+        }
+    }
+
+    /// A function that returns NULL for any arguments: deterministic, as a CHECK constraint
+    /// requires of the functions it calls.
+    private static func standIn(_ name: String) -> DatabaseFunction {
+        DatabaseFunction(name, pure: true) { _ in nil }
     }
 
     /// Whether `sql` names `name` as a whole word, quoted or not.
@@ -578,15 +612,21 @@ final class DatabaseSalvage {
 
     /// Runs an insert; whether it inserted a row.
     private func run(_ sql: String, _ values: [DatabaseValue]) throws -> Bool {
-        do {
-            let statement = try inserts[sql] ?? output.makeStatement(sql: sql)
-            inserts[sql] = statement
-            defer { statement.reset() }
-            for (index, value) in values.enumerated() { try statement.bind(value, at: Int32(index + 1)) }
-            while try statement.step() {}
-            return output.changesCount > 0
-        } catch is DatabaseError {
-            return false
+        while true {
+            do {
+                let statement = try inserts[sql] ?? output.makeStatement(sql: sql)
+                inserts[sql] = statement
+                defer { statement.reset() }
+                for (index, value) in values.enumerated() { try statement.bind(value, at: Int32(index + 1)) }
+                while try statement.step() {}
+                return output.changesCount > 0
+            } catch let error as DatabaseError {
+                // A CHECK constraint calling a function the tool lacks (SQLite 3.16 and later
+                // resolve it when the insert is prepared): a stand-in, as in createTable(_:).
+                guard inserts[sql] == nil, let name = error.missingFunctionName,
+                      functionStandIns.insert(name.lowercased()).inserted else { return false }
+                try output.add(function: Self.standIn(name.lowercased()))
+            }
         }
     }
 }
