@@ -215,8 +215,9 @@ final class TransactionObservationBroker {
         sqlite3_update_hook(db, { context, operation, database, table, rowID in
             guard let context, let table, let kind = DatabaseEvent.Kind(rawValue: operation) else { return }
             let broker = Unmanaged<TransactionObservationBroker>.fromOpaque(context).takeUnretainedValue()
-            broker.databaseDidChange(DatabaseEvent(kind: kind, databaseName: database.map { String(cString: $0) } ?? "main",
-                                                   tableName: String(cString: table), rowID: rowID))
+            // Nearly every change is to `main`: no string is built for its name.
+            let databaseName = database.map { sqlite3_stricmp($0, "main") == 0 ? "main" : String(cString: $0) } ?? "main"
+            broker.databaseDidChange(DatabaseEvent(kind: kind, databaseName: databaseName, tableName: String(cString: table), rowID: rowID))
         }, context)
         sqlite3_commit_hook(db, { context in
             guard let context else { return 0 }
