@@ -42,7 +42,8 @@
 /// observer is added, `DELETE FROM t` deletes row by row (SQLite's truncate optimization
 /// would empty the table without reporting the rows).
 ///
-/// Observers are not `Sendable`: each belongs to the connection it was added to.
+/// The protocol does not ask for `Sendable`: an observer is called on the thread of the
+/// connection it was added to, one call at a time.
 public protocol TransactionObserver: AnyObject {
     /// Whether the observer wants to hear of changes of this kind, in
     /// ``databaseDidChange(with:)``.

@@ -2,7 +2,7 @@ import Synchronization
 
 /// Tells, after each committed transaction that changed some tables, that they changed: for
 /// work that must follow a commit (refresh a cache, sync to a server), rather than a value to
-/// show (for that, ``DatabaseReader/observe(_:)`` gives fresh values).
+/// show (for that, `observe(_:)` of the queue or pool gives fresh values).
 ///
 /// ```swift
 /// let observation = DatabaseRegionObservation(tracking: Note.all(), DatabaseRegion(table: "tag"))
