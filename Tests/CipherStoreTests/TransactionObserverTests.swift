@@ -157,6 +157,27 @@ import Testing
         try database.close()
     }
 
+    @Test(.enabled(if: SQLCipherLibrary.sqliteVersion.compare("3.35.0", options: .numeric) != .orderedAscending,
+                   "RETURNING needs SQLite 3.35 (SQLCipher 4)"))
+    func aRefusedCommitOfAnInsertReturningReadThroughFetchOneThrows() throws {
+        let database = try open(.queue)
+        let recorder = Recorder()
+        recorder.refusal = Refused(reason: "no more notes")
+        try database.writeWithoutTransaction { db in db.add(transactionObserver: recorder) }
+        _ = try database.writeWithoutTransaction { db in
+            // The statement returns its row, then commits when it ends.
+            #expect(throws: Refused(reason: "no more notes")) {
+                try db.fetchScalar(Int.self, sql: "INSERT INTO note(title) VALUES ('r') RETURNING id")
+            }
+        }
+        #expect(try count(database) == 0)
+        recorder.refusal = nil
+        let id = try database.writeWithoutTransaction { db in try db.fetchScalar(Int.self, sql: "INSERT INTO note(title) VALUES ('s') RETURNING id") }
+        #expect(id == 1)
+        #expect(recorder.commits == 1)
+        try database.close()
+    }
+
     @Test func aRollbackIsToldAndItsChangesCommitNothing() throws {
         let database = try open(.queue)
         let recorder = Recorder()

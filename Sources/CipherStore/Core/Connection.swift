@@ -459,7 +459,12 @@ public final class Connection {
         let statement = try cachedStatement(sql: sql)
         try statement.bind(arguments)
         defer { statement.reset() }
-        return try statement.step() ? Row(statement: statement) : nil
+        guard try statement.step() else { return nil }
+        let row = Row(statement: statement)
+        // A write that returns rows (`INSERT … RETURNING`) commits when it ends: run it to its
+        // end here, so that a failed or refused commit throws instead of vanishing in the reset.
+        if !statement.isReadOnly { while try statement.step() {} }
+        return row
     }
 
     /// The first column of the first row, converted to `T`; `nil` when there is no row or the value is NULL.

@@ -65,7 +65,12 @@ final class TransactionObservationBroker {
     func add(_ observer: some TransactionObserver, extent: Connection.TransactionObservationExtent,
              connection: Connection, db: OpaquePointer) {
         self.connection = connection
-        observations.removeAll { $0.wraps(observer) }
+        recipientsByKind = [:]
+        if let index = observations.firstIndex(where: { $0.wraps(observer) }) {
+            // Already added: only its extent changes.
+            observations[index] = TransactionObservation(observer, extent: extent)
+            return
+        }
         if observations.isEmpty {
             // What was prepared or held before nobody listened says nothing about what comes.
             transactionMayHaveChangedSchema = false
@@ -74,7 +79,6 @@ final class TransactionObservationBroker {
             installHooks(db)
         }
         observations.append(TransactionObservation(observer, extent: extent))
-        recipientsByKind = [:]
     }
 
     func remove(_ observer: some TransactionObserver, db: OpaquePointer) {
