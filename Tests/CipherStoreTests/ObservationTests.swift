@@ -169,7 +169,7 @@ import Testing
         consumer.cancel()
         _ = try? await consumer.value
         // The writer stops tracking commits once the last observation is gone.
-        try await waitUntil { try database.writeWithoutTransaction { $0.handle.hooks.commitHandler == nil } }
+        try await waitUntil { try database.writeWithoutTransaction { !$0.handle.hooks.broker.isObserving } }
         let runs = fetch.runs.load(ordering: .relaxed)
         try await database.write { try $0.execute(sql: "INSERT INTO note(body) VALUES ('after')") }
         try await Task.sleep(for: .milliseconds(200))
@@ -310,10 +310,11 @@ import Testing
     }
 
     @Test func dropsStillDropWhileWholeTableDeletesGoRowByRow() throws {
-        // While commits are tracked, the authorizer turns off the truncate optimization for
-        // DELETE statements only.
+        // While a transaction observer is added, the authorizer turns off the truncate
+        // optimization for DELETE statements only.
         let db = try Connection(path: directory.path("drops.sqlite"), key: .passphrase("drops"))
-        try db.setCommitHandler { _ in }
+        let observer = DeletionCounter()
+        db.add(transactionObserver: observer)
         try db.executeScript("""
             CREATE TABLE a(x); CREATE TABLE b(x); CREATE VIEW v AS SELECT x FROM a; CREATE INDEX a_x ON a(x);
             CREATE TRIGGER a_t AFTER INSERT ON a BEGIN SELECT 1; END;
@@ -323,6 +324,7 @@ import Testing
         try db.execute(sql: "DELETE FROM a")
         #expect(db.changesCount == 2)
         #expect(db.totalChangesCount == before + 2)
+        #expect(observer.deletions == 2)
         try db.executeScript("DROP VIEW v; DROP INDEX a_x; DROP TRIGGER a_t; DROP TABLE a; DROP TABLE b;")
         #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM sqlite_master") == 0)
         try db.close()
@@ -393,6 +395,15 @@ import Testing
 
     func runHeld(_ statement: Statement, on pool: DatabasePool) throws {
         try pool.writeWithoutTransaction { _ in try statement.execute() }
+    }
+
+    /// Counts the rows deleted.
+    final class DeletionCounter: TransactionObserver {
+        var deletions = 0
+        func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { true }
+        func databaseDidChange(with event: DatabaseEvent) { if event.kind == .delete { deletions += 1 } }
+        func databaseDidCommit(_ db: Database) {}
+        func databaseDidRollback(_ db: Database) {}
     }
 
     /// The SQL a connection traced.

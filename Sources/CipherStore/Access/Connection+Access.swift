@@ -9,6 +9,11 @@ extension Connection {
     /// after it started.
     /// - Throws: the block's error, or ``CipherStoreError/writeInsideRead(sql:)``.
     func inReadOnlyTransaction<T>(_ block: (Connection) throws -> T) throws -> T {
+        // Transaction observers hear nothing of a transaction that only reads.
+        let broker = handle.hooks.broker
+        let wasReadOnlyAccess = broker.isInReadOnlyAccess
+        broker.isInReadOnlyAccess = true
+        defer { broker.isInReadOnlyAccess = wasReadOnlyAccess }
         try beginTransaction(.deferred)
         do {
             try execute(sql: "PRAGMA query_only = ON")

@@ -98,6 +98,8 @@ extension DatabasePool {
                 for reader in readers {
                     try reader.syncChecked(chain: chain) { try $0.close() }
                 }
+                // The app's transaction observers stay with the writer.
+                let observers = oldWriter.handle.hooks.broker.addedObservers
                 try oldWriter.close()
                 var result: (key: DatabaseKey?, cipher: CipherSettings)
                 do {
@@ -108,7 +110,9 @@ extension DatabasePool {
                 }
                 var configuration = readerConfiguration
                 configuration.cipher = result.cipher
-                return try reopen(path: path, key: result.key, configuration: configuration)
+                let writer = try reopen(path: path, key: result.key, configuration: configuration)
+                for (observer, extent) in observers { writer.add(transactionObserver: observer, extent: extent) }
+                return writer
             }
         }
         if let bodyError { throw bodyError }

@@ -354,6 +354,8 @@ public final class Connection {
         if handle.hooks.recordedSQL != nil { handle.hooks.recordedSQL?.insert(sql) }
         var pointer: OpaquePointer?
         var remainderIsEmpty = true
+        handle.hooks.preparing = StatementEffects()
+        defer { handle.hooks.preparing = nil }
         let code = sql.withCString { cString -> Int32 in
             var tail: UnsafePointer<CChar>?
             let code = sqlite3_prepare_v2(db, cString, -1, &pointer, &tail)
@@ -373,7 +375,7 @@ public final class Connection {
         guard let pointer else {
             throw CipherStoreError.invalidArguments(reason: "the SQL holds no statement; pass one SQL statement", sql: sql)
         }
-        let statement = Statement(handle: handle, pointer: pointer, sql: sql)
+        let statement = Statement(handle: handle, pointer: pointer, sql: sql, effects: handle.hooks.preparing ?? .none)
         guard remainderIsEmpty else {
             throw CipherStoreError.invalidArguments(reason: "the SQL holds more than one statement; run them one by one, or use executeScript(_:) for a script without arguments", sql: sql)
         }
@@ -425,12 +427,15 @@ public final class Connection {
             while let current = next, current.pointee != 0 {
                 var pointer: OpaquePointer?
                 var tail: UnsafePointer<CChar>?
+                handle.hooks.preparing = StatementEffects()
                 let code = sqlite3_prepare_v2(db, current, -1, &pointer, &tail)
+                let effects = handle.hooks.preparing ?? .none
+                handle.hooks.preparing = nil
                 let text = tail.map { String(decoding: UnsafeRawBufferPointer(start: current, count: $0 - current), as: UTF8.self) } ?? sql
                 try handle.check(code, sql: text)
                 next = tail
                 guard let pointer else { continue }
-                let statement = Statement(handle: handle, pointer: pointer, sql: text.trimmingSQLWhitespace())
+                let statement = Statement(handle: handle, pointer: pointer, sql: text.trimmingSQLWhitespace(), effects: effects)
                 try statement.execute()
             }
         }
@@ -454,7 +459,12 @@ public final class Connection {
         let statement = try cachedStatement(sql: sql)
         try statement.bind(arguments)
         defer { statement.reset() }
-        return try statement.step() ? Row(statement: statement) : nil
+        guard try statement.step() else { return nil }
+        let row = Row(statement: statement)
+        // A write that returns rows (`INSERT … RETURNING`) commits when it ends: run it to its
+        // end here, so that a failed or refused commit throws instead of vanishing in the reset.
+        if !statement.isReadOnly { while try statement.step() {} }
+        return row
     }
 
     /// The first column of the first row, converted to `T`; `nil` when there is no row or the value is NULL.

@@ -74,6 +74,7 @@ final class ConnectionHandle {
         // SQLite released its references to them; these go too, with what they capture.
         hooks.functions = [:]
         hooks.collations = [:]
+        hooks.broker.removeAll()
     }
 
     deinit {

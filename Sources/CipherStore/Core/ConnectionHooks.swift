@@ -9,15 +9,14 @@ import CSQLCipher
 ///
 /// - The authorizer is installed on every connection: it refuses key pragmas
 ///   (``KeyPragmaGuard``), temporary storage on disk (``TempStoreGuard``), `ATTACH` and
-///   `DETACH` where asked (``refusesAttach``), and, while
-///   commits are tracked for observers, turns off SQLite's truncate optimization (`DELETE FROM
-///   t` without `WHERE` then deletes row by row, so the update hook sees it).
+///   `DETACH` where asked (``refusesAttach``); while transaction observers are added, it turns
+///   off SQLite's truncate optimization (`DELETE FROM t` without `WHERE` then deletes row by
+///   row, so the update hook sees it); and it notes what a statement being prepared updates and
+///   which savepoint it touches (``StatementEffects``), and schema changes, which no update hook
+///   reports.
 /// - Tracing: ``Connection/trace(_:)``.
-/// - Commit tracking, for change observation: the update hook collects the tables a
-///   transaction changes (the authorizer notes schema changes, which it does not report), the
-///   commit hook sets them aside, the rollback hook drops them, and the statement whose step
-///   or reset ended the transaction hands the outcome to ``commitHandler`` once the commit
-///   really happened (the commit hook runs before the commit can still fail).
+/// - The update, commit and rollback hooks belong to the ``broker``, which tells every
+///   transaction observer (request observation is one of them).
 /// - Read recording, for change observation: the SQL of every statement a block prepares or
 ///   takes from the cache (see ``recordedSQL``).
 /// - SQL functions and collations written in Swift, and stand-ins for missing collations
@@ -29,17 +28,10 @@ final class ConnectionHooks {
     /// pool the connection belongs to.
     var corruptionWatch: CorruptionWatch?
 
-    /// Called on the connection's thread after each committed write transaction, and after
-    /// each rollback; `nil` when nobody observes.
-    private(set) var commitHandler: (@Sendable (TransactionEnd) -> Void)?
-    private var changedTables: Set<String> = []
-    /// Whether the open transaction may have changed what the update hook does not report:
-    /// the schema (the authorizer saw a CREATE, DROP or ALTER), or rows written before the
-    /// hooks were installed.
-    private var changedUnseen = false
-    /// How the transaction whose commit or rollback hook ran ended; delivered once the
-    /// statement that ended it is done (the commit hook runs before a commit can still fail).
-    private(set) var endingTransaction: TransactionEnd?
+    /// The dispatcher of the update, commit and rollback hooks to transaction observers.
+    let broker = TransactionObservationBroker()
+    /// While a statement is prepared by ``Connection``, what the authorizer sees it do.
+    var preparing: StatementEffects?
 
     /// Set when a statement that may change the main schema is prepared; cleared by whoever
     /// keeps the schema copy (see ``SchemaCopyKeeper``).
@@ -83,7 +75,7 @@ final class ConnectionHooks {
             let previous = hooks.lastAuthorizedAction
             hooks.lastAuthorizedAction = action
             if ConnectionHooks.schemaActions.contains(action) {
-                hooks.changedUnseen = true
+                hooks.broker.transactionMayHaveChangedSchema = true
                 hooks.schemaMayHaveChanged = true
                 hooks.schemaChangeCount &+= 1
             }
@@ -103,14 +95,24 @@ final class ConnectionHooks {
                 guard hooks.refusesAttach else { return SQLITE_OK }
                 hooks.denialReason = ConnectionHooks.attachRefusal
                 return SQLITE_DENY
+            case SQLITE_UPDATE:
+                if hooks.preparing != nil, let name, let detail {
+                    hooks.preparing?.updatedColumns[String(cString: name).lowercased(), default: []].insert(String(cString: detail))
+                }
+                return SQLITE_OK
+            case SQLITE_SAVEPOINT:
+                if hooks.preparing != nil, let name, let detail, let operation = StatementEffects.Savepoint.Operation(name) {
+                    hooks.preparing?.savepoint = .init(operation: operation, name: String(cString: detail))
+                }
+                return SQLITE_OK
             case SQLITE_DELETE:
                 // SQLITE_IGNORE on a DELETE statement only turns off the truncate optimization,
                 // which would empty a table without telling the update hook: needed while
-                // commits are tracked for observers, and only then (statements prepared before
-                // are dropped from the cache when tracking starts). A DROP asks for DELETE on
+                // transaction observers are added, and only then (statements prepared before
+                // expire when the first is added). A DROP asks for DELETE on
                 // what it drops right after its own action: there, SQLITE_IGNORE would silently
                 // skip the drop. SQLite's own tables are left alone.
-                guard hooks.commitHandler != nil, let name, sqlite3_strnicmp(name, "sqlite_", 7) != 0,
+                guard hooks.broker.isObserving, let name, sqlite3_strnicmp(name, "sqlite_", 7) != 0,
                       !ConnectionHooks.dropActions.contains(previous) else {
                     return SQLITE_OK
                 }
@@ -133,52 +135,6 @@ final class ConnectionHooks {
         SQLITE_DROP_TEMP_TRIGGER, SQLITE_DROP_TEMP_VIEW, SQLITE_DROP_TRIGGER, SQLITE_DROP_VIEW, SQLITE_DROP_VTABLE,
         SQLITE_ALTER_TABLE,
     ]
-
-    /// Starts (or, with `nil`, stops) calling `handler` after each committed write transaction
-    /// and each rollback.
-    func setCommitHandler(_ handler: (@Sendable (TransactionEnd) -> Void)?, db: OpaquePointer) {
-        changedTables = []
-        endingTransaction = nil
-        // Installed inside a transaction: its earlier writes were not seen.
-        changedUnseen = sqlite3_get_autocommit(db) == 0
-        commitHandler = handler
-        guard handler != nil else {
-            sqlite3_update_hook(db, nil, nil)
-            sqlite3_commit_hook(db, nil, nil)
-            sqlite3_rollback_hook(db, nil, nil)
-            return
-        }
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        sqlite3_update_hook(db, { context, _, _, table, _ in
-            guard let context, let table else { return }
-            let hooks = Unmanaged<ConnectionHooks>.fromOpaque(context).takeUnretainedValue()
-            hooks.changedTables.insert(String(cString: table).lowercased())
-        }, context)
-        sqlite3_commit_hook(db, { context in
-            guard let context else { return 0 }
-            let hooks = Unmanaged<ConnectionHooks>.fromOpaque(context).takeUnretainedValue()
-            hooks.endingTransaction = .committed(tables: hooks.changedTables, unseenChanges: hooks.changedUnseen)
-            hooks.changedTables = []
-            hooks.changedUnseen = false
-            return 0
-        }, context)
-        sqlite3_rollback_hook(db, { context in
-            guard let context else { return }
-            let hooks = Unmanaged<ConnectionHooks>.fromOpaque(context).takeUnretainedValue()
-            hooks.changedTables = []
-            hooks.changedUnseen = false
-            hooks.endingTransaction = .rolledBack
-        }, context)
-    }
-
-    /// Called when a statement has run to its end or was reset: if it ended a transaction
-    /// (the commit or rollback hook ran and the connection is back in autocommit mode), tells
-    /// the handler.
-    func statementDidFinish(db: OpaquePointer) {
-        guard let end = endingTransaction, sqlite3_get_autocommit(db) != 0 else { return }
-        endingTransaction = nil
-        commitHandler?(end)
-    }
 }
 
 extension Connection {
@@ -209,21 +165,6 @@ extension Connection {
         }, Unmanaged.passUnretained(hooks).toOpaque())
     }
 
-    /// Starts (or, with `nil`, stops) calling `handler` after each committed write
-    /// transaction and each rollback of this connection.
-    func setCommitHandler(_ handler: (@Sendable (TransactionEnd) -> Void)?) throws {
-        let tracking = handle.hooks.commitHandler != nil
-        handle.hooks.setCommitHandler(handler, db: try handle.pointer)
-        // DELETE statements prepared before, with SQLite's truncate optimization, would empty a
-        // table unseen. Setting a flag pragma expires every statement of the connection, cached
-        // or held by the app: each is prepared again at its next step, through the authorizer,
-        // and deletes row by row.
-        if handler != nil && !tracking {
-            let queryOnly = try fetchScalar(Bool.self, sql: "PRAGMA query_only") ?? false
-            try execute(sql: "PRAGMA query_only = \(queryOnly ? "ON" : "OFF")")
-        }
-    }
-
     /// Runs `body` and returns its result with the SQL of every statement it ran.
     func recordingStatements<T>(_ body: () throws -> T) rethrows -> (T, Set<String>) {
         let hooks = handle.hooks
@@ -233,12 +174,4 @@ extension Connection {
         let result = try body()
         return (result, hooks.recordedSQL ?? [])
     }
-}
-
-/// How a transaction ended, as change observation hears of it.
-enum TransactionEnd: Sendable {
-    /// Committed, changing these tables (lowercased names). `unseenChanges`: it may also have
-    /// changed what no table name tells (the schema, or rows written before anyone listened).
-    case committed(tables: Set<String>, unseenChanges: Bool)
-    case rolledBack
 }

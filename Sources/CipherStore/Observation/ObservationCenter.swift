@@ -5,14 +5,16 @@ import Synchronization
 /// Only commits made through this queue or pool are seen: another connection to the same file
 /// (another queue, another process) calls no hook here.
 ///
-/// The handler is installed on the writing connection while at least one observation runs
-/// (the update and commit hooks cost a little on every write), and removed with the last one.
-/// It runs on the writer's thread right after each commit, so it only marks observations
-/// stale; their fetches run elsewhere (``ValueObserver``).
+/// A ``CommitTracker``, a transaction observer like any other, is added to the writing
+/// connection while at least one observation runs (the hooks cost a little on every write),
+/// and removed with the last one. It runs on the writer's thread right after each commit, so
+/// it only marks observations stale; their fetches run elsewhere (``ValueObserver``).
 final class ObservationCenter: Sendable {
     private let writer: SerialConnection
     private let observers = Locked<[ObjectIdentifier: any CommitObserver]>([:])
     private let isClosed = Atomic<Bool>(false)
+    /// The transaction observer added to the writer; `nil` while no observation runs.
+    private let tracker = Locked<CommitTracker?>(nil)
 
     init(writer: SerialConnection) {
         self.writer = writer
@@ -35,10 +37,16 @@ final class ObservationCenter: Sendable {
         trackCommits(on: db)
     }
 
-    /// Installs the commit handler on the writing connection. On a closed connection it does
-    /// nothing: the next fetch reports the closed connection and ends the observation.
+    /// Adds the tracker to the writing connection (adding it again changes nothing). On a
+    /// closed connection it does nothing: the next fetch reports the closed connection and ends
+    /// the observation.
     private func trackCommits(on db: Connection) {
-        try? db.setCommitHandler { [weak self] end in self?.transactionDidEnd(end) }
+        let tracker = tracker.withLock { tracker in
+            // Added inside a transaction: its earlier writes were not seen.
+            if tracker == nil { tracker = CommitTracker(center: self, unseenChanges: db.isInTransaction) }
+            return tracker!
+        }
+        db.add(transactionObserver: tracker, extent: .databaseLifetime)
     }
 
     /// Unregisters `observer`; the writer stops tracking commits when none is left.
@@ -50,7 +58,9 @@ final class ObservationCenter: Sendable {
         guard isEmpty else { return }
         writer.enqueue { [weak self] db in
             guard let self, self.observers.withLock({ $0.isEmpty }) else { return }
-            try? db.setCommitHandler(nil)
+            if let tracker = self.tracker.withLock({ tracker in defer { tracker = nil }; return tracker }) {
+                db.remove(transactionObserver: tracker)
+            }
         }
     }
 
@@ -67,7 +77,7 @@ final class ObservationCenter: Sendable {
     /// Whether the queue or pool was closed: a fetch failing then ends quietly.
     var closed: Bool { isClosed.load(ordering: .acquiring) }
 
-    private func transactionDidEnd(_ end: TransactionEnd) {
+    fileprivate func transactionDidEnd(_ end: TransactionEnd) {
         let all = observers.withLock { Array($0.values) }
         for observer in all { observer.transactionDidEnd(end) }
     }
@@ -79,4 +89,47 @@ protocol CommitObserver: AnyObject, Sendable {
     func transactionDidEnd(_ end: TransactionEnd)
     /// The queue or pool closed: end the sequence.
     func finish()
+}
+
+/// How a transaction ended, as change observation hears of it.
+enum TransactionEnd: Sendable {
+    /// Committed, changing these tables (lowercased names). `unseenChanges`: it may also have
+    /// changed what no table name tells (the schema, or rows written before anyone listened).
+    case committed(tables: Set<String>, unseenChanges: Bool)
+    case rolledBack
+}
+
+/// The transaction observer of an ``ObservationCenter`` on the writing connection: collects
+/// the tables each transaction changes and tells the center how it ended.
+final class CommitTracker: TransactionObserver, @unchecked Sendable {
+    // @unchecked Sendable: `tables` and `unseenChanges` are used only by the writing
+    // connection's callbacks, which run on its serial queue; `center` is a weak reference to
+    // a Sendable object.
+    private weak var center: ObservationCenter?
+    private var tables: Set<String> = []
+    private var unseenChanges: Bool
+
+    init(center: ObservationCenter, unseenChanges: Bool) {
+        self.center = center
+        self.unseenChanges = unseenChanges
+    }
+
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { true }
+
+    func databaseDidChange(with event: DatabaseEvent) {
+        tables.insert(event.tableName.lowercased())
+    }
+
+    func databaseDidCommit(_ db: Database) {
+        let end = TransactionEnd.committed(tables: tables, unseenChanges: unseenChanges || db.handle.hooks.broker.transactionMayHaveChangedSchema)
+        tables = []
+        unseenChanges = false
+        center?.transactionDidEnd(end)
+    }
+
+    func databaseDidRollback(_ db: Database) {
+        tables = []
+        unseenChanges = false
+        center?.transactionDidEnd(.rolledBack)
+    }
 }

@@ -27,14 +27,17 @@ public final class Statement {
     }
     /// Shared layout for the rows this statement produces.
     private(set) lazy var rowLayout = RowLayout(columnNames: columnNames)
+    /// What the authorizer saw the statement do when it was prepared, for transaction observers.
+    let effects: StatementEffects
     /// Whether the statement ran since its last reset: binding then needs a reset first, and
     /// otherwise does not (a second `sqlite3_reset` per execution costs as much as a bind).
     private var hasRun = false
 
-    init(handle: ConnectionHandle, pointer: OpaquePointer, sql: String) {
+    init(handle: ConnectionHandle, pointer: OpaquePointer, sql: String, effects: StatementEffects = .none) {
         self.handle = handle
         self.pointer = pointer
         self.sql = sql
+        self.effects = effects
         self.columnCount = Int(sqlite3_column_count(pointer))
         self.parameterCount = Int(sqlite3_bind_parameter_count(pointer))
     }
@@ -208,18 +211,24 @@ public final class Statement {
     /// - Throws: ``DatabaseError`` when SQLite fails.
     @inline(__always)
     public func step() throws -> Bool {
-        // A statement that starts after its async block was cancelled does not run.
-        if !hasRun && handle.interrupter.isCancelled { throw handle.cancelledError(sql: sql) }
+        let broker = handle.hooks.broker
+        if !hasRun {
+            // A statement that starts after its async block was cancelled does not run.
+            if handle.interrupter.isCancelled { throw handle.cancelledError(sql: sql) }
+            if broker.isObserving { broker.statementWillStart(effects) }
+        }
         hasRun = true
         let code = sqlite3_step(pointer)
         switch code {
         case SQLITE_ROW: return true
         case SQLITE_DONE:
+            if let savepoint = effects.savepoint, broker.isObserving { broker.savepointDidRun(savepoint, db: sqlite3_db_handle(pointer)) }
             // A statement that ended a transaction tells the observers.
-            if handle.hooks.endingTransaction != nil { handle.hooks.statementDidFinish(db: sqlite3_db_handle(pointer)) }
+            if broker.endingTransaction != nil { broker.statementDidFinish(db: sqlite3_db_handle(pointer)) }
             return false
         default:
-            let error = handle.error(code, sql: sql)
+            // A commit an observer refused fails with the observer's error.
+            let error = broker.takeCommitRefusal() ?? handle.error(code, sql: sql)
             reset()
             throw error
         }
@@ -230,7 +239,8 @@ public final class Statement {
         hasRun = false
         sqlite3_reset(pointer)
         // A statement that returned rows (`INSERT … RETURNING`) commits when it is reset.
-        if handle.hooks.endingTransaction != nil { handle.hooks.statementDidFinish(db: sqlite3_db_handle(pointer)) }
+        let broker = handle.hooks.broker
+        if broker.endingTransaction != nil { broker.statementDidFinish(db: sqlite3_db_handle(pointer)) }
     }
 
     // MARK: Column access on the current row (valid after `step()` returned true)
