@@ -154,6 +154,34 @@ import Testing
         let constraint = try #require(throws: DatabaseError.self) { try db.execute(sql: "SELECT busy()") }
         #expect(constraint.resultCode.primaryResultCode == .SQLITE_CONSTRAINT)
         #expect(constraint.message == "the SQL function busy failed: refused by the app")
+        // …but for a code that says the file is damaged: a function cannot damage it, and the
+        // user must not be sent to restore a backup.
+        for code in [ResultCode.SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_IOERR] {
+            try db.add(function: DatabaseFunction("damaged", argumentCount: 0) { _ in
+                throw DatabaseError(resultCode: code, message: "the app's own file is unreadable")
+            })
+            let error = try #require(throws: DatabaseError.self) { try db.execute(sql: "SELECT damaged()") }
+            #expect(error.resultCode == .SQLITE_ERROR)
+            #expect(error.message == "the SQL function damaged failed: the app's own file is unreadable")
+        }
+        #expect(try db.fetchScalar(String.self, sql: "PRAGMA integrity_check") == "ok")
+    }
+
+    /// SQLite refuses to change a function while a statement of the connection runs: the
+    /// message says so, not that another process holds a lock.
+    @Test func removingAFunctionWhileAStatementRunsSaysWhichStatementToFinish() throws {
+        let db = try Connection(path: path, key: key)
+        defer { try? db.close() }
+        try db.add(function: Self.slug)
+        let statement = try db.makeStatement(sql: "SELECT slug('A b') UNION ALL SELECT slug('C d')")
+        #expect(try statement.step())
+        let error = try #require(throws: DatabaseError.self) { try db.remove(function: Self.slug) }
+        #expect(error.resultCode.primaryResultCode == .SQLITE_BUSY)
+        #expect(error.description.contains("A statement of this connection is still running"), "\(error)")
+        #expect(!error.description.contains("busyTimeout"))
+        statement.reset()
+        try db.remove(function: Self.slug)
+        #expect(throws: DatabaseError.self) { try db.execute(sql: "SELECT slug('x')") }
     }
 
     @Test func aRemovedFunctionIsGoneAndItsCapturesAreReleased() throws {

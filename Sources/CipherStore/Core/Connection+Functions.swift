@@ -144,11 +144,18 @@ private enum FunctionCalls {
         box.map { Unmanaged<DatabaseFunction>.fromOpaque($0).release() }
     }
 
-    /// Fails the call with a message that names the function; a ``DatabaseError`` keeps its code.
+    /// Fails the call with a message that names the function; a ``DatabaseError`` keeps its
+    /// code, but for the codes that say the database file is damaged or unreadable (corrupt,
+    /// not a database, an I/O error): a function cannot damage the file, and such a code would
+    /// send the user to restore a backup.
     static func report(_ error: any Error, of function: DatabaseFunction, in context: OpaquePointer?) {
         let detail = (error as? DatabaseError)?.message ?? String(describing: error)
         sqlite3_result_error(context, "the SQL function \(function.name) failed: \(detail)", -1)
-        if let error = error as? DatabaseError { sqlite3_result_error_code(context, error.resultCode.rawValue) }
+        guard let error = error as? DatabaseError else { return }
+        switch error.resultCode.primaryResultCode {
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_IOERR: sqlite3_result_error_code(context, SQLITE_ERROR)
+        default: sqlite3_result_error_code(context, error.resultCode.rawValue)
+        }
     }
 }
 

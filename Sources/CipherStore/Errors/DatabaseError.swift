@@ -27,6 +27,10 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     /// What the user can do next, for the codes where that is known.
     private var advice: String? {
         switch resultCode.primaryResultCode {
+        case .SQLITE_BUSY where message?.hasPrefix("unable to delete/modify") == true:
+            // Not a lock: sqlite3_create_function or _collation while a statement of this
+            // connection runs.
+            return "A statement of this connection is still running (an open cursor, or a statement not stepped to its end or reset): finish or release it, then add or remove the function or collation again."
         case .SQLITE_BUSY, .SQLITE_LOCKED:
             return "Another connection or process holds a lock on the database: retry later or raise `Configuration.busyTimeout`."
         case .SQLITE_FULL:
