@@ -11,10 +11,11 @@
 /// nothing a user types is read as query syntax: quotes, parentheses, `*`, `^`, `-`, `:`,
 /// `AND`/`OR`/`NOT`/`NEAR` are separators or plain words, and never widen or break the
 /// search. A word is searched as a phrase: `iPhone6` finds "iPhone6" and "iPhone 6",
-/// `泡温泉` finds the three characters in a row. A lone CJK character (`泉`, or `的` in
-/// `iPhone的`) is searched as a prefix: on FTS4 the `cjk` tokenizer indexes CJK text as
-/// bigrams, so it finds the character where a bigram starts with it (泉水, not 温泉);
-/// ``FTS5Pattern`` on FTS5 has no such limit. See <doc:FullTextSearch>.
+/// `泡温泉` finds the three characters in a row. A lone CJK character that ends a word (`泉`,
+/// or `的` in `iPhone的`) is searched as a prefix: on FTS4 the `cjk` tokenizer indexes CJK
+/// text as bigrams, so it finds the character where a bigram starts with it (泉水, not 温泉).
+/// One with more of the word after it (`的` in `A的B`) is searched as itself, so `A的B`
+/// does not find `A的照B`. ``FTS5Pattern`` on FTS5 has no such limit. See <doc:FullTextSearch>.
 ///
 /// See <https://www.sqlite.org/fts3.html#full_text_index_queries>.
 public struct FTS3Pattern: Sendable, Hashable {
@@ -85,7 +86,9 @@ public struct FTS3Pattern: Sendable, Hashable {
     public init?(matchingPhrase string: String) {
         let words = FullTextInput(string).words
         guard !words.isEmpty else { return nil }
-        self.init(unchecked: "\"" + words.map(Self.render).joined(separator: " ") + "\"")
+        // Only the phrase's very last character may stand for the start of a pair.
+        let rendered = words.enumerated().map { Self.render($1, endsPhrase: $0 == words.count - 1) }
+        self.init(unchecked: "\"" + rendered.joined(separator: " ") + "\"")
     }
 
     /// The most words the all-words, any-word and prefix builders take. FTS3 refuses a query
@@ -108,9 +111,16 @@ public struct FTS3Pattern: Sendable, Hashable {
     }
 
     /// A word's runs separated by spaces (FTS numbers a phrase's tokens in order, whatever
-    /// separates them), a lone CJK character followed by `*`.
-    private static func render(_ word: [FullTextInput.Run]) -> String {
-        word.map { $0.isCJK && $0.characterCount == 1 ? $0.text + "*" : $0.text }.joined(separator: " ")
+    /// separates them), a lone CJK character that ends the phrase followed by `*`.
+    ///
+    /// A lone character with more of the phrase after it (`的` in `A的B`) stays as it is: the
+    /// text it must match has that character alone between the same neighbours, which the
+    /// tokenizer indexes as the character itself. As a prefix it would also match a pair (the
+    /// `的照` of `A的照B`).
+    private static func render(_ word: [FullTextInput.Run], endsPhrase: Bool = true) -> String {
+        word.enumerated().map { index, run in
+            run.isCJK && run.characterCount == 1 && endsPhrase && index == word.count - 1 ? run.text + "*" : run.text
+        }.joined(separator: " ")
     }
 }
 

@@ -271,6 +271,19 @@ import Testing
         }
     }
 
+    /// A lone character between other tokens is searched as itself, not as a prefix that
+    /// would also match a pair there.
+    @Test func aLoneCharacterInsideAWordIsNotWidenedToAPrefix() throws {
+        try db.execute(sql: "INSERT INTO document(docid, body) VALUES (10, 'A的B'), (11, 'A的照B'), (12, 'X的照片')")
+        #expect(try ids(FTS3Pattern(matchingPhrase: "A的B")) == [10])
+        #expect(try ids(FTS3Pattern(matchingAllTokensIn: "A的B")) == [10])
+        #expect(try ids(FTS3Pattern(matchingPhrase: "A的 B")) == [10])
+        // Ending the search, it is still a prefix: search as you type.
+        #expect(try ids(FTS3Pattern(matchingPhrase: "X的")) == [12])
+        #expect(try ids(FTS3Pattern(matchingAllTokensIn: "A的")) == [10, 11])
+        #expect(FTS3Pattern(matchingPhrase: "A的B 的")?.rawPattern == #""A 的 B 的*""#)
+    }
+
     @Test func aFailedDefinitionCreatesNothing() throws {
         #expect(throws: DatabaseError.self) {
             try db.create(virtualTable: "ft", options: .temporary, using: FTS4()) { t in

@@ -65,7 +65,7 @@ import Testing
         #expect(FTS3Pattern(matchingAllTokensIn: #"温泉" OR "猴子"#)?.rawPattern == #""温泉" "OR" "猴子""#)
         #expect(FTS3Pattern(matchingAnyTokenIn: "iPhone6 泉")?.rawPattern == #""iPhone6" OR "泉*""#)
         #expect(FTS3Pattern(matchingAllPrefixesIn: "iPh 温泉")?.rawPattern == #""iPh*" "温泉*""#)
-        #expect(FTS3Pattern(matchingPhrase: "玩iPhone的照片!")?.rawPattern == #""玩* iPhone 的照片""#)
+        #expect(FTS3Pattern(matchingPhrase: "玩iPhone的照片!")?.rawPattern == #""玩 iPhone 的照片""#)
         #expect(FTS5Pattern(matchingAllTokensIn: "body:温泉 -x")?.rawPattern == #""body" "温泉" "x""#)
         #expect(FTS5Pattern(matchingAllPrefixesIn: "iPh 温")?.rawPattern == #""iPh"* "温"*"#)
         #expect(FTS5Pattern(matchingPrefixPhrase: "一只 雪猴")?.rawPattern == #"^"一只 雪猴""#)
