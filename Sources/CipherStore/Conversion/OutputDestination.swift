@@ -124,6 +124,48 @@ extension OutputDestination {
         return (written, removed)
     }
 
+    /// ``publish(_:as:overwrite:)`` for a database with a slot file beside it: `writeSlotFile`
+    /// writes, just before the database takes its name, the slot file that opens the new
+    /// database (at `slotFile`), or returns `nil` when it has none.
+    ///
+    /// A slot file already at that name opens the database the name holds now, so it is kept
+    /// aside (a second hard link) until the new database has the name. When the database does
+    /// not get it, the old slot file is put back (or the new one removed when there was none),
+    /// and the old database still opens. Once the database has the name, the new slot file
+    /// stays (also when the directory sync failed after it) and the old one is removed. A crash
+    /// in between leaves the old one beside them as `NAME.keys.previous-PID-N`.
+    /// - Returns: the slot file written, or `nil`, and what was done with the side files.
+    /// - Throws: as ``publish(_:as:overwrite:)``, and the errors of `writeSlotFile`.
+    static func publish(_ temporaryPath: String, as path: String, overwrite: Bool, slotFile: String,
+                        writingSlotFile writeSlotFile: () throws -> String?)
+        throws -> (slotFile: String?, sideFiles: DatabaseSideFiles.Cleared) {
+        let previous = overwrite ? try setAside(slotFile) : nil
+        let database = FileSystem.identity(temporaryPath)
+        var written: String?
+        var removed = DatabaseSideFiles.Cleared()
+        do {
+            written = try writeSlotFile()
+            removed = try publish(temporaryPath, as: path, overwrite: overwrite)
+        } catch where DurableReplacement.holds(path, identity: database) {
+            // The new database has the name: the new slot file is the one that opens it.
+            if let previous { FileSystem.removeIfPresent(previous) }
+            throw error
+        } catch {
+            if let previous, written == nil {
+                // Nothing replaced it: the old slot file is still in place under its name too.
+                FileSystem.removeIfPresent(previous)
+            } else if let previous {
+                // Put back over the new one; should even that fail, it stays under its second name.
+                _ = rename(previous, slotFile)
+            } else if let written {
+                FileSystem.removeIfPresent(written)
+            }
+            throw error
+        }
+        if let previous { FileSystem.removeIfPresent(previous) }
+        return (written, removed)
+    }
+
     /// A second name for the file at `path` (the name itself when it is a symbolic link), or
     /// `nil` when there is nothing there.
     private static func setAside(_ path: String) throws -> String? {
