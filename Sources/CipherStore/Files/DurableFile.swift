@@ -40,12 +40,20 @@ enum DurableFile {
 
     /// Puts `bytes` under `path`, replacing the file there if there is one.
     ///
-    /// - Throws: the errors of ``writeTemporary(_:beside:)`` and of
-    ///   ``DurableReplacement/rename(_:over:)``: ``DurableReplacement/Unsynced`` when the new
-    ///   file took the name but the directory sync failed; any other error changed nothing.
+    /// - Throws: the errors of ``writeTemporary(_:beside:)`` and ``rename(_:over:after:)``.
     static func replace(_ path: String, with bytes: [UInt8]) throws {
-        let temporary = try writeTemporary(bytes, beside: path)
+        try rename(try writeTemporary(bytes, beside: path), over: path)
+    }
+
+    /// Gives a temporary file written by ``writeTemporary(_:beside:)`` the name `path`,
+    /// replacing the file there, once `prepare` has run.
+    ///
+    /// - Throws: ``DurableReplacement/Unsynced`` when the file took the name but the directory
+    ///   sync failed; any other error (`prepare`'s among them) changed nothing, and the
+    ///   temporary file is removed.
+    static func rename(_ temporary: String, over path: String, after prepare: () throws -> Void = {}) throws {
         do {
+            try prepare()
             try DurableReplacement.rename(temporary, over: path)
         } catch let error as DurableReplacement.Unsynced {
             throw error

@@ -37,15 +37,7 @@ enum KeySlotStore {
     static func replace(_ path: String, with file: KeySlotFile, holding lock: HeldLock,
                         verifying check: (KeySlotFile) throws -> Void) throws {
         let temporary = try writeTemporary(file, beside: path, verifying: check)
-        do {
-            try lock.lockAlso(temporary)
-            try DurableReplacement.rename(temporary, over: path)
-        } catch let error as DurableReplacement.Unsynced {
-            throw error
-        } catch {
-            FileSystem.removeIfPresent(temporary)
-            throw error
-        }
+        try DurableFile.rename(temporary, over: path, after: { try lock.lockAlso(temporary) })
     }
 
     /// The slot files (the one locked first, and each written since) that a change holds
