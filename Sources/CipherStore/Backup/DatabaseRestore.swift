@@ -28,61 +28,39 @@ struct DatabaseRestore {
                 throw DatabaseFileError.sourceHasOtherNames(path: target, nameCount: links, namesFound: FileSystem.otherNamesInDirectory(of: target))
             }
             try FileSystem.checkOwnerCanBeKept(target)
-        } else {
-            try OutputDestination.checkNewFile(target, source: backupPath, overwrite: false)
         }
-        let removedLeftovers = TemporaryFiles.removeLeftovers(for: target)
+        let restore = self
+        // What lies beside an existing database is its own or stale: a journal the lock's
+        // first read did not roll back, a log it did not checkpoint (a damaged database
+        // replaced with `replacingUnreadable` is never read). Logs are moved aside, not removed.
+        let write = try WholeFileWrite(
+            output: target, named: databasePath, source: backupPath,
+            publication: exists ? .replacing(keepingLogs: true, backup: nil) : .newName(overwrite: false),
+            options: options, started: started,
+            nowOnDisk: {
+                let slotFile = try? restore.pairSlotFile(restoredSalt: DatabaseFileInfo.salt(of: target))
+                return "'\(restore.databasePath)' holds the restored database" + (slotFile.map { ", and '\($0)' its slots" } ?? "")
+            },
+            nextStep: "Check the disk (`dmesg`) and run `sync` once it is healthy; `cipherstore verify` tells which key opens the file.")
         // Held from before the copy to after the rename: no writer commits into the old file.
         let lock = exists ? try lockTarget(target) : nil
         var replaced = false
         defer { lock?.release(restoring: !replaced) }
 
-        let temporaryPath = TemporaryFiles.path(for: target)
-        defer { if !replaced { FileSystem.removeDatabaseFiles(temporaryPath) } }
-        let (verification, schemaCopy) = try backup.inReadOnlyTransaction { backup in
-            try OnlineBackup(source: backup, sourcePath: backupPath, outputPath: target, overwrite: true,
-                             key: key, options: options).writeVerifiedCopy(into: temporaryPath)
-        }
-        if exists { try FileSystem.copyOwnerAndMode(from: target, to: temporaryPath) }
-        if options.cancellation?.isCancelled == true { throw DatabaseFileError.cancelled }
-        let restoredSalt = DatabaseFileInfo.salt(of: temporaryPath)
-        let result = FileSystem.identity(temporaryPath)
-        var sideFiles = DatabaseSideFiles.Cleared()
+        let copier = OnlineBackup(source: backup, sourcePath: backupPath, outputPath: target, overwrite: true, key: key, options: options)
+        let written: WholeFileWrite.Written<VerificationReport>
         do {
-            if exists {
-                // What lies beside the old file is its own or stale: a journal the lock's first
-                // read did not roll back, a log it did not checkpoint (a damaged database
-                // replaced with `replacingUnreadable` is never read). Applied to the restored
-                // file, either would replace its pages with the old file's.
-                sideFiles = try DatabaseSideFiles.clear(beside: target, keepingLogs: true)
-                let replacedFile = try ReplacedFile(path: target)
-                do {
-                    try DurableReplacement.rename(temporaryPath, over: target)
-                } catch {
-                    if DurableReplacement.holds(target, identity: result) { _ = replacedFile.retire() } else { replacedFile.close() }
-                    throw error
-                }
-                _ = replacedFile.retire()
-            } else {
-                sideFiles = try OutputDestination.publish(temporaryPath, as: target, overwrite: false)
-            }
-        } catch {
-            // Read from the disk: once the name leads to the restored file, the restore happened.
-            guard DurableReplacement.holds(target, identity: result) else { throw error }
+            written = try write.run(
+                fill: { file in try backup.inReadOnlyTransaction { _ in try copier.copy(into: file) } },
+                verify: copier.verify(_:in:))
+        } catch let error as NotDurableError {
             replaced = true
-            let slotFile = try? pairSlotFile(restoredSalt: restoredSalt)
-            throw NotDurableError(path: databasePath, failure: (error as? DurableReplacement.Unsynced)?.failure ?? "\(error)",
-                                  nowOnDisk: "'\(databasePath)' holds the restored database" + (slotFile.map { ", and '\($0)' its slots" } ?? ""),
-                                  previousState: exists ? "the database it replaced" : "a missing '\(databasePath)'",
-                                  nextStep: "Check the disk (`dmesg`) and run `sync` once it is healthy; `cipherstore verify` tells which key opens the file.")
+            throw error
         }
         replaced = true
-        let slotFile = try pairSlotFile(restoredSalt: restoredSalt)
-        let schemaCopyPath = SchemaCopy.publish(schemaCopy, forDatabase: target)
-        return DatabaseFileReport(outputPath: databasePath, backupPath: nil, removedLeftovers: removedLeftovers,
-                                verification: verification.at(path: databasePath), outputBytes: FileSystem.size(target),
-                                seconds: Date().timeIntervalSince(started), slotFilePath: slotFile, schemaCopyPath: schemaCopyPath,
-                                removedSideFiles: sideFiles.removed, sideFilesMovedAside: sideFiles.movedAside.map(\.to))
+        var report = written.report(path: databasePath, verification: written.value)
+        report.slotFilePath = try pairSlotFile(restoredSalt: DatabaseFileInfo.salt(of: target))
+        return report
     }
 
     /// Locks the database to replace as an in-place conversion locks its source.

@@ -22,47 +22,35 @@ struct OnlineBackup {
     let options: DatabaseFileOptions
 
     func run() throws -> DatabaseFileReport {
-        let started = Date()
-        try OutputDestination.checkNewFile(outputPath, source: sourcePath, overwrite: overwrite)
-        let removedLeftovers = TemporaryFiles.removeLeftovers(for: outputPath)
-        let temporaryPath = TemporaryFiles.path(for: outputPath)
-        var isPublished = false
-        defer {
-            if !isPublished { FileSystem.removeDatabaseFiles(temporaryPath) }
-        }
-        let (verification, schemaCopy) = try writeVerifiedCopy(into: temporaryPath)
-        try checkCancelled()
-        report(.replacing, fraction: 0.95)
-
-        let copySalt = DatabaseFileInfo.salt(of: temporaryPath)
-        let published: (slotFile: String?, sideFiles: DatabaseSideFiles.Cleared)
-        do {
-            published = try OutputDestination.publish(
-                temporaryPath, as: outputPath, overwrite: overwrite, slotFile: KeySlots.slotFilePath(forDatabase: outputPath),
-                writingSlotFile: { try copySlotFile(to: outputPath, copySalt: copySalt) },
-                nowOnDisk: "'\(outputPath)' holds the verified backup",
-                nextStep: "Check the disk (`dmesg`) and run `sync` once it is healthy, or take the backup again.")
-        } catch let error as NotDurableError {
-            isPublished = true
-            throw error
-        }
-        isPublished = true
-        let schemaCopyPath = SchemaCopy.publish(schemaCopy, forDatabase: outputPath)
-        report(.done, fraction: 1)
-        return DatabaseFileReport(outputPath: outputPath, backupPath: nil, removedLeftovers: removedLeftovers,
-                                verification: verification.at(path: outputPath), outputBytes: FileSystem.size(outputPath),
-                                seconds: Date().timeIntervalSince(started), slotFilePath: published.slotFile, schemaCopyPath: schemaCopyPath,
-                                removedSideFiles: published.sideFiles.removed, sideFilesMovedAside: published.sideFiles.movedAside.map(\.to))
+        let backup = self
+        let write = try WholeFileWrite(
+            output: outputPath, source: sourcePath,
+            publication: .newNameWithSlotFile(overwrite: overwrite, writeSlotFile: { temporaryPath in
+                try backup.copySlotFile(to: backup.outputPath, copySalt: DatabaseFileInfo.salt(of: temporaryPath))
+            }),
+            options: options, started: Date(), nowOnDisk: { "'\(backup.outputPath)' holds the verified backup" },
+            nextStep: "Check the disk (`dmesg`) and run `sync` once it is healthy, or take the backup again.")
+        let written = try write.run(fill: copy(into:), verify: verify(_:in:))
+        return written.report(path: outputPath, verification: written.value)
     }
 
-    /// Copies the source's snapshot into a new file at `temporaryPath` (mode 0600), checks it
-    /// and syncs it; the caller gives it its name, or removes it on failure.
-    /// - Returns: the verification, and the copy's schema copy to write once it has its name
-    ///   (`nil` for a plaintext copy).
-    func writeVerifiedCopy(into temporaryPath: String) throws -> (VerificationReport, SchemaCopy.Pending?) {
+    /// What the copy must match, and what its check needs.
+    struct Copied {
+        /// The source's state, read inside the same transaction as the pages.
+        let snapshot: DatabaseSnapshot
+        /// The copy's cipher settings.
+        let cipher: CipherSettings
+        /// The collations the copy's integrity check replaced by stand-ins.
+        let placeholderCollations: [String]
+        /// The functions the copy's integrity check lacked (see ``DatabaseFile/checkIntegrity(_:schema:)``).
+        let functionsNotChecked: [String]
+    }
+
+    /// Copies the source's snapshot into the new file and checks the pages it wrote (the fill
+    /// step of ``WholeFileWrite``); ``verify(_:in:)`` then compares it with the snapshot.
+    func copy(into file: WholeFileWrite.Context) throws -> Copied {
         if source.isEncrypted && key == nil { throw BackupError.plaintextRefused }
         if !source.isEncrypted && key != nil { throw BackupError.sourceNotEncrypted(path: source.location.displayName) }
-        try checkCancelled()
         let inUse = try CipherSettings.inUse(by: source, encrypted: source.isEncrypted)
         // A plaintext copy is opened without cipher settings (its page size comes with the pages).
         var cipher = source.isEncrypted ? inUse : .libraryDefaults
@@ -70,21 +58,18 @@ struct OnlineBackup {
         let sourceName = sourcePath ?? source.location.displayName
         // Read inside the same transaction as the pages: what the copy must match.
         let snapshot = try DatabaseFile.reportingDamage(path: sourceName) { try DatabaseSnapshot.capture(source, comparingContent: true) }
-        try FileSystem.createOwnerOnlyFile(temporaryPath)
-        let (standIns, notChecked) = try copyPages(into: temporaryPath, cipher: cipher, pageSize: inUse.pageSize ?? 4096, sourceName: sourceName)
-        try checkCancelled()
-        report(.verifying, fraction: 0.8)
-        let verified = try verify(temporaryPath, cipher: cipher, against: snapshot, placeholderCollations: standIns, functionsNotChecked: notChecked)
-        try FileSystem.sync(temporaryPath)
-        return verified
+        let (standIns, notChecked) = try copyPages(into: file, cipher: cipher, pageSize: inUse.pageSize ?? 4096, sourceName: sourceName)
+        file.report(.verifying, fraction: 0.8, written: FileSystem.size(file.temporaryPath))
+        return Copied(snapshot: snapshot, cipher: cipher, placeholderCollations: standIns, functionsNotChecked: notChecked)
     }
 
     /// Copies every page of the source's snapshot into `temporaryPath`, a few MiB per step,
     /// checking for cancellation between steps.
     /// - Returns: the collations the copy's integrity check replaced by stand-ins, and the
     ///   functions it lacked (see ``DatabaseFile/checkIntegrity(_:schema:)``).
-    private func copyPages(into temporaryPath: String, cipher: CipherSettings, pageSize sourcePageSize: Int,
+    private func copyPages(into file: WholeFileWrite.Context, cipher: CipherSettings, pageSize sourcePageSize: Int,
                            sourceName: String) throws -> (standIns: [String], functionsNotChecked: [String]) {
+        let temporaryPath = file.temporaryPath
         let destination = try openCopy(temporaryPath, cipher: cipher)
         defer { try? destination.close() }
         // A temporary file, synced once before it takes its name: no journal, no syncs.
@@ -102,12 +87,12 @@ struct OnlineBackup {
             guard code == SQLITE_OK else { break }
             let total = Int64(sqlite3_backup_pagecount(backup))
             let done = total - Int64(sqlite3_backup_remaining(backup))
-            report(.copying, fraction: total > 0 ? 0.8 * Double(done) / Double(total) : 0,
-                   copied: done * Int64(pageSize), total: total * Int64(pageSize))
-            if options.cancellation?.isCancelled == true { break }
+            file.report(.copying, fraction: total > 0 ? 0.8 * Double(done) / Double(total) : 0,
+                        written: done * Int64(pageSize), total: total * Int64(pageSize))
+            if file.isCancelled { break }
         }
         let finished = sqlite3_backup_finish(backup)
-        try checkCancelled()
+        try file.checkCancelled()
         guard code == SQLITE_DONE, finished == SQLITE_OK else {
             let error = destination.handle.error(code == SQLITE_DONE ? finished : code, sql: nil)
             // A page of the source that does not read is the source's damage, not the copy's.
@@ -137,23 +122,25 @@ struct OnlineBackup {
         return copy
     }
 
-    /// Opens the copy on a fresh connection with its key and compares it with the snapshot.
-    private func verify(_ temporaryPath: String, cipher: CipherSettings, against snapshot: DatabaseSnapshot,
-                        placeholderCollations: [String], functionsNotChecked: [String]) throws -> (VerificationReport, SchemaCopy.Pending?) {
+    /// Opens the copy on a fresh connection with its key and compares it with the snapshot
+    /// (the verify step of ``WholeFileWrite``).
+    /// - Returns: the verification, and the copy's schema copy (`nil` for a plaintext copy).
+    func verify(_ copied: Copied, in file: WholeFileWrite.Context) throws -> (VerificationReport, SchemaCopy.Pending?) {
+        let (temporaryPath, cipher) = (file.temporaryPath, copied.cipher)
         do {
             let check = try openCopy(temporaryPath, cipher: cipher)
             defer { try? check.close() }
-            let copied = try DatabaseSnapshot.capture(check, comparingContent: true)
-            if let difference = snapshot.difference(from: copied) {
+            let written = try DatabaseSnapshot.capture(check, comparingContent: true)
+            if let difference = copied.snapshot.difference(from: written) {
                 throw DatabaseFileError.verificationFailed(detail: difference)
             }
             if options.fullReadBack { try DatabaseFile.checkIntegrity(check) }
             let schemaCopy = try key.map {
-                SchemaCopy.Pending(copy: try SchemaCopy.capture(check, counting: false, rowCounts: copied.rowCounts), key: $0, cipher: cipher)
+                SchemaCopy.Pending(copy: try SchemaCopy.capture(check, counting: false, rowCounts: written.rowCounts), key: $0, cipher: cipher)
             }
-            return (try DatabaseFile.verificationReport(check, path: temporaryPath, snapshot: copied,
-                                                        placeholderCollations: placeholderCollations,
-                                                        functionsNotChecked: functionsNotChecked), schemaCopy)
+            return (try DatabaseFile.verificationReport(check, path: temporaryPath, snapshot: written,
+                                                        placeholderCollations: copied.placeholderCollations,
+                                                        functionsNotChecked: copied.functionsNotChecked), schemaCopy)
         } catch let error as DatabaseError where CorruptionWatch.isDamage(error) {
             throw DatabaseFileError.verificationFailed(detail: "reading the backup back: \(error.message ?? error.description)")
         }
@@ -165,16 +152,5 @@ struct OnlineBackup {
     private func copySlotFile(to outputPath: String, copySalt: [UInt8]?) throws -> String? {
         guard let sourcePath, let copySalt else { return nil }
         return try KeySlotStore.copySlotFile(of: sourcePath, to: outputPath, salt: copySalt, overwrite: overwrite)
-    }
-
-    private func checkCancelled() throws {
-        if options.cancellation?.isCancelled == true { throw DatabaseFileError.cancelled }
-    }
-
-    /// - Parameters:
-    ///   - copied: bytes of the snapshot copied so far, `nil` once the copy is done.
-    private func report(_ phase: DatabaseFileProgress.Phase, fraction: Double, copied: Int64? = nil, total: Int64 = 0) {
-        guard let progress = options.progress else { return }
-        progress(DatabaseFileProgress(phase: phase, bytesWritten: copied ?? total, bytesTotal: total, fractionCompleted: fraction))
     }
 }

@@ -44,10 +44,17 @@ struct DatabaseConverter: Sendable {
             throw CipherStoreError.invalidConfiguration(reason: "a file with an HMAC salt mask other than 0x3a (SQLCipher 2.0.0) opens read-only only, so it cannot be converted in place. Convert it into a new file, then replace the old one with it.")
         }
         try checkSource()
-        let outputPath = try resolveOutput()
-        if isInPlace { try FileSystem.checkOwnerCanBeKept(sourcePath) }
-        let removedLeftovers = TemporaryFiles.removeLeftovers(for: outputPath)
-        try checkCancelled()
+        if isInPlace {
+            try checkInPlace()
+            try FileSystem.checkOwnerCanBeKept(sourcePath)
+        }
+        let nowOnDisk = target.key == nil ? "'\(outputPath)' holds the verified, decrypted result: PLAINTEXT"
+            : "'\(outputPath)' holds the verified, encrypted result; it opens with the new key"
+        let write = try WholeFileWrite(
+            output: outputPath, source: sourcePath, publication: publication, options: options, started: started,
+            nowOnDisk: { nowOnDisk },
+            previousState: isInPlace ? (source.key == nil ? "the plaintext original" : "the original, which opens with the old key") : nil,
+            nextStep: "Check the disk (`dmesg`) and run `sync` once it is healthy; `cipherstore verify` tells which key opens the file.")
 
         // Keeps writers out from the first read to the final rename (see SourceLock). The
         // source's connections (the lock's, the exporter's, the snapshot's) share one
@@ -73,56 +80,19 @@ struct DatabaseConverter: Sendable {
         defer { lock.release(restoring: !replaced) }
         try DatabaseFile.checkWholePages(lock.connection, path: sourcePath)
         converter.target = Side(key: target.key, cipher: try converter.settledTargetCipher(lock.connection))
-
-        let temporaryPath = TemporaryFiles.path(for: outputPath)
+        let settled = converter
+        let written: WholeFileWrite.Written<(VerificationReport, [String])>
         do {
-            try FileSystem.createOwnerOnlyFile(temporaryPath)
-            // The result replaces the original for whoever used it: same owner, group and mode.
-            if isInPlace { try FileSystem.copyOwnerAndMode(from: sourcePath, to: temporaryPath) }
-            let (verification, schemaCopy, rowidsNotKept) = try converter.copyAndVerify(into: temporaryPath, journalMode: lock.wasWAL ? "wal" : nil)
-            try checkCancelled()
-            report(.replacing, written: FileSystem.size(temporaryPath))
-            // The last moment to stop: after the rename the result is in place.
-            try checkCancelled()
-            var sideFiles = DatabaseSideFiles.Cleared()
-            if isInPlace {
-                // A journal kept by PERSIST or TRUNCATE mode holds old pages — plaintext, for an
-                // encryption. It is not hot (the lock's first read would have rolled it back) and
-                // nobody else can write to it while the lock is held. A log beside the source
-                // was checkpointed when the lock left WAL mode.
-                sideFiles = try DatabaseSideFiles.clear(beside: sourcePath, keepingLogs: false)
-            }
-            // Opened before the rename, while its name still leads to it (see ReplacedFile).
-            let replacedFile = isInPlace ? try ReplacedFile(path: sourcePath) : nil
-            let result = FileSystem.identity(temporaryPath)
-            let backupPath: String?
-            do {
-                (backupPath, sideFiles) = try replace(outputPath, with: temporaryPath, sideFiles: sideFiles)
-            } catch {
-                // What to report is read from the disk: once the output's name leads to the
-                // result, the conversion happened, whichever step failed after it.
-                guard DurableReplacement.holds(outputPath, identity: result) else {
-                    replacedFile?.close()
-                    throw error
-                }
-                replaced = true
-                replacedFile?.retire()
-                throw notDurable(outputPath, failure: (error as? DurableReplacement.Unsynced)?.failure ?? "\(error)")
-            }
+            written = try write.run(
+                fill: { file in try settled.export(into: file, journalMode: lock.wasWAL ? "wal" : nil) },
+                verify: { exported, file in try settled.verifyWrittenFile(exported, in: file) })
+        } catch let error as NotDurableError {
             replaced = true
-            replacedFile?.retire()
-            let schemaCopyPath = SchemaCopy.publish(schemaCopy, forDatabase: outputPath)
-            let bytes = FileSystem.size(outputPath)
-            report(.done, written: bytes)
-            return DatabaseFileReport(
-                outputPath: outputPath, backupPath: backupPath, removedLeftovers: removedLeftovers,
-                verification: verification.at(path: outputPath),
-                outputBytes: bytes, seconds: Date().timeIntervalSince(started), schemaCopyPath: schemaCopyPath,
-                removedSideFiles: sideFiles.removed, sideFilesMovedAside: sideFiles.movedAside.map(\.to), rowidsNotKept: rowidsNotKept)
-        } catch {
-            FileSystem.removeDatabaseFiles(temporaryPath)
             throw error
         }
+        replaced = true
+        let (verification, rowidsNotKept) = written.value
+        return written.report(path: outputPath, verification: verification, rowidsNotKept: rowidsNotKept)
     }
 
     /// The result's cipher settings. A key change and a decryption read an encrypted file and
@@ -176,24 +146,33 @@ struct DatabaseConverter: Sendable {
         }
     }
 
-    private func resolveOutput() throws -> String {
+    /// Where the result goes: the new file, or the source itself.
+    private var outputPath: String {
+        if case .file(let path, _) = destination { return path }
+        return sourcePath
+    }
+
+    private var publication: WholeFileWrite.Publication {
         switch destination {
-        case .file(let path, let overwrite):
-            try OutputDestination.checkNewFile(path, source: sourcePath, overwrite: overwrite)
-            return path
-        case .inPlace(let backup, let replacingOtherLinks):
-            let directory = FileSystem.directory(of: sourcePath)
-            guard FileSystem.isWritableDirectory(directory) else {
-                throw DatabaseFileError.outputDirectoryUnusable(path: directory)
-            }
-            let links = FileSystem.linkCount(sourcePath)
-            if links > 1 && !replacingOtherLinks {
-                throw DatabaseFileError.sourceHasOtherNames(path: sourcePath, nameCount: links,
-                                                          namesFound: FileSystem.otherNamesInDirectory(of: sourcePath))
-            }
-            if let backup, FileSystem.exists(backup) { throw DatabaseFileError.backupExists(path: backup) }
-            return sourcePath
+        case .file(_, let overwrite): return .newName(overwrite: overwrite)
+        case .inPlace(let backup, _): return .replacing(keepingLogs: false, backup: backup)
         }
+    }
+
+    /// Refuses, before anything is written, an in-place conversion that could not replace the
+    /// source or keep its backup, or that would leave the old contents under another name.
+    private func checkInPlace() throws {
+        guard case .inPlace(let backup, let replacingOtherLinks) = destination else { return }
+        let directory = FileSystem.directory(of: sourcePath)
+        guard FileSystem.isWritableDirectory(directory) else {
+            throw DatabaseFileError.outputDirectoryUnusable(path: directory)
+        }
+        let links = FileSystem.linkCount(sourcePath)
+        if links > 1 && !replacingOtherLinks {
+            throw DatabaseFileError.sourceHasOtherNames(path: sourcePath, nameCount: links,
+                                                      namesFound: FileSystem.otherNamesInDirectory(of: sourcePath))
+        }
+        if let backup, FileSystem.exists(backup) { throw DatabaseFileError.backupExists(path: backup) }
     }
 
     /// - Parameter conversionIO: opens through the conversion VFS (batched writes to files
@@ -222,30 +201,37 @@ struct DatabaseConverter: Sendable {
         return try DatabaseSnapshot.capture(db, comparingContent: true)
     }
 
-    /// Exports the source into `temporaryPath`, checks the result against the source and
-    /// syncs it.
+    /// What the fill step hands the verify step.
+    struct Exported {
+        /// What the result must match, read from the source.
+        let sourceSnapshot: DatabaseSnapshot
+        /// For a passphrase on SQLCipher 4, the key derived from it for the salt SQLCipher
+        /// chose for the result (see ``verifyWrittenFile(_:in:)``).
+        let derivedKey: DatabaseKey?
+        /// The tables whose rowids could not be kept (see ``DatabaseExport``).
+        let rowidsNotKept: [String]
+    }
+
+    /// Exports the source into the new file (the fill step of ``WholeFileWrite``).
     ///
     /// The integrity check runs on the exporting connection, before it lets go of the result:
     /// the pages it wrote are still in its cache (up to ``DatabaseFileOptions/pageCacheBytes``),
-    /// so they are checked without being decrypted again; spilled pages are read back. A fresh
-    /// connection then opens the file with the target key and compares it with the source,
-    /// and with ``DatabaseFileOptions/fullReadBack`` runs the integrity check again on the file.
-    /// Independent steps overlap on a second core: the source's row counts with the export,
-    /// the sync with the fresh connection's reads.
-    /// - Returns: the verification, the result's schema copy, and the tables whose rowids could
-    ///   not be kept (see ``DatabaseExport``).
-    private func copyAndVerify(into temporaryPath: String, journalMode: String?) throws -> (VerificationReport, SchemaCopy.Pending?, [String]) {
+    /// so they are checked without being decrypted again; spilled pages are read back.
+    /// Independent steps overlap on a second core: the source's row counts, and the stretching
+    /// of a passphrase for the verifying connection, with the export.
+    private func export(into file: WholeFileWrite.Context, journalMode: String?) throws -> Exported {
         let exporter = try openSource(conversionIO: true)
         defer { try? exporter.close() }
         let converter = self
         let sourceCapture = BackgroundWork { try converter.captureSource() }
         defer { sourceCapture.wait() }
-        let (derivedTargetKey, rowidsNotKept) = try export(exporter, into: temporaryPath)
+        let (derivedTargetKey, rowidsNotKept) = try export(exporter, into: file)
         defer { derivedTargetKey?.wait() }
         let sourceSnapshot = try sourceCapture.value()
         try finishAndCheck(exporter, like: sourceSnapshot, journalMode: journalMode)
-        let (verification, schemaCopy) = try verifyWrittenFile(temporaryPath, against: sourceSnapshot, derivedKey: derivedTargetKey)
-        return (verification, schemaCopy, rowidsNotKept)
+        // A failed stretching only costs the verifying connection one of its own.
+        let derivedKey = (try? derivedTargetKey?.value()) ?? nil
+        return Exported(sourceSnapshot: sourceSnapshot, derivedKey: derivedKey, rowidsNotKept: rowidsNotKept)
     }
 
     /// Attaches `temporaryPath` to `exporter` with the target key and settings and copies the
@@ -253,9 +239,9 @@ struct DatabaseConverter: Sendable {
     ///
     /// - Returns: for a passphrase on SQLCipher 4 (which reports the salt it chose for the
     ///   result), the key derived from it for that salt, computed on another thread during
-    ///   the copy, for the verifying connection (see ``verifyWrittenFile(_:against:derivedKey:)``);
-    ///   and the tables whose rowids could not be kept.
-    private func export(_ exporter: Connection, into temporaryPath: String) throws -> (BackgroundWork<DatabaseKey?>?, [String]) {
+    ///   the copy, for the verifying connection; and the tables whose rowids could not be kept.
+    private func export(_ exporter: Connection, into file: WholeFileWrite.Context) throws -> (BackgroundWork<DatabaseKey?>?, [String]) {
+        let temporaryPath = file.temporaryPath
         let autoVacuum = try exporter.fetchScalar(Int.self, sql: "PRAGMA main.auto_vacuum") ?? 0
         let schema = Self.targetSchema
         // With a keyed main database, ATTACH without KEY would reuse the main key: an empty
@@ -299,8 +285,8 @@ struct DatabaseConverter: Sendable {
             throw DatabaseFileError.io(operation: "writing the converted database", path: temporaryPath,
                                      reason: error.message ?? error.description)
         }
-        try checkCancelled()
-        report(.verifying, written: FileSystem.size(temporaryPath))
+        try file.checkCancelled()
+        file.report(.verifying, fraction: 0.8, written: FileSystem.size(temporaryPath), total: sourceBytes())
         return (derivedKey, rowidsNotKept)
     }
 
@@ -317,22 +303,25 @@ struct DatabaseConverter: Sendable {
     }
 
     /// Opens the written file on a fresh connection with the target key and compares it with
-    /// the source, while another thread syncs it.
+    /// the source (the verify step of ``WholeFileWrite``), and with
+    /// ``DatabaseFileOptions/fullReadBack`` runs the integrity check again on the file.
     ///
-    /// With `derivedKey` (a passphrase stretched here, for the salt SQLCipher chose), the
+    /// With a derived key (a passphrase stretched here, for the salt SQLCipher chose), the
     /// connection opens with that key first: it opens only if it is the very key SQLCipher
     /// derived from the passphrase when it wrote the file (the first page's HMAC), so the
     /// passphrase opens the file too, and the open costs no second stretching. If it does not
     /// open, the passphrase is used.
-    private func verifyWrittenFile(_ temporaryPath: String, against sourceSnapshot: DatabaseSnapshot,
-                                   derivedKey: BackgroundWork<DatabaseKey?>?) throws -> (VerificationReport, SchemaCopy.Pending?) {
+    /// - Returns: the verification and the tables whose rowids could not be kept, and the
+    ///   result's schema copy.
+    private func verifyWrittenFile(_ exported: Exported, in file: WholeFileWrite.Context)
+        throws -> ((VerificationReport, [String]), SchemaCopy.Pending?) {
+        let temporaryPath = file.temporaryPath
+        let sourceSnapshot = exported.sourceSnapshot
         let expectedKind: DatabaseFileInfo.Kind = target.key == nil ? .plaintext : .encrypted
         let writtenKind = DatabaseFileInfo.inspect(path: temporaryPath).kind
         guard writtenKind == expectedKind else {
             throw DatabaseFileError.verificationFailed(detail: "the result is \(writtenKind.rawValue), expected \(expectedKind.rawValue)")
         }
-        let syncing = BackgroundWork { try FileSystem.sync(temporaryPath) }
-        defer { syncing.wait() }
         let verification: VerificationReport
         var schema: SchemaCopy.Pending?
         do {
@@ -340,7 +329,7 @@ struct DatabaseConverter: Sendable {
             // Through the counting VFS: the reads below are the verification's progress.
             configuration.vfsName = try ConversionIO.vfsName()
             var checkKey = target.key
-            let check = try (try? derivedKey?.value()).flatMap { key in
+            let check = try exported.derivedKey.flatMap { key in
                 (try? Connection(path: temporaryPath, key: key, configuration: configuration)).map { checkKey = key; return $0 }
             } ?? Connection(path: temporaryPath, key: target.key, configuration: configuration)
             defer { try? check.close() }
@@ -365,72 +354,10 @@ struct DatabaseConverter: Sendable {
         } catch let error as DatabaseError where CorruptionWatch.isDamage(error) {
             throw DatabaseFileError.verificationFailed(detail: "reading the written file back: \(error.message ?? error.description)")
         }
-        try syncing.value()
-        return (verification, schema)
-    }
-
-    /// Moves the verified file into place; returns the backup path, if any, and what was done
-    /// with side files (`sideFiles`, those cleared before, or those beside a new output's name).
-    ///
-    /// - Throws: ``DurableReplacement/Unsynced`` when the result took the name but the
-    ///   directory sync failed; any other error leaves the output's name as it was (a backup
-    ///   link made for it is removed again).
-    private func replace(_ outputPath: String, with temporaryPath: String,
-                         sideFiles: DatabaseSideFiles.Cleared) throws -> (backup: String?, sideFiles: DatabaseSideFiles.Cleared) {
-        switch destination {
-        case .file(_, let overwrite):
-            return (nil, try OutputDestination.publish(temporaryPath, as: outputPath, overwrite: overwrite))
-        case .inPlace(let backup, _):
-            let source = FileSystem.identity(sourcePath)
-            if let backup {
-                guard try FileSystem.link(sourcePath, to: backup) else { throw DatabaseFileError.backupExists(path: backup) }
-            }
-            do {
-                // The backup's name must survive a power cut as surely as the result's.
-                if let backup, FileSystem.directory(of: backup) != FileSystem.directory(of: sourcePath) {
-                    try FileSystem.syncDirectory(of: backup)
-                }
-                try DurableReplacement.rename(temporaryPath, over: sourcePath)
-            } catch {
-                if let backup, DurableReplacement.holds(sourcePath, identity: source) { FileSystem.removeIfPresent(backup) }
-                throw error
-            }
-            return (backup, sideFiles)
-        }
-    }
-
-    /// The error of a conversion whose result took the output's name but whose directory sync
-    /// failed: it says what the name holds now and what a power cut could bring back.
-    private func notDurable(_ outputPath: String, failure: String) -> NotDurableError {
-        let now = target.key == nil
-            ? "'\(outputPath)' holds the verified, decrypted result: PLAINTEXT"
-            : "'\(outputPath)' holds the verified, encrypted result; it opens with the new key"
-        let previous: String
-        switch destination {
-        case .inPlace: previous = source.key == nil ? "the plaintext original" : "the original, which opens with the old key"
-        case .file(_, let overwrite): previous = overwrite ? "the file '\(outputPath)' held before" : "a missing '\(outputPath)'"
-        }
-        return NotDurableError(path: outputPath, failure: failure, nowOnDisk: now, previousState: previous,
-                               nextStep: "Check the disk (`dmesg`) and run `sync` once it is healthy; `cipherstore verify` tells which key opens the file.")
+        return ((verification, exported.rowidsNotKept), schema)
     }
 
     private func sourceBytes() -> Int64 {
         FileSystem.size(sourcePath) + FileSystem.size(sourcePath + "-wal")
-    }
-
-    private func checkCancelled() throws {
-        if options.cancellation?.isCancelled == true { throw DatabaseFileError.cancelled }
-    }
-
-    private func report(_ phase: DatabaseFileProgress.Phase, written: Int64) {
-        guard let progress = options.progress else { return }
-        let fraction: Double
-        switch phase {
-        case .copying: fraction = 0
-        case .verifying: fraction = 0.8
-        case .replacing: fraction = 0.95
-        case .done: fraction = 1
-        }
-        progress(DatabaseFileProgress(phase: phase, bytesWritten: written, bytesTotal: sourceBytes(), fractionCompleted: fraction))
     }
 }

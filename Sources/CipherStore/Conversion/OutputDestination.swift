@@ -68,44 +68,30 @@ extension OutputDestination {
         return removed
     }
 
-    /// ``publish(_:as:overwrite:)``, with what a failure means read from the disk: once the
-    /// name leads to the new file, the error is a ``NotDurableError`` saying `nowOnDisk`;
-    /// before that, nothing changed and the error is rethrown.
-    /// - Returns: what was done with the side files.
-    @discardableResult
-    static func publish(_ temporaryPath: String, as path: String, overwrite: Bool, nowOnDisk: String, nextStep: String) throws -> DatabaseSideFiles.Cleared {
-        let identity = FileSystem.identity(temporaryPath)
-        do {
-            return try publish(temporaryPath, as: path, overwrite: overwrite)
-        } catch {
-            guard DurableReplacement.holds(path, identity: identity) else { throw error }
-            throw NotDurableError(path: path, failure: (error as? DurableReplacement.Unsynced)?.failure ?? "\(error)",
-                                  nowOnDisk: nowOnDisk, previousState: overwrite ? "the file '\(path)' held before" : "a missing '\(path)'",
-                                  nextStep: nextStep)
-        }
-    }
-
-    /// ``publish(_:as:overwrite:nowOnDisk:nextStep:)`` for a database with a slot file beside
-    /// it: `writeSlotFile` writes, just before the database takes its name, the slot file that
-    /// opens the new database (at `slotFile`), or returns `nil` when it has none.
+    /// ``publish(_:as:overwrite:)`` for a database with a slot file beside it: `writeSlotFile`
+    /// writes, just before the database takes its name, the slot file that opens the new
+    /// database (at `slotFile`), or returns `nil` when it has none.
     ///
     /// A slot file already at that name opens the database the name holds now, so it is kept
     /// aside (a second hard link) until the new database has the name. When the database does
     /// not get it, the old slot file is put back (or the new one removed when there was none),
     /// and the old database still opens. Once the database has the name, the new slot file
-    /// stays (with a ``NotDurableError`` too) and the old one is removed. A crash in between
-    /// leaves the old one beside them as `NAME.keys.previous-PID-N`.
+    /// stays (also when the directory sync failed after it) and the old one is removed. A crash
+    /// in between leaves the old one beside them as `NAME.keys.previous-PID-N`.
     /// - Returns: the slot file written, or `nil`, and what was done with the side files.
+    /// - Throws: as ``publish(_:as:overwrite:)``, and the errors of `writeSlotFile`.
     static func publish(_ temporaryPath: String, as path: String, overwrite: Bool, slotFile: String,
-                        writingSlotFile writeSlotFile: () throws -> String?, nowOnDisk: String, nextStep: String)
+                        writingSlotFile writeSlotFile: () throws -> String?)
         throws -> (slotFile: String?, sideFiles: DatabaseSideFiles.Cleared) {
         let previous = overwrite ? try setAside(slotFile) : nil
+        let database = FileSystem.identity(temporaryPath)
         var written: String?
         var removed = DatabaseSideFiles.Cleared()
         do {
             written = try writeSlotFile()
-            removed = try publish(temporaryPath, as: path, overwrite: overwrite, nowOnDisk: nowOnDisk, nextStep: nextStep)
-        } catch let error as NotDurableError {
+            removed = try publish(temporaryPath, as: path, overwrite: overwrite)
+        } catch where DurableReplacement.holds(path, identity: database) {
+            // The new database has the name: the new slot file is the one that opens it.
             if let previous { FileSystem.removeIfPresent(previous) }
             throw error
         } catch {

@@ -37,15 +37,7 @@ enum KeySlotStore {
     static func replace(_ path: String, with file: KeySlotFile, holding lock: HeldLock,
                         verifying check: (KeySlotFile) throws -> Void) throws {
         let temporary = try writeTemporary(file, beside: path, verifying: check)
-        do {
-            try lock.lockAlso(temporary)
-            try DurableReplacement.rename(temporary, over: path)
-        } catch let error as DurableReplacement.Unsynced {
-            throw error
-        } catch {
-            FileSystem.removeIfPresent(temporary)
-            throw error
-        }
+        try DurableFile.rename(temporary, over: path, after: { try lock.lockAlso(temporary) })
     }
 
     /// The slot files (the one locked first, and each written since) that a change holds
@@ -168,7 +160,7 @@ enum KeySlotStore {
         }
     }
 
-    /// Writes `file` to a new temporary file beside `path`, mode 0600, syncs it, and reads it
+    /// Writes `file` to a new temporary file beside `path` (``DurableFile``), and reads it
     /// back: the bytes on disk must parse, and `check` must accept them (it opens the slots the
     /// change wrote with their wrapping keys). Only then may the file take the slot file's name.
     ///
@@ -177,21 +169,8 @@ enum KeySlotStore {
     private static func writeTemporary(_ file: KeySlotFile, beside path: String,
                                        verifying check: (KeySlotFile) throws -> Void) throws -> String {
         try checkReadable(file, path: path)
-        let temporary = TemporaryFiles.path(for: path)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw FileSystem.ioError("create", temporary) }
+        let temporary = try DurableFile.writeTemporary([UInt8](file.serialized()), beside: path)
         do {
-            defer { close(descriptor) }
-            // write(2) until every byte is out: a full disk is reported with the system's reason.
-            let bytes = [UInt8](file.serialized())
-            var written = 0
-            while written < bytes.count {
-                let count = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress! + written, bytes.count - written) }
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0 else { throw FileSystem.ioError("write", temporary) }
-                written += count
-            }
-            guard fsync(descriptor) == 0 else { throw FileSystem.ioError("fsync", temporary) }
             let readBack: KeySlotFile
             do {
                 readBack = try read(temporary, database: path)

@@ -93,12 +93,17 @@ public enum DatabaseRepair {
         guard reader.pageCount > 0 else {
             throw DatabaseFileError.damaged(path: path, detail: "it is shorter than one \(settings.pageSize ?? 0)-byte page")
         }
-        try OutputDestination.checkNewFile(output, source: path, overwrite: overwrite)
-        _ = TemporaryFiles.removeLeftovers(for: output)
-        let temporaryPath = TemporaryFiles.path(for: output)
-        var published = false
-        defer { if !published { FileSystem.removeDatabaseFiles(temporaryPath) } }
-        try FileSystem.createOwnerOnlyFile(temporaryPath)
+        // A slot database repaired with its data key keeps its salt: its slot file opens the
+        // new database too.
+        let write = try WholeFileWrite(
+            output: output, source: path,
+            publication: .newNameWithSlotFile(overwrite: overwrite, writeSlotFile: { temporaryPath in
+                try DatabaseFileInfo.salt(of: temporaryPath).flatMap {
+                    try KeySlotStore.copySlotFile(of: path, to: output, salt: $0, overwrite: overwrite, databaseSaltDamaged: true)
+                }
+            }),
+            options: options, started: started, nowOnDisk: { "'\(output)' holds the salvaged database" },
+            nextStep: "Check the disk (`dmesg`) and run `sync` once it is healthy, or run the repair again.")
 
         var walProblems = reader.refusals
         if FileSystem.size(path + "-wal") > 32, reader.wal == nil, reader.refusals.isEmpty {
@@ -107,27 +112,10 @@ public enum DatabaseRepair {
         }
         var outputSettings = settings
         if (settings.plaintextHeaderSize ?? 0) == 0 { outputSettings.salt = nil }
-        let result = try write(reader, into: temporaryPath, key: newKey ?? key, cipher: outputSettings, schemaCopy: schemaCopy, options: options)
-        try FileSystem.sync(temporaryPath)
-        // A slot database repaired with its data key keeps its salt: its slot file opens the
-        // new database too.
-        let outputSalt = DatabaseFileInfo.salt(of: temporaryPath)
-        let publication: (slotFile: String?, sideFiles: DatabaseSideFiles.Cleared)
-        do {
-            publication = try OutputDestination.publish(
-                temporaryPath, as: output, overwrite: overwrite, slotFile: KeySlots.slotFilePath(forDatabase: output),
-                writingSlotFile: {
-                    try outputSalt.flatMap { try KeySlotStore.copySlotFile(of: path, to: output, salt: $0, overwrite: overwrite, databaseSaltDamaged: true) }
-                },
-                nowOnDisk: "'\(output)' holds the salvaged database",
-                nextStep: "Check the disk (`dmesg`) and run `sync` once it is healthy, or run the repair again.")
-        } catch let error as NotDurableError {
-            published = true
-            throw error
-        }
-        published = true
-        let schemaCopyPath = SchemaCopy.publish(result.schemaCopy, forDatabase: output)
-        options.progress?(DatabaseFileProgress(phase: .done, bytesWritten: FileSystem.size(output), bytesTotal: FileSystem.size(path), fractionCompleted: 1))
+        let written = try write.run(
+            fill: { file in try salvageRows(reader, into: file, key: newKey ?? key, cipher: outputSettings, schemaCopy: schemaCopy) },
+            verify: { salvaged, file in try check(salvaged, in: file) })
+        let result = written.value
         // Pages page 1's header says the database has and the file no longer holds (cut short,
         // or a damaged header: either way not read) are counted, not listed: the header's
         // number is not bounded by anything on disk.
@@ -139,10 +127,10 @@ public enum DatabaseRepair {
         var report = RepairReport(outputPath: output, pageCount: reader.pageCount + missingAtEnd, pagesRead: reader.readPages.count,
                             pagesLost: pagesLost, schemaRecovered: result.salvage.schemaRecovered,
                             schemaCopyTaken: schemaCopy.copy?.taken, schemaFromCopy: result.salvage.usedSchemaCopy,
-                            tables: result.salvage.tables, problems: walProblems + result.salvage.problems, slotFilePath: publication.slotFile,
-                            schemaCopyPath: schemaCopyPath, seconds: Date().timeIntervalSince(started),
-                            removedSideFiles: publication.sideFiles.removed)
-        report.sideFilesMovedAside = publication.sideFiles.movedAside.map(\.to)
+                            tables: result.salvage.tables, problems: walProblems + result.salvage.problems,
+                            slotFilePath: written.published.slotFile, schemaCopyPath: written.schemaCopyPath, seconds: written.seconds,
+                            removedSideFiles: written.published.sideFiles.removed)
+        report.sideFilesMovedAside = written.published.sideFiles.movedAside.map(\.to)
         report.pagesMissingAtEnd = missingAtEnd
         report.notes = notes + result.salvage.notes
         report.placeholderCollations = result.placeholderCollations
@@ -186,56 +174,6 @@ public enum DatabaseRepair {
             pageKey = key
         }
         return (try pageKey.rawKeyBytes().key, salt)
-    }
-
-    /// Salvages into a new database at `temporaryPath` and checks it.
-    /// - Returns: what was salvaged, the page count page 1's header gives, and the new
-    ///   database's schema copy, to write once it has its name.
-    private static func write(_ reader: EncryptedPageReader, into temporaryPath: String, key: DatabaseKey, cipher: CipherSettings,
-                              schemaCopy: SchemaCopy.Found, options: DatabaseFileOptions)
-        throws -> (salvage: DatabaseSalvage.Result, headerPageCount: Int?, schemaCopy: SchemaCopy.Pending?,
-                   placeholderCollations: PlaceholderCollations) {
-        let output = try Connection(path: temporaryPath, key: key, configuration: Configuration(cipher: cipher, foreignKeys: false))
-        defer { try? output.close() }
-        try output.substituteMissingCollations()
-        try output.execute(sql: "PRAGMA journal_mode = OFF")
-        try output.execute(sql: "PRAGMA synchronous = OFF")
-        // Negative: KiB. Pages that fit are written once, at the commit, and checked there.
-        try output.execute(sql: "PRAGMA cache_size = -\(max(options.pageCacheBytes / 1024, 1))")
-        let total = FileSystem.size(reader.path)
-        let salvage = DatabaseSalvage(pages: reader, output: output, schemaCopy: schemaCopy) { fraction in
-            if options.cancellation?.isCancelled == true { throw DatabaseFileError.cancelled }
-            options.progress?(DatabaseFileProgress(phase: .copying, bytesWritten: Int64(Double(total) * fraction), bytesTotal: total,
-                                                 fractionCompleted: 0.9 * fraction))
-        }
-        try output.beginTransaction(.immediate)
-        let result = try salvage.run()
-        try output.commit()
-        // Without an HMAC every page "decrypts", a wrong key's into noise: when nothing came
-        // out and page 1's header fields do not read as this page size, the key is wrong (or
-        // the settings are), not the file.
-        var noise = false
-        if let cipher = reader.cipher, cipher.hmac == nil, result.tables.allSatisfy({ $0.recoveredRows == 0 }) {
-            noise = try !(reader.storedFirstPage().map { try cipher.firstPageHeaderMatches($0[...]) } ?? false)
-        }
-        guard !reader.readPages.isEmpty, !noise else {
-            // The key is right when the schema copy opened with it: the pages are what is lost.
-            if schemaCopy.copy != nil {
-                throw DatabaseFileError.damaged(path: reader.path, detail: "none of its \(reader.pageCount) pages could be read, though the key is right (the schema copy beside it opens with it)")
-            }
-            throw RepairError.nothingReadable(path: reader.path, pageCount: reader.pageCount)
-        }
-        options.progress?(DatabaseFileProgress(phase: .verifying, bytesWritten: FileSystem.size(temporaryPath), bytesTotal: total, fractionCompleted: 0.9))
-        try DatabaseFile.checkIntegrity(output)
-        for table in result.tables {
-            let count = try output.fetchScalar(Int.self, sql: "SELECT count(*) FROM \(Connection.quoteIdentifier(table.name))")
-            guard count == table.recoveredRows else {
-                throw DatabaseFileError.verificationFailed(detail: "table \(table.name) has \(count ?? 0) rows instead of the \(table.recoveredRows) inserted")
-            }
-        }
-        let counts = Dictionary(result.tables.map { ($0.name, $0.recoveredRows) }, uniquingKeysWith: +)
-        let copy = SchemaCopy.Pending(copy: try SchemaCopy.capture(output, counting: false, rowCounts: counts), key: key, cipher: cipher)
-        return (result, salvage.headerPageCount, copy, try PlaceholderCollations.of(output))
     }
 
     /// The page reader, the b-tree and the record parsers over an image in memory, for the

@@ -79,19 +79,10 @@ struct SchemaCopy: Codable, Sendable, Equatable {
         guard let combined = sealed.combined else { throw CipherStoreError.invalidConfiguration(reason: "AES-GCM gave no combined box") }
         let path = Self.path(forDatabase: database)
         _ = TemporaryFiles.removeLeftovers(for: path)
-        let temporary = TemporaryFiles.path(for: path)
-        FileSystem.removeIfPresent(temporary)
-        try FileSystem.createOwnerOnlyFile(temporary)
         do {
-            try (Data(Self.magic + key.salt) + combined).write(to: URL(fileURLWithPath: temporary))
-            try FileSystem.sync(temporary)
-            // Renamed, then the directory synced: the new name survives a power cut.
-            try DurableReplacement.rename(temporary, over: path)
+            try DurableFile.replace(path, with: Self.magic + key.salt + Array(combined))
         } catch is DurableReplacement.Unsynced {
             // In place; only its durability is in doubt, and a later write replaces it.
-        } catch {
-            FileSystem.removeIfPresent(temporary)
-            throw error
         }
     }
 

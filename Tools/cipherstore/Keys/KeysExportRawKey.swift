@@ -1,11 +1,6 @@
 import ArgumentParser
-import CipherStore
+@_spi(Tools) import CipherStore
 import Foundation
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#endif
 
 extension CipherStoreCommand.Keys {
     /// `cipherstore keys export-raw-key DATABASE`: the recovery path without the slot file.
@@ -72,26 +67,19 @@ extension CipherStoreCommand.Keys {
             }
         }
 
-        /// Creates `path` with mode 0600 (never replacing a file), writes `text`, syncs it and
-        /// its directory (so the name survives a power cut too).
+        /// Writes `text` into a new file at `path` (mode 0600, never replacing a file), synced
+        /// with its directory, so that the name survives a power cut too.
         private static func store(_ text: String, inNewFile path: String) throws {
-            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else {
-                throw CLIError(exitCode: ExitCodes.ioFailure, message: "Cannot create '\(path)': \(String(cString: strerror(errno))). Nothing was written.")
-            }
-            defer { close(descriptor) }
             var bytes = Array(text.utf8)
             defer { SecretInput.wipe(&bytes) }
-            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            guard written == bytes.count, fsync(descriptor) == 0 else {
-                let reason = String(cString: strerror(errno))
-                unlink(path)
+            do {
+                try NewFileWrite.write(bytes, to: path)
+            } catch NewFileWrite.Failure.cannotCreate(let reason) {
+                throw CLIError(exitCode: ExitCodes.ioFailure, message: "Cannot create '\(path)': \(reason). Nothing was written.")
+            } catch NewFileWrite.Failure.cannotWrite(let reason) {
                 throw CLIError(exitCode: ExitCodes.ioFailure, message: "Cannot write '\(path)': \(reason). Nothing was kept.")
-            }
-            let directory = open((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent, O_RDONLY | O_CLOEXEC)
-            defer { if directory >= 0 { close(directory) } }
-            guard directory >= 0, fsync(directory) == 0 else {
-                throw CLIError(exitCode: ExitCodes.notDurable, message: "Wrote the raw key to '\(path)', but syncing its directory failed (\(String(cString: strerror(errno)))): after a power cut the file could be gone. Check the disk, then run `sync` or export the key again.")
+            } catch NewFileWrite.Failure.unsynced(let reason) {
+                throw CLIError(exitCode: ExitCodes.notDurable, message: "Wrote the raw key to '\(path)', but syncing its directory failed (\(reason)): after a power cut the file could be gone. Check the disk, then run `sync` or export the key again.")
             }
         }
     }
