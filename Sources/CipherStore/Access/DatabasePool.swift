@@ -111,7 +111,7 @@ public final class DatabasePool: DatabaseWriter {
         self.schemaCopy = schemaCopy
         self.writer = SerialConnection(connection, label: "CipherStore.DatabasePool.writer", identity: identity,
                                        afterBlock: schemaCopy?.afterBlockHandler)
-        self.observations = ObservationCenter(writer: writer)
+        self.observations = ObservationCenter(writer: writer, path: path)
         keyDerivationCount.store(derivations, ordering: .relaxed)
     }
 

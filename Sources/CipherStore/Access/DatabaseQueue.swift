@@ -51,7 +51,7 @@ import Foundation
 /// ``CipherStoreError/connectionClosed`` from every method that reaches the database.
 public final class DatabaseQueue: DatabaseWriter {
     private let serial: SerialConnection
-    private let observations: ObservationCenter
+    let observations: ObservationCenter
     private let corruption: CorruptionWatch
     private let schemaCopy: SchemaCopyKeeper?
 
@@ -74,7 +74,7 @@ public final class DatabaseQueue: DatabaseWriter {
         self.schemaCopy = schemaCopy
         serial = SerialConnection(connection, label: "CipherStore.DatabaseQueue", identity: AccessIdentity(),
                                   afterBlock: schemaCopy?.afterBlockHandler)
-        observations = ObservationCenter(writer: serial)
+        observations = ObservationCenter(writer: serial, path: location.filePath)
     }
 
     /// Opens a database file. See ``init(location:key:configuration:)``.

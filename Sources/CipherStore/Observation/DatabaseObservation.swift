@@ -18,6 +18,9 @@
 ///   tables, `sqlite_master`), every commit counts. Commits that changed none of them, and
 ///   transactions rolled back, cause no fetch. Commits made with `execute(sql: "BEGIN")` …
 ///   `"COMMIT"` count like those of `inTransaction`.
+/// - Commits made by another process, or by another queue or pool on the same file, count
+///   as changes to every table: on Linux the file is watched while the observation runs (see
+///   the Observation article); elsewhere they are not seen.
 /// - Fetches run in a read-only transaction, never two at once for one observation, and
 ///   never on the caller's thread: on a ``DatabaseQueue``, after the blocks already queued;
 ///   on a ``DatabasePool``, on a reader, so the writer does not wait for them. Commits that

@@ -17,8 +17,12 @@ import Synchronization
 /// row of a tracked table, on the writer's thread, right after the commit and before the
 /// writer runs anything else; the connection it receives may read what was committed. A
 /// rolled-back transaction calls nothing. Like every ``TransactionObserver``, it does not hear
-/// of changes to `WITHOUT ROWID` tables, of schema changes, or of other connections' and
-/// processes' commits.
+/// of changes to `WITHOUT ROWID` tables or of schema changes.
+///
+/// A commit made by another process (or another queue or pool on the same file) is noticed
+/// on Linux by watching the file (see "Changes made by other processes" in the Observation
+/// article): SQLite does not say which tables it changed, so it calls `onChange` whatever
+/// tables the observation tracks, on the writer's thread, shortly after that commit.
 public struct DatabaseRegionObservation: Sendable {
     private let regions: [any DatabaseRegionConvertible]
 
@@ -51,6 +55,8 @@ public struct DatabaseRegionObservation: Sendable {
                       onError: @escaping @Sendable (any Error) -> Void,
                       onChange: @escaping @Sendable (Database) -> Void) -> AnyDatabaseCancellable {
         let observer: RegionObserver
+        // Other processes' commits come from the queue's or pool's observation center.
+        let center = (writer as? any ObservationCenterOwner)?.observations
         do {
             observer = try writer.writeWithoutTransaction { db in
                 var region = DatabaseRegion()
@@ -58,6 +64,7 @@ public struct DatabaseRegionObservation: Sendable {
                 let observer = RegionObserver(region: region, onChange: onChange)
                 // Held weakly by the connection: releasing the cancellable ends it.
                 db.add(transactionObserver: observer, extent: .observerLifetime)
+                center?.add(observer, on: db)
                 return observer
             }
         } catch {
@@ -65,17 +72,20 @@ public struct DatabaseRegionObservation: Sendable {
             return AnyDatabaseCancellable {}
         }
         let held = Locked<RegionObserver?>(observer)
-        return AnyDatabaseCancellable {
-            held.withLock { observer in
+        return AnyDatabaseCancellable { [weak center] in
+            let observer = held.withLock { observer in
+                defer { observer = nil }
                 observer?.isCancelled.store(true, ordering: .releasing)
-                observer = nil
+                return observer
             }
+            if let observer { center?.remove(observer) }
         }
     }
 }
 
-/// The transaction observer of a ``DatabaseRegionObservation``.
-private final class RegionObserver: TransactionObserver, @unchecked Sendable {
+/// The transaction observer of a ``DatabaseRegionObservation``, and its observer of other
+/// connections' commits.
+private final class RegionObserver: TransactionObserver, CommitObserver, @unchecked Sendable {
     // @unchecked Sendable: `isChanged` is used only by the writing connection's callbacks,
     // which run on its serial queue; `isCancelled` is atomic; the rest is immutable.
     let region: DatabaseRegion
@@ -106,4 +116,14 @@ private final class RegionObserver: TransactionObserver, @unchecked Sendable {
     func databaseDidRollback(_ db: Database) {
         isChanged = false
     }
+
+    /// Another connection committed. This connection's own commits come through the
+    /// transaction observer callbacks above.
+    func transactionDidEnd(_ end: TransactionEnd, in db: Connection) {
+        guard case .committedElsewhere = end, !region.isEmpty, !isCancelled.load(ordering: .acquiring) else { return }
+        onChange(db)
+    }
+
+    /// The queue or pool closed: its connection calls nothing more.
+    func finish() {}
 }

@@ -2,8 +2,9 @@ import Synchronization
 
 /// The observations of one queue or pool, and the commit handler that wakes them.
 ///
-/// Only commits made through this queue or pool are seen: another connection to the same file
-/// (another queue, another process) calls no hook here.
+/// Commits made through this queue or pool are heard from SQLite's hooks. Another connection
+/// to the same file (another process, another queue) calls no hook here: an
+/// ``ExternalCommitWatch`` notices its commits while observations run, on Linux.
 ///
 /// A ``CommitTracker``, a transaction observer like any other, is added to the writing
 /// connection while at least one observation runs (the hooks cost a little on every write),
@@ -15,9 +16,29 @@ final class ObservationCenter: Sendable {
     private let isClosed = Atomic<Bool>(false)
     /// The transaction observer added to the writer; `nil` while no observation runs.
     private let tracker = Locked<CommitTracker?>(nil)
+    /// The database file, watched for other connections' commits; `nil` for a database that
+    /// is not a file.
+    private let path: String?
+    /// Made by the first observation on a file.
+    private let externalCommitWatch = Locked<ExternalCommitWatch?>(nil)
 
-    init(writer: SerialConnection) {
+    /// - Parameter path: the database file, watched for other processes' commits.
+    init(writer: SerialConnection, path: String?) {
         self.writer = writer
+        self.path = path
+    }
+
+    /// The watch of other connections' commits, made when first needed.
+    private var externalCommits: ExternalCommitWatch? {
+        guard let path else { return nil }
+        return externalCommitWatch.withLock { watch in
+            if watch == nil {
+                watch = ExternalCommitWatch(writer: writer, path: path) { [weak self] db in
+                    self?.transactionDidEnd(.committedElsewhere, in: db)
+                }
+            }
+            return watch
+        }
     }
 
     /// Registers `observer` and, once the writer tracks commits (so that no commit after this
@@ -30,16 +51,24 @@ final class ObservationCenter: Sendable {
         }
     }
 
+    /// Registers `observer` from a block already running on the writer's queue, with its
+    /// connection: commits from now on reach it.
+    func add(_ observer: any CommitObserver, on db: Connection) {
+        observers.withLock { $0[ObjectIdentifier(observer)] = observer }
+        trackCommits(on: db)
+    }
+
     /// Tracks commits on `db`, the writer's new connection (a pool reopened after a key
     /// change), when observations run. Called on the writer's queue.
     func writerReopened(_ db: Connection) {
         guard !observers.withLock({ $0.isEmpty }) else { return }
         trackCommits(on: db)
+        externalCommits?.writerReopened(db)
     }
 
-    /// Adds the tracker to the writing connection (adding it again changes nothing). On a
-    /// closed connection it does nothing: the next fetch reports the closed connection and ends
-    /// the observation.
+    /// Adds the tracker to the writing connection (adding it again changes nothing), and
+    /// watches the file for other connections' commits. On a closed connection it does nothing:
+    /// the next fetch reports the closed connection and ends the observation.
     private func trackCommits(on db: Connection) {
         let tracker = tracker.withLock { tracker in
             // Added inside a transaction: its earlier writes were not seen.
@@ -47,6 +76,7 @@ final class ObservationCenter: Sendable {
             return tracker!
         }
         db.add(transactionObserver: tracker, extent: .databaseLifetime)
+        if !closed { externalCommits?.start(on: db) }
     }
 
     /// Unregisters `observer`; the writer stops tracking commits when none is left.
@@ -61,6 +91,7 @@ final class ObservationCenter: Sendable {
             if let tracker = self.tracker.withLock({ tracker in defer { tracker = nil }; return tracker }) {
                 db.remove(transactionObserver: tracker)
             }
+            self.externalCommits?.stop()
         }
     }
 
@@ -72,21 +103,35 @@ final class ObservationCenter: Sendable {
             return Array(observers.values)
         }
         for observer in all { observer.finish() }
+        externalCommits?.stop()
     }
+
+    /// Whether the file is watched for other connections' commits now (for tests).
+    var watchesExternalCommits: Bool { externalCommitWatch.withLock { $0?.isWatching ?? false } }
 
     /// Whether the queue or pool was closed: a fetch failing then ends quietly.
     var closed: Bool { isClosed.load(ordering: .acquiring) }
 
-    fileprivate func transactionDidEnd(_ end: TransactionEnd) {
+    /// Tells every observation how a transaction ended; on the writer's queue, with its connection.
+    fileprivate func transactionDidEnd(_ end: TransactionEnd, in db: Connection) {
         let all = observers.withLock { Array($0.values) }
-        for observer in all { observer.transactionDidEnd(end) }
+        for observer in all { observer.transactionDidEnd(end, in: db) }
     }
 }
 
+/// A queue or pool, whose observation center a ``DatabaseRegionObservation`` joins.
+protocol ObservationCenterOwner {
+    var observations: ObservationCenter { get }
+}
+
+extension DatabaseQueue: ObservationCenterOwner {}
+extension DatabasePool: ObservationCenterOwner {}
+
 /// One observation as its ``ObservationCenter`` sees it.
 protocol CommitObserver: AnyObject, Sendable {
-    /// A write transaction committed or rolled back on the writing connection.
-    func transactionDidEnd(_ end: TransactionEnd)
+    /// A write transaction committed or rolled back on the writing connection `db`, or another
+    /// connection's commit was noticed; called on the writer's queue.
+    func transactionDidEnd(_ end: TransactionEnd, in db: Connection)
     /// The queue or pool closed: end the sequence.
     func finish()
 }
@@ -97,6 +142,9 @@ enum TransactionEnd: Sendable {
     /// changed what no table name tells (the schema, or rows written before anyone listened).
     case committed(tables: Set<String>, unseenChanges: Bool)
     case rolledBack
+    /// Another connection to the file (another process) committed: which tables it changed is
+    /// unknown.
+    case committedElsewhere
 }
 
 /// The transaction observer of an ``ObservationCenter`` on the writing connection: collects
@@ -124,12 +172,12 @@ final class CommitTracker: TransactionObserver, @unchecked Sendable {
         let end = TransactionEnd.committed(tables: tables, unseenChanges: unseenChanges || db.handle.hooks.broker.transactionMayHaveChangedSchema)
         tables = []
         unseenChanges = false
-        center?.transactionDidEnd(end)
+        center?.transactionDidEnd(end, in: db)
     }
 
     func databaseDidRollback(_ db: Database) {
         tables = []
         unseenChanges = false
-        center?.transactionDidEnd(.rolledBack)
+        center?.transactionDidEnd(.rolledBack, in: db)
     }
 }

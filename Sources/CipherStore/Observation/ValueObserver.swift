@@ -48,12 +48,13 @@ final class ValueObserver<Value: Sendable>: CommitObserver {
         center.add(self) { [weak self] in self?.fetchSoon() }
     }
 
-    func transactionDidEnd(_ end: TransactionEnd) {
+    func transactionDidEnd(_ end: TransactionEnd, in db: Connection) {
         let (region, isFetching, waited) = state.withLock { state -> (Set<String>?, Bool, Bool) in
             defer { state.waitsForTransactionEnd = false }
             return (state.region, state.isFetching, state.waitsForTransactionEnd)
         }
         if waited { return fetchSoon() }
+        if case .committedElsewhere = end { return fetchSoon() }
         guard case .committed(let tables, let unseenChanges) = end else { return }
         // A fetch running now may read tables the last one did not (what it reads can depend
         // on the data), from a snapshot taken before this commit: it is stale whatever it reads.
