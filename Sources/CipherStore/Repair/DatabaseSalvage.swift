@@ -79,6 +79,21 @@ final class DatabaseSalvage {
         /// column's name; `nil` when all three are (the rowid is then SQLite's choice).
         var rowIDName: String? = "rowid"
         var inserted = 0
+        /// The SQL of ``insertSQL(width:)``, built once per number of values.
+        var insertSQLByWidth: [Int: String] = [:]
+
+        /// The SQL that inserts a row of `width` values into a schema table: the rowid
+        /// first (when it can be named), then the first `width` columns.
+        mutating func insertSQL(width: Int) -> String {
+            if let sql = insertSQLByWidth[width] { return sql }
+            let quoted = Connection.quoteIdentifier(name)
+            let columns = columns.prefix(width).joined(separator: ", ")
+            let placeholders = Array(repeating: "?", count: width).joined(separator: ", ")
+            let sql = rowIDName.map { "INSERT OR IGNORE INTO \(quoted)(\($0), \(columns)) VALUES (?, \(placeholders))" }
+                ?? "INSERT OR IGNORE INTO \(quoted)(\(columns)) VALUES (\(placeholders))"
+            insertSQLByWidth[width] = sql
+            return sql
+        }
     }
 
     private var visited = Set<UInt32>()
@@ -101,6 +116,8 @@ final class DatabaseSalvage {
     private var misfits = 0
     /// The `recovered_N` tables, by number of columns.
     private var recovered: [Int: TableTarget] = [:]
+    /// The SQL that inserts into each `recovered_N` table, by number of columns.
+    private var recoveredInserts: [Int: String] = [:]
     /// Pages that passed their HMAC but do not read as what they should be (a table's page).
     private var malformedPages = 0
     /// Rows on readable pages whose record or overflow chain could not be read.
@@ -305,9 +322,11 @@ final class DatabaseSalvage {
         var result = ""
         var rest = Substring(sql)
         while let first = rest.first {
-            if rest.hasPrefix("--") {
+            // The first character is compared first: `hasPrefix` for every character cost
+            // more than the rest of the salvage's string work.
+            if first == "-", rest.hasPrefix("--") {
                 rest = rest.drop { $0 != "\n" }
-            } else if rest.hasPrefix("/*") {
+            } else if first == "/", rest.hasPrefix("/*") {
                 rest = rest.dropFirst(2)
                 if let end = rest.range(of: "*/") { rest = rest[end.upperBound...] } else { rest = "" }
             } else {
@@ -503,17 +522,8 @@ final class DatabaseSalvage {
         }
         var values = values
         if let column = target.rowIDColumn, column < values.count { values[column] = .integer(rowID) }
-        let quoted = Connection.quoteIdentifier(target.name)
-        let columns = target.columns.prefix(values.count)
-        let placeholders = Array(repeating: "?", count: values.count).joined(separator: ", ")
-        let inserted: Bool
-        if let rowIDName = target.rowIDName {
-            inserted = try run("INSERT OR IGNORE INTO \(quoted)(\(rowIDName), \(columns.joined(separator: ", "))) VALUES (?, \(placeholders))",
-                               [.integer(rowID)] + values)
-        } else {
-            inserted = try run("INSERT OR IGNORE INTO \(quoted)(\(columns.joined(separator: ", "))) VALUES (\(placeholders))", values)
-        }
-        if inserted {
+        let sql = target.insertSQL(width: values.count)
+        if try run(sql, target.rowIDName == nil ? values : [.integer(rowID)] + values) {
             target.inserted += 1
         } else {
             refusedButKept += 1
@@ -526,8 +536,10 @@ final class DatabaseSalvage {
     private func insertRecovered(_ rowID: Int64, _ values: [DatabaseValue]) throws {
         let width = values.count
         if recovered[width] == nil { recovered[width] = try recoveredTable(width: width, number: recovered.count + 1) }
-        let sql = "INSERT INTO \(Connection.quoteIdentifier(recovered[width]!.name)) VALUES (?\(String(repeating: ", ?", count: max(width, 1))))"
-        if try run(sql, [.integer(rowID)] + (width == 0 ? [.null] : values)) {
+        if recoveredInserts[width] == nil {
+            recoveredInserts[width] = "INSERT INTO \(Connection.quoteIdentifier(recovered[width]!.name)) VALUES (?\(String(repeating: ", ?", count: max(width, 1))))"
+        }
+        if try run(recoveredInserts[width]!, [.integer(rowID)] + (width == 0 ? [.null] : values)) {
             recovered[width]!.inserted += 1
         } else {
             refused += 1
