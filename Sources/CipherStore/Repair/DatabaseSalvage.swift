@@ -316,27 +316,6 @@ final class DatabaseSalvage {
         return caveat
     }
 
-    /// SQL without comments, spaces or case, to recognise `CREATE VIRTUAL TABLE` and a
-    /// `WITHOUT ROWID` ending however they are spelled.
-    static func compactSQL(_ sql: String) -> String {
-        var result = ""
-        var rest = Substring(sql)
-        while let first = rest.first {
-            // The first character is compared first: `hasPrefix` for every character cost
-            // more than the rest of the salvage's string work.
-            if first == "-", rest.hasPrefix("--") {
-                rest = rest.drop { $0 != "\n" }
-            } else if first == "/", rest.hasPrefix("/*") {
-                rest = rest.dropFirst(2)
-                if let end = rest.range(of: "*/") { rest = rest[end.upperBound...] } else { rest = "" }
-            } else {
-                if !first.isWhitespace { result.append(first) }
-                rest = rest.dropFirst()
-            }
-        }
-        return result.uppercased()
-    }
-
     /// Why a table of the schema copy is left out: its root page reads, but not as a table's
     /// (it was dropped since the copy, or moved); `nil` when its root page is a table page or
     /// lost (its leaves may still be found).
