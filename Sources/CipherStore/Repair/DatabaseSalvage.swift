@@ -79,6 +79,24 @@ final class DatabaseSalvage {
         /// column's name; `nil` when all three are (the rowid is then SQLite's choice).
         var rowIDName: String? = "rowid"
         var inserted = 0
+        /// The SQL of ``insertSQL(width:)``, built once per number of values.
+        var insertSQLByWidth: [Int: String] = [:]
+
+        /// The SQL that inserts a row of `width` values into a schema table: the rowid
+        /// first (when it can be named), then the first `width` columns.
+        mutating func insertSQL(width: Int) -> String {
+            if let sql = insertSQLByWidth[width] { return sql }
+            let quoted = Connection.quoteIdentifier(name)
+            let columns = columns.prefix(width).joined(separator: ", ")
+            let placeholders = Array(repeating: "?", count: width).joined(separator: ", ")
+            // A record of no values (every column takes its default) names no column.
+            let sql = width == 0
+                ? rowIDName.map { "INSERT OR IGNORE INTO \(quoted)(\($0)) VALUES (?)" } ?? "INSERT OR IGNORE INTO \(quoted) DEFAULT VALUES"
+                : rowIDName.map { "INSERT OR IGNORE INTO \(quoted)(\($0), \(columns)) VALUES (?, \(placeholders))" }
+                    ?? "INSERT OR IGNORE INTO \(quoted)(\(columns)) VALUES (\(placeholders))"
+            insertSQLByWidth[width] = sql
+            return sql
+        }
     }
 
     private var visited = Set<UInt32>()
@@ -101,6 +119,8 @@ final class DatabaseSalvage {
     private var misfits = 0
     /// The `recovered_N` tables, by number of columns.
     private var recovered: [Int: TableTarget] = [:]
+    /// The SQL that inserts into each `recovered_N` table, by number of columns.
+    private var recoveredInserts: [Int: String] = [:]
     /// Pages that passed their HMAC but do not read as what they should be (a table's page).
     private var malformedPages = 0
     /// Rows on readable pages whose record or overflow chain could not be read.
@@ -375,25 +395,6 @@ final class DatabaseSalvage {
         return words.contains(Substring(name.lowercased()))
     }
 
-    /// SQL without comments, spaces or case, to recognise `CREATE VIRTUAL TABLE` and a
-    /// `WITHOUT ROWID` ending however they are spelled.
-    static func compactSQL(_ sql: String) -> String {
-        var result = ""
-        var rest = Substring(sql)
-        while let first = rest.first {
-            if rest.hasPrefix("--") {
-                rest = rest.drop { $0 != "\n" }
-            } else if rest.hasPrefix("/*") {
-                rest = rest.dropFirst(2)
-                if let end = rest.range(of: "*/") { rest = rest[end.upperBound...] } else { rest = "" }
-            } else {
-                if !first.isWhitespace { result.append(first) }
-                rest = rest.dropFirst()
-            }
-        }
-        return result.uppercased()
-    }
-
     /// Why a table of the schema copy is left out: its root page reads, but not as a table's
     /// (it was dropped since the copy, or moved); `nil` when its root page is a table page or
     /// lost (its leaves may still be found).
@@ -579,17 +580,8 @@ final class DatabaseSalvage {
         }
         var values = values
         if let column = target.rowIDColumn, column < values.count { values[column] = .integer(rowID) }
-        let quoted = Connection.quoteIdentifier(target.name)
-        let columns = target.columns.prefix(values.count)
-        let placeholders = Array(repeating: "?", count: values.count).joined(separator: ", ")
-        let inserted: Bool
-        if let rowIDName = target.rowIDName {
-            inserted = try run("INSERT OR IGNORE INTO \(quoted)(\(rowIDName), \(columns.joined(separator: ", "))) VALUES (?, \(placeholders))",
-                               [.integer(rowID)] + values)
-        } else {
-            inserted = try run("INSERT OR IGNORE INTO \(quoted)(\(columns.joined(separator: ", "))) VALUES (\(placeholders))", values)
-        }
-        if inserted {
+        let sql = target.insertSQL(width: values.count)
+        if try run(sql, target.rowIDName == nil ? values : [.integer(rowID)] + values) {
             target.inserted += 1
         } else {
             refusedButKept += 1
@@ -602,8 +594,10 @@ final class DatabaseSalvage {
     private func insertRecovered(_ rowID: Int64, _ values: [DatabaseValue]) throws {
         let width = values.count
         if recovered[width] == nil { recovered[width] = try recoveredTable(width: width, number: recovered.count + 1) }
-        let sql = "INSERT INTO \(Connection.quoteIdentifier(recovered[width]!.name)) VALUES (?\(String(repeating: ", ?", count: max(width, 1))))"
-        if try run(sql, [.integer(rowID)] + (width == 0 ? [.null] : values)) {
+        if recoveredInserts[width] == nil {
+            recoveredInserts[width] = "INSERT INTO \(Connection.quoteIdentifier(recovered[width]!.name)) VALUES (?\(String(repeating: ", ?", count: max(width, 1))))"
+        }
+        if try run(recoveredInserts[width]!, [.integer(rowID)] + (width == 0 ? [.null] : values)) {
             recovered[width]!.inserted += 1
         } else {
             refused += 1
