@@ -104,7 +104,7 @@ test: deps $(LIBRARY)
 # findings.
 check-sanitizers: deps
 	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread \
-		--filter 'QueueTests|PoolTests|InterruptTests|PrepareDatabaseTests|PoolKeyChangeTests|ObservationTests|StatusServiceTests|ConversionTests|KeySlotTests|OnlineBackupTests|CorruptionNoticeTests|AsyncConversionTests|SchemaCopyTests'
+		--filter 'QueueTests|PoolTests|InterruptTests|PrepareDatabaseTests|PoolKeyChangeTests|ObservationTests|TransactionObserverTests|DatabaseRegionObservationTests|StatusServiceTests|ConversionTests|KeySlotTests|OnlineBackupTests|CorruptionNoticeTests|AsyncConversionTests|SchemaCopyTests'
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --scratch-path .build-asan --sanitize=address \
 		--filter 'CipherStoreTests\.' --skip 'MemoryTests|QueueTests|ObservationTests|StatusServiceTests'
 
