@@ -230,6 +230,17 @@ final class DatabaseSalvage {
             let compact = Self.compactSQL(sql)
             if compact.hasPrefix("CREATEVIRTUAL") { continue }
             guard object.rootPage > 0 else { continue }
+            if let owner = shadowOwners[object.name.lowercased()], owner.shadowSQL[object.name.lowercased()] != compact {
+                // A table of the file with a shadow table's name but not its shape: its rows
+                // are its own, kept apart.
+                var moved = 0
+                try walkTable(root: object.rootPage) { rowID, values in
+                    try insertRecovered(rowID, values)
+                    moved += 1
+                }
+                problems.append("table \(object.name) has the name of a table virtual table \(owner.name) keeps its data in, but not its shape: its \(moved) rows were put in recovered_N tables")
+                continue
+            }
             if let owner = shadowOwners[object.name.lowercased()] {
                 // Created with its virtual table: its rows replace what the module put in, but
                 // for an index rebuilt from its documents (read past) and a WITHOUT ROWID
@@ -312,7 +323,7 @@ final class DatabaseSalvage {
                 guard let sql = object.sql, !object.name.hasPrefix("sqlite_") else { continue }
                 if kind == "trigger", let missing = missingVirtualTables.first(where: { Self.mentions(sql, name: $0) }) {
                     // It would make every write to its table fail with "no such table".
-                    problems.append("trigger \(object.name) was not created: it writes to virtual table \(missing), which was not recreated")
+                    problems.append("trigger \(object.name) was not created: it uses virtual table \(missing), which was not recreated")
                     continue
                 }
                 do {
@@ -389,9 +400,12 @@ final class DatabaseSalvage {
         DatabaseFunction(name, pure: true) { _ in nil }
     }
 
-    /// Whether `sql` names `name` as a whole word, quoted or not.
+    /// Whether `sql` names `name` as a whole word, quoted or not, outside string literals.
     static func mentions(_ sql: String, name: String) -> Bool {
-        let words = sql.lowercased().split { !($0.isLetter || $0.isNumber || $0 == "_" || $0 == "$") }
+        // Drop every '…' literal ('' inside one reads as two literals, which drops the same text).
+        let code = sql.split(separator: "'", omittingEmptySubsequences: false).enumerated()
+            .filter { $0.offset % 2 == 0 }.map(\.element).joined(separator: " ")
+        let words = code.lowercased().split { !($0.isLetter || $0.isNumber || $0 == "_" || $0 == "$") }
         return words.contains(Substring(name.lowercased()))
     }
 
