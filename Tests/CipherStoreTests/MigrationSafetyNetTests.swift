@@ -77,7 +77,7 @@ import Testing
         try queue.close()
         // And the file opens with its key, whole.
         let reopened = try DatabaseQueue(path: path, key: .passphrase(Self.passphrase))
-        try reopened.read { db in #expect(try db.fetchScalar(String.self, sql: "PRAGMA integrity_check") == "ok") }
+        #expect(try reopened.read { db in try db.fetchScalar(String.self, sql: "PRAGMA integrity_check") } == "ok")
         try Self.expectBaseState(reopened)
     }
 
