@@ -233,11 +233,7 @@ final class DatabaseSalvage {
             if let owner = shadowOwners[object.name.lowercased()], owner.shadowSQL[object.name.lowercased()] != compact {
                 // A table of the file with a shadow table's name but not its shape: its rows
                 // are its own, kept apart.
-                var moved = 0
-                try walkTable(root: object.rootPage) { rowID, values in
-                    try insertRecovered(rowID, values)
-                    moved += 1
-                }
+                let moved = try moveToRecovered(root: object.rootPage)
                 problems.append("table \(object.name) has the name of a table virtual table \(owner.name) keeps its data in, but not its shape: its \(moved) rows were put in recovered_N tables")
                 continue
             }
@@ -269,11 +265,7 @@ final class DatabaseSalvage {
                 try createTable(sql)
             } catch {
                 // Its rows are its own: into recovered_N tables, never into another table by width.
-                var moved = 0
-                try walkTable(root: object.rootPage) { rowID, values in
-                    try insertRecovered(rowID, values)
-                    moved += 1
-                }
+                let moved = try moveToRecovered(root: object.rootPage)
                 problems.append("table \(object.name) could not be created (\(error)): its \(moved) rows were put in recovered_N tables")
                 continue
             }
@@ -616,6 +608,17 @@ final class DatabaseSalvage {
         } else {
             refused += 1
         }
+    }
+
+    /// Puts every row of the table rooted at `root` in `recovered_N` tables, for a table whose
+    /// rows cannot go into a table of their own name; returns how many.
+    private func moveToRecovered(root: UInt32) throws -> Int {
+        var moved = 0
+        try walkTable(root: root) { rowID, values in
+            try insertRecovered(rowID, values)
+            moved += 1
+        }
+        return moved
     }
 
     /// Runs an insert; whether it inserted a row.
