@@ -86,7 +86,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CipherstoreCLITests",
-            dependencies: ["CipherStore", "TestSupport", "cipherstore", "crash-writer", "key-slot-changer", "readme-example", "waiting-reads", "idle-observer"]
+            dependencies: ["CipherStore", "TestSupport", "cipherstore", "crash-writer", "key-slot-changer", "readme-example", "waiting-reads", "interrupted-migration", "idle-observer"]
         ),
         // The README's example program, word for word (a test compares the two and runs it).
         .executableTarget(
@@ -105,6 +105,12 @@ let package = Package(
             name: "waiting-reads",
             dependencies: ["CipherStore"],
             path: "Tests/WaitingReads"
+        ),
+        // A child process for the migration crash tests: stops inside a migration until it is killed.
+        .executableTarget(
+            name: "interrupted-migration",
+            dependencies: ["CipherStore"],
+            path: "Tests/InterruptedMigration"
         ),
         // A child process for the cross-process observation tests: measures an idle observation alone.
         .executableTarget(

@@ -4,7 +4,7 @@ import TestSupport
 import Logging
 import Testing
 
-/// A failing migration rolls back and its error reaches the caller unchanged.
+/// A failing migration rolls back and its error reaches the caller, with the migration's name.
 @Suite struct MigratorErrorTests {
     struct BadSeedData: Error, Equatable { let line: Int }
 
@@ -74,14 +74,15 @@ import Testing
         #expect(caughtByCode)
 
         // The same failure, caught by type, keeps SQLite's code, message and statement.
-        let error = try #require(throws: DatabaseError.self) { try migrator.migrate(queue) }
+        let wrapped = try #require(throws: MigrationError.self) { try migrator.migrate(queue) }
+        let error = try #require(wrapped.underlyingError as? DatabaseError)
         #expect(error.resultCode.primaryResultCode == .SQLITE_CONSTRAINT)
         #expect(error.message?.contains("UNIQUE") == true)
         #expect(error.sql == "INSERT INTO tag(name) VALUES ('swift')")
         try expectVersion1(queue, migrator: migrator, capture: capture)
     }
 
-    @Test func swiftErrorThrownByAMigrationIsRethrownUnchangedAndRolledBack() throws {
+    @Test func swiftErrorThrownByAMigrationComesWithTheMigrationsNameAndIsRolledBack() throws {
         let directory = try TemporaryDirectory()
         let migrator = migrator { db in
             try db.execute(sql: "CREATE TABLE note(body TEXT)")
@@ -90,7 +91,9 @@ import Testing
         }
         let (queue, capture) = try databaseAtVersion1(directory)
 
-        #expect(throws: BadSeedData(line: 42)) { try migrator.migrate(queue) }
+        #expect(throws: MigrationError.failedAndRestored(migration: "v2 note", underlying: BadSeedData(line: 42))) {
+            try migrator.migrate(queue)
+        }
         try expectVersion1(queue, migrator: migrator, capture: capture)
     }
 

@@ -284,6 +284,17 @@ import Testing
         #expect(try db.columnNames(ofTable: "item") == ["id", "name", "price", "data", "flag", "at"])
     }
 
+    /// A quote followed by a combining mark is one character to Swift, but SQLite reads bytes:
+    /// it must be doubled all the same, or the name ends early and the rest is read as SQL.
+    @Test func quotingDoublesAQuoteFollowedByACombiningMark() throws {
+        let name = "t\"\u{301}\"); DROP TABLE item; --"
+        #expect(Array(Connection.quoteIdentifier(name).utf8) == Array("\"t\"\"\u{301}\"\"); DROP TABLE item; --\"".utf8))
+        try db.execute(sql: "CREATE TABLE \(Connection.quoteIdentifier(name)) (x)")
+        let stored = try db.fetchScalar(String.self, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'item'")
+        #expect(stored.map { Array($0.utf8) } == Array(name.utf8))
+        #expect(try db.tableExists("item"))
+    }
+
     @Test func datesReadFromSeveralFormats() throws {
         let formats: [(DatabaseValue, TimeInterval)] = [
             (.text("2014-11-14"), 1_415_923_200),

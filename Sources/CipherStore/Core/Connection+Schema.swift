@@ -6,7 +6,16 @@ extension Connection {
     /// Connection.quoteIdentifier(#"my "odd" table"#)  // "my ""odd"" table"
     /// ```
     public static func quoteIdentifier(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // Byte by byte, as SQLite reads it: every U+0022 is doubled, whatever follows it.
+        guard name.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + name + "\"" }
+        var quoted: [UInt8] = [UInt8(ascii: "\"")]
+        quoted.reserveCapacity(name.utf8.count + 4)
+        for byte in name.utf8 {
+            quoted.append(byte)
+            if byte == UInt8(ascii: "\"") { quoted.append(byte) }
+        }
+        quoted.append(UInt8(ascii: "\""))
+        return String(decoding: quoted, as: UTF8.self)
     }
 
     /// Whether a table (not a view) with this name exists (case-insensitive, as in SQL).

@@ -41,6 +41,13 @@ final class ConnectionHooks {
     /// starts afresh when it moves (a cached `SELECT *` keeps the columns it was prepared with).
     private(set) var schemaChangeCount: UInt64 = 0
 
+    /// Records that the file's schema was replaced under the connection (a migration
+    /// snapshot put back), so that cached statements are prepared again.
+    func noteSchemaReplaced() {
+        schemaMayHaveChanged = true
+        schemaChangeCount &+= 1
+    }
+
     /// The tables observed statements read, learned once per schema (see ``ObservedRegion``).
     let observedRegions = ObservedRegion.Cache()
 

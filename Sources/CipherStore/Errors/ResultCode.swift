@@ -82,7 +82,11 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     }
 
     /// Matches a thrown ``DatabaseError`` against a result code in a `catch` clause.
+    /// A migration's error wrapped in ``MigrationError`` matches as the error inside.
     public static func ~= (pattern: ResultCode, error: any Error) -> Bool {
+        if let migration = error as? MigrationError, let underlying = migration.underlyingError {
+            return pattern ~= underlying
+        }
         guard let error = error as? DatabaseError else { return false }
         return pattern ~= error.resultCode
     }

@@ -17,9 +17,31 @@ import Logging
 /// only when `PRAGMA foreign_key_check` finds no violation (so a migration may rebuild tables,
 /// see ``Connection/rebuildTable(_:as:copying:)``). Applied migrations are listed, by name, in
 /// the migrator's own table `cipherstore_migrations`. Running the migrator again does nothing;
-/// a failing migration is rolled back entirely and its error is rethrown as it was (see
-/// ``migrate(_:)-(Connection)``); a database that has migrations this app does not know (made
-/// by a newer version) is refused.
+/// a database that has migrations this app does not know (made by a newer version) is refused.
+///
+/// ## A snapshot before the migrations
+///
+/// Before pending migrations run on a database file, the migrator copies the file's raw bytes
+/// to `NAME.migration-snapshot` beside it (mode 0600, synced, checked to open with the
+/// database's key), and writes the marker `NAME.migration-in-progress`. A raw copy, because
+/// under SQLCipher neither a rollback nor a backup gives back the same bytes: every page
+/// written is encrypted with a fresh IV. The copy, and the restore, run while the writer holds
+/// an exclusive transaction, after a WAL is checkpointed and emptied.
+///
+/// - When a migration throws, the file is put back byte for byte as it was before the
+///   migrations (the ones that succeeded in this run are undone too), and
+///   ``MigrationError/failedAndRestored(migration:underlying:)`` names the migration and
+///   carries its error (see ``migrate(_:)-(Connection)``).
+/// - When the process dies during a migration, the next run finds the snapshot with the
+///   marker and puts the snapshot back before anything else.
+/// - After success, the marker and the snapshot are removed; ``keepsSnapshotAfterMigration``
+///   keeps the snapshot.
+///
+/// An in-memory database has no snapshot: a migration's error is rethrown unchanged, and the
+/// migrations before it stay applied. On a ``DatabasePool``, migrations run with no read
+/// running, so no reader keeps pages of a file the restore replaces. Other connections to the
+/// file (other processes, or connections the app opened itself) must not read or write it
+/// while the migrator runs.
 ///
 /// ## `user_version` belongs to the app
 ///
@@ -34,6 +56,25 @@ import Logging
 /// *n* stands for the first *n* registered migrations.
 public struct DatabaseMigrator: Sendable {
     private var migrations: [(name: String, body: @Sendable (Connection) throws -> Void)] = []
+
+    /// Whether the snapshot taken before the migrations stays beside the database after they
+    /// succeed, as `NAME.migration-snapshot` (a copy of the file before the last run of the
+    /// migrator, still encrypted with the database's key). `false` by default: it is removed.
+    /// A kept snapshot is replaced by the next run that has migrations to apply.
+    public var keepsSnapshotAfterMigration = false
+
+    /// For development: when the database lists applied migrations that this migrator does
+    /// not register (a migration was renamed, or removed), the database is erased and every
+    /// migration runs again, instead of ``MigrationError/databaseIsNewer(unknownMigrations:)``.
+    /// GRDB's spelling.
+    ///
+    /// GRDB also notices a migration whose body was edited, by migrating a temporary copy and
+    /// comparing schemas; this migrator compares names only: after editing a migration's body,
+    /// rename it too. Erasing drops every table, index, view and trigger and sets
+    /// `user_version` to 0; it runs under the snapshot like a migration, so a migration that
+    /// then fails puts the database back as it was before the erase. Never set it in a build
+    /// that ships: data a user has is lost.
+    public var eraseDatabaseOnSchemaChange = false
 
     /// A migrator with no migrations yet.
     public init() {}
@@ -50,11 +91,10 @@ public struct DatabaseMigrator: Sendable {
     /// Runs the migrations not yet applied, on the writing connection of a queue or pool.
     /// Blocks the calling thread.
     ///
-    /// Errors are the same as for ``migrate(_:)-(Connection)``: the failing migration's own
-    /// error, unchanged.
+    /// Errors are the same as for ``migrate(_:)-(Connection)``.
     @available(*, noasync, message: "this form blocks the thread: in async code, `try await` the async form; in top-level code, where Swift picks this form even after await, move the code into an async function")
     public func migrate(_ writer: any DatabaseWriter) throws {
-        try writer.writeWithoutTransaction { try migrate($0) }
+        try onWriter(writer) { try migrate($0) }
     }
 
     /// Runs the migrations not yet applied, on the writing connection of a queue or pool,
@@ -62,7 +102,7 @@ public struct DatabaseMigrator: Sendable {
     /// the calling thread. See ``migrate(_:adoptingUserVersion:)-(Connection,_)``.
     @available(*, noasync, message: "this form blocks the thread: in async code, `try await` the async form; in top-level code, where Swift picks this form even after await, move the code into an async function")
     public func migrate(_ writer: any DatabaseWriter, adoptingUserVersion: Bool) throws {
-        try writer.writeWithoutTransaction { try migrate($0, adoptingUserVersion: adoptingUserVersion) }
+        try onWriter(writer) { try migrate($0, adoptingUserVersion: adoptingUserVersion) }
     }
 
     /// Runs the migrations not yet applied, on the writing connection of a queue or pool,
@@ -72,10 +112,10 @@ public struct DatabaseMigrator: Sendable {
     /// try await migrator.migrate(pool)
     /// ```
     /// - Throws: `CancellationError` when the task is cancelled before the migrations start
-    ///   (none runs then), and the errors of ``migrate(_:)-(Connection)``: the failing
-    ///   migration's own error, unchanged. A task cancelled once they run lets them finish.
+    ///   (none runs then), and the errors of ``migrate(_:)-(Connection)``. A task cancelled
+    ///   while they run interrupts the running migration, whose failure restores the snapshot.
     public func migrate(_ writer: any DatabaseWriter) async throws {
-        try await writer.writeWithoutTransaction { db in try self.migrate(db) }
+        try await onWriter(writer) { db in try self.migrate(db) }
     }
 
     /// Runs the migrations not yet applied, after adopting the database's `user_version` when
@@ -85,7 +125,7 @@ public struct DatabaseMigrator: Sendable {
     ///   (nothing is adopted or run then), and the errors of
     ///   ``migrate(_:adoptingUserVersion:)-(Connection,_)``.
     public func migrate(_ writer: any DatabaseWriter, adoptingUserVersion: Bool) async throws {
-        try await writer.writeWithoutTransaction { db in try self.migrate(db, adoptingUserVersion: adoptingUserVersion) }
+        try await onWriter(writer) { db in try self.migrate(db, adoptingUserVersion: adoptingUserVersion) }
     }
 
     /// Runs the migrations not yet applied, after taking the database's `PRAGMA user_version`
@@ -136,33 +176,33 @@ public struct DatabaseMigrator: Sendable {
 
     /// Runs the migrations not yet applied, in the order they were registered.
     ///
-    /// A migration that fails is rolled back entirely, the migrations after it do not run, and
-    /// **the error it threw is rethrown unchanged**, so a caller can catch it as it would
-    /// outside a migration:
+    /// On a database file, a migration that fails puts the file back as it was before the
+    /// migrations (see ``DatabaseMigrator``), the migrations after it do not run, and its error
+    /// comes wrapped in ``MigrationError/failedAndRestored(migration:underlying:)``, which names
+    /// the migration. Result-code patterns still match the error inside:
     ///
     /// ```swift
     /// do {
     ///     try migrator.migrate(queue)
     /// } catch ResultCode.SQLITE_CONSTRAINT {
     ///     // e.g. a new UNIQUE index that existing rows break
-    /// } catch let error as DatabaseError {
-    ///     print(error.resultCode, error.sql ?? "")
+    /// } catch MigrationError.failedAndRestored(let migration, let underlying) {
+    ///     print("\(migration) failed (\(underlying)); the database is as it was")
     /// }
     /// ```
     ///
-    /// The error does not carry the failing migration's name. To know it, either read the
-    /// connection's logger (``Configuration/logger``: one `error` message "migration failed"
-    /// with the migration's name in the `migration` metadata), or apply the rule that the
-    /// failing migration is the first of ``migrationNames`` that `appliedMigrations(_:)` does
-    /// not list: migrations run in order and each one that succeeds is recorded before the next
-    /// one starts.
+    /// The connection's logger (``Configuration/logger``) also gets one `error` message
+    /// "migration failed" with the migration's name in the `migration` metadata.
     ///
-    /// - Throws: the failing migration's error as it threw it: a ``DatabaseError`` for SQL that
-    ///   failed, or any Swift error the migration's block threw; ``MigrationError`` when the
-    ///   database was made by a newer app or a migration left a foreign key violation;
-    ///   ``CipherStoreError/rollbackFailed(bodyError:rollbackError:)`` when even the rollback
-    ///   failed. In every case but the last, the database keeps the schema and data it had
-    ///   after the last migration that succeeded.
+    /// - Throws: ``MigrationError/failedAndRestored(migration:underlying:)`` for a migration
+    ///   that failed on a file (a ``DatabaseError`` for SQL that failed, any Swift error its
+    ///   block threw, or ``MigrationError/foreignKeyViolation(table:)`` inside);
+    ///   ``MigrationError/failedAndNotRestored(migration:underlying:restoreError:snapshotPath:)``
+    ///   when the restore failed too (the next run retries it);
+    ///   ``MigrationError/snapshotFailed(path:reason:)`` when the snapshot could not be taken
+    ///   (nothing ran); ``MigrationError/databaseIsNewer(unknownMigrations:)`` for a database
+    ///   made by a newer app. On an in-memory database, the failing migration's error as it
+    ///   threw it, and the migrations before it stay applied.
     public func migrate(_ db: Connection) throws {
         try migrate(db, through: migrations.count)
     }
@@ -194,27 +234,71 @@ public struct DatabaseMigrator: Sendable {
     /// ``migrate(_:upTo:)-(Connection,_)``.
     @available(*, noasync, message: "this form blocks the thread: in async code, `try await` the async form; in top-level code, where Swift picks this form even after await, move the code into an async function")
     public func migrate(_ writer: any DatabaseWriter, upTo targetIdentifier: String) throws {
-        try writer.writeWithoutTransaction { try migrate($0, upTo: targetIdentifier) }
+        try onWriter(writer) { try migrate($0, upTo: targetIdentifier) }
     }
 
     /// Runs the migrations not yet applied, up to and including `targetIdentifier`, on the
     /// writing connection of a queue or pool, without blocking the caller's thread. See
     /// ``migrate(_:upTo:)-(Connection,_)``.
     public func migrate(_ writer: any DatabaseWriter, upTo targetIdentifier: String) async throws {
-        try await writer.writeWithoutTransaction { db in try self.migrate(db, upTo: targetIdentifier) }
+        try await onWriter(writer) { db in try self.migrate(db, upTo: targetIdentifier) }
     }
 
-    /// Runs the first `count` registered migrations that are not applied yet.
+    /// Runs the first `count` registered migrations that are not applied yet, under the
+    /// snapshot of a database file (see ``MigrationSnapshot``).
     private func migrate(_ db: Connection, through count: Int) throws {
-        try Self.createLog(db)
-        let applied = try appliedMigrations(db)
+        let snapshot = MigrationSnapshot(for: db)
+        if let snapshot {
+            _ = try snapshot.recoverInterruptedMigration(db, keepingSnapshot: keepsSnapshotAfterMigration)
+        }
+        var applied = try appliedMigrations(db)
         let unknown = applied.filter { name in !migrations.contains { $0.name == name } }
-        guard unknown.isEmpty else { throw MigrationError.databaseIsNewer(unknownMigrations: unknown) }
+        let erases = eraseDatabaseOnSchemaChange && !unknown.isEmpty
+        guard unknown.isEmpty || erases else { throw MigrationError.databaseIsNewer(unknownMigrations: unknown) }
+        if erases { applied = [] }
+        let pending = migrations.prefix(count).filter { !applied.contains($0.name) }
+        guard !pending.isEmpty || erases else {
+            try Self.createLog(db)
+            return
+        }
+        // Taken before anything is written, the log table included: what a failure restores.
+        try snapshot?.take(db)
+        do {
+            if erases { try Self.erase(db, unknownMigrations: unknown) }
+            try Self.createLog(db)
+            try run(pending, on: db)
+        } catch {
+            guard let snapshot else { throw error }
+            let failed = (error as? FailedMigration)?.name ?? "(before the first migration)"
+            let underlying = (error as? FailedMigration)?.error ?? error
+            do {
+                try db.ignoringInterrupts { try snapshot.restore(db) }
+            } catch let restoreError {
+                throw MigrationError.failedAndNotRestored(migration: failed, underlying: underlying,
+                                                          restoreError: "\(restoreError)", snapshotPath: snapshot.path)
+            }
+            throw MigrationError.failedAndRestored(migration: failed, underlying: underlying)
+        }
+        try snapshot?.finish(keepingSnapshot: keepsSnapshotAfterMigration)
+    }
+
+    /// A migration's error, with the migration's name, on its way to the snapshot's restore.
+    private struct FailedMigration: Error {
+        let name: String
+        let error: any Error
+    }
+
+    /// Runs migrations in order, each in its own transaction.
+    /// - Throws: the failing migration's error, unchanged for an in-memory database, as a
+    ///   ``FailedMigration`` for a file (which the snapshot's restore turns into a
+    ///   ``MigrationError``).
+    private func run(_ pending: [(name: String, body: @Sendable (Connection) throws -> Void)], on db: Connection) throws {
         let foreignKeysWereOn = try db.fetchScalar(Bool.self, sql: "PRAGMA foreign_keys") ?? false
         // foreign_keys cannot change inside a transaction: switch it off around each one.
         try db.execute(sql: "PRAGMA foreign_keys = OFF")
         defer { if foreignKeysWereOn { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
-        for migration in migrations.prefix(count) where !applied.contains(migration.name) {
+        let wrapsErrors = MigrationSnapshot(for: db) != nil
+        for migration in pending {
             do {
                 try db.inTransaction(.immediate) {
                     try migration.body(db)
@@ -229,8 +313,47 @@ public struct DatabaseMigrator: Sendable {
                 // the log is where the failing migration's name goes with it. Only the error's
                 // type is logged: a migration's own error may hold anything.
                 db.logger?.error("migration failed", metadata: ["migration": "\(migration.name)", "error": "\(type(of: error))"])
-                throw error
+                throw wrapsErrors ? FailedMigration(name: migration.name, error: error) : error
             }
+        }
+    }
+
+    /// Drops every table, index, view and trigger, and sets `user_version` to 0, in one
+    /// transaction (``eraseDatabaseOnSchemaChange``).
+    private static func erase(_ db: Connection, unknownMigrations: [String]) throws {
+        db.logger?.warning("erasing the database: applied migrations are not registered",
+                           metadata: ["migrations": "\(unknownMigrations.joined(separator: ", "))"])
+        try db.execute(sql: "PRAGMA foreign_keys = OFF")
+        try db.inTransaction(.immediate) {
+            let objects = try db.fetchAll(sql: "SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' AND type IN ('view', 'trigger', 'table') ORDER BY type = 'table'")
+            for object in objects {
+                let type = try object.value(String.self, at: 0)
+                let name = Connection.quoteIdentifier(try object.value(String.self, at: 1))
+                // Dropping a table drops its indexes and triggers: they may be gone already.
+                try db.execute(sql: "DROP \(type.uppercased()) IF EXISTS \(name)")
+            }
+            if try db.tableExists("sqlite_sequence") { try db.execute(sql: "DELETE FROM sqlite_sequence") }
+            try db.execute(sql: "PRAGMA user_version = 0")
+            return .commit
+        }
+    }
+
+    /// Runs `body` on the writer of a queue, or on a pool's writer with no read running (so no
+    /// reader keeps pages of a file the snapshot's restore replaces).
+    private func onWriter(_ writer: any DatabaseWriter, _ body: (Connection) throws -> Void) throws {
+        if let pool = writer as? DatabasePool {
+            try pool.barrierWrite(body)
+        } else {
+            try writer.writeWithoutTransaction(body)
+        }
+    }
+
+    /// The same as the blocking form, without blocking the caller's thread.
+    private func onWriter(_ writer: any DatabaseWriter, _ body: @escaping @Sendable (Connection) throws -> Void) async throws {
+        if let pool = writer as? DatabasePool {
+            try await pool.barrierWrite(body)
+        } else {
+            try await writer.writeWithoutTransaction(body)
         }
     }
 

@@ -79,6 +79,24 @@ final class DatabaseSalvage {
         /// column's name; `nil` when all three are (the rowid is then SQLite's choice).
         var rowIDName: String? = "rowid"
         var inserted = 0
+        /// The SQL of ``insertSQL(width:)``, built once per number of values.
+        var insertSQLByWidth: [Int: String] = [:]
+
+        /// The SQL that inserts a row of `width` values into a schema table: the rowid
+        /// first (when it can be named), then the first `width` columns.
+        mutating func insertSQL(width: Int) -> String {
+            if let sql = insertSQLByWidth[width] { return sql }
+            let quoted = Connection.quoteIdentifier(name)
+            let columns = columns.prefix(width).joined(separator: ", ")
+            let placeholders = Array(repeating: "?", count: width).joined(separator: ", ")
+            // A record of no values (every column takes its default) names no column.
+            let sql = width == 0
+                ? rowIDName.map { "INSERT OR IGNORE INTO \(quoted)(\($0)) VALUES (?)" } ?? "INSERT OR IGNORE INTO \(quoted) DEFAULT VALUES"
+                : rowIDName.map { "INSERT OR IGNORE INTO \(quoted)(\($0), \(columns)) VALUES (?, \(placeholders))" }
+                    ?? "INSERT OR IGNORE INTO \(quoted)(\(columns)) VALUES (\(placeholders))"
+            insertSQLByWidth[width] = sql
+            return sql
+        }
     }
 
     private var visited = Set<UInt32>()
@@ -101,6 +119,8 @@ final class DatabaseSalvage {
     private var misfits = 0
     /// The `recovered_N` tables, by number of columns.
     private var recovered: [Int: TableTarget] = [:]
+    /// The SQL that inserts into each `recovered_N` table, by number of columns.
+    private var recoveredInserts: [Int: String] = [:]
     /// Pages that passed their HMAC but do not read as what they should be (a table's page).
     private var malformedPages = 0
     /// Rows on readable pages whose record or overflow chain could not be read.
@@ -210,6 +230,13 @@ final class DatabaseSalvage {
             let compact = Self.compactSQL(sql)
             if compact.hasPrefix("CREATEVIRTUAL") { continue }
             guard object.rootPage > 0 else { continue }
+            if let owner = shadowOwners[object.name.lowercased()], owner.shadowSQL[object.name.lowercased()] != compact {
+                // A table of the file with a shadow table's name but not its shape: its rows
+                // are its own, kept apart.
+                let moved = try moveToRecovered(root: object.rootPage)
+                problems.append("table \(object.name) has the name of a table virtual table \(owner.name) keeps its data in, but not its shape: its \(moved) rows were put in recovered_N tables")
+                continue
+            }
             if let owner = shadowOwners[object.name.lowercased()] {
                 // Created with its virtual table: its rows replace what the module put in, but
                 // for an index rebuilt from its documents (read past) and a WITHOUT ROWID
@@ -238,11 +265,7 @@ final class DatabaseSalvage {
                 try createTable(sql)
             } catch {
                 // Its rows are its own: into recovered_N tables, never into another table by width.
-                var moved = 0
-                try walkTable(root: object.rootPage) { rowID, values in
-                    try insertRecovered(rowID, values)
-                    moved += 1
-                }
+                let moved = try moveToRecovered(root: object.rootPage)
                 problems.append("table \(object.name) could not be created (\(error)): its \(moved) rows were put in recovered_N tables")
                 continue
             }
@@ -292,7 +315,7 @@ final class DatabaseSalvage {
                 guard let sql = object.sql, !object.name.hasPrefix("sqlite_") else { continue }
                 if kind == "trigger", let missing = missingVirtualTables.first(where: { Self.mentions(sql, name: $0) }) {
                     // It would make every write to its table fail with "no such table".
-                    problems.append("trigger \(object.name) was not created: it writes to virtual table \(missing), which was not recreated")
+                    problems.append("trigger \(object.name) was not created: it uses virtual table \(missing), which was not recreated")
                     continue
                 }
                 do {
@@ -369,29 +392,13 @@ final class DatabaseSalvage {
         DatabaseFunction(name, pure: true) { _ in nil }
     }
 
-    /// Whether `sql` names `name` as a whole word, quoted or not.
+    /// Whether `sql` names `name` as a whole word, quoted or not, outside string literals.
     static func mentions(_ sql: String, name: String) -> Bool {
-        let words = sql.lowercased().split { !($0.isLetter || $0.isNumber || $0 == "_" || $0 == "$") }
+        // Drop every '…' literal ('' inside one reads as two literals, which drops the same text).
+        let code = sql.split(separator: "'", omittingEmptySubsequences: false).enumerated()
+            .filter { $0.offset % 2 == 0 }.map(\.element).joined(separator: " ")
+        let words = code.lowercased().split { !($0.isLetter || $0.isNumber || $0 == "_" || $0 == "$") }
         return words.contains(Substring(name.lowercased()))
-    }
-
-    /// SQL without comments, spaces or case, to recognise `CREATE VIRTUAL TABLE` and a
-    /// `WITHOUT ROWID` ending however they are spelled.
-    static func compactSQL(_ sql: String) -> String {
-        var result = ""
-        var rest = Substring(sql)
-        while let first = rest.first {
-            if rest.hasPrefix("--") {
-                rest = rest.drop { $0 != "\n" }
-            } else if rest.hasPrefix("/*") {
-                rest = rest.dropFirst(2)
-                if let end = rest.range(of: "*/") { rest = rest[end.upperBound...] } else { rest = "" }
-            } else {
-                if !first.isWhitespace { result.append(first) }
-                rest = rest.dropFirst()
-            }
-        }
-        return result.uppercased()
     }
 
     /// Why a table of the schema copy is left out: its root page reads, but not as a table's
@@ -579,17 +586,8 @@ final class DatabaseSalvage {
         }
         var values = values
         if let column = target.rowIDColumn, column < values.count { values[column] = .integer(rowID) }
-        let quoted = Connection.quoteIdentifier(target.name)
-        let columns = target.columns.prefix(values.count)
-        let placeholders = Array(repeating: "?", count: values.count).joined(separator: ", ")
-        let inserted: Bool
-        if let rowIDName = target.rowIDName {
-            inserted = try run("INSERT OR IGNORE INTO \(quoted)(\(rowIDName), \(columns.joined(separator: ", "))) VALUES (?, \(placeholders))",
-                               [.integer(rowID)] + values)
-        } else {
-            inserted = try run("INSERT OR IGNORE INTO \(quoted)(\(columns.joined(separator: ", "))) VALUES (\(placeholders))", values)
-        }
-        if inserted {
+        let sql = target.insertSQL(width: values.count)
+        if try run(sql, target.rowIDName == nil ? values : [.integer(rowID)] + values) {
             target.inserted += 1
         } else {
             refusedButKept += 1
@@ -602,12 +600,25 @@ final class DatabaseSalvage {
     private func insertRecovered(_ rowID: Int64, _ values: [DatabaseValue]) throws {
         let width = values.count
         if recovered[width] == nil { recovered[width] = try recoveredTable(width: width, number: recovered.count + 1) }
-        let sql = "INSERT INTO \(Connection.quoteIdentifier(recovered[width]!.name)) VALUES (?\(String(repeating: ", ?", count: max(width, 1))))"
-        if try run(sql, [.integer(rowID)] + (width == 0 ? [.null] : values)) {
+        if recoveredInserts[width] == nil {
+            recoveredInserts[width] = "INSERT INTO \(Connection.quoteIdentifier(recovered[width]!.name)) VALUES (?\(String(repeating: ", ?", count: max(width, 1))))"
+        }
+        if try run(recoveredInserts[width]!, [.integer(rowID)] + (width == 0 ? [.null] : values)) {
             recovered[width]!.inserted += 1
         } else {
             refused += 1
         }
+    }
+
+    /// Puts every row of the table rooted at `root` in `recovered_N` tables, for a table whose
+    /// rows cannot go into a table of their own name; returns how many.
+    private func moveToRecovered(root: UInt32) throws -> Int {
+        var moved = 0
+        try walkTable(root: root) { rowID, values in
+            try insertRecovered(rowID, values)
+            moved += 1
+        }
+        return moved
     }
 
     /// Runs an insert; whether it inserted a row.

@@ -12,6 +12,9 @@ struct SalvagedVirtualTable {
     let name: String
     /// The shadow tables the module created, lowercased.
     let shadowTables: Set<String>
+    /// Their SQL as the module wrote it, compacted (``DatabaseSalvage/compactSQL(_:)``), by
+    /// lowercased name: a file's table of that name and another shape is not one of them.
+    let shadowSQL: [String: String]
     /// `fts4` (FTS3 too) or `fts5`; `nil` for another module.
     let fullTextModule: String?
     /// Whether its index is rebuilt from its documents rather than copied: a full-text table
@@ -19,12 +22,23 @@ struct SalvagedVirtualTable {
     let rebuildsIndex: Bool
 
     /// Creates the table from its SQL in `output`; throws when the module or an argument it
-    /// needs (a tokenizer) is not there.
+    /// needs (a tokenizer) is not there, leaving nothing behind: it is tried on an empty
+    /// database in memory first, since a failed `CREATE VIRTUAL TABLE` keeps its schema row
+    /// in an output written without a journal.
     init(name: String, sql: String, in output: Connection) throws {
+        let probe = try Connection(location: .inMemory, key: nil)
+        defer { try? probe.close() }
+        try probe.execute(sql: sql)
         let before = try Self.tableNames(in: output)
         try output.execute(sql: sql)
         self.name = name
         shadowTables = try Self.tableNames(in: output).subtracting(before)
+        var shadowSQL: [String: String] = [:]
+        for row in try output.fetchAll(sql: "SELECT lower(name), sql FROM sqlite_master WHERE type = 'table'") {
+            let table = try row.value(String.self, at: 0)
+            if shadowTables.contains(table) { shadowSQL[table] = DatabaseSalvage.compactSQL(try row.value(String?.self, at: 1) ?? "") }
+        }
+        self.shadowSQL = shadowSQL
         let lowercased = name.lowercased()
         fullTextModule = shadowTables.contains(lowercased + "_segdir") ? "fts4"
             : shadowTables.contains(lowercased + "_idx") ? "fts5" : nil
@@ -42,13 +56,21 @@ struct SalvagedVirtualTable {
     /// what the report says.
     func rebuild(in output: Connection) -> (note: String?, problem: String?) {
         let quoted = Connection.quoteIdentifier(name)
-        guard let fullTextModule else { return (nil, nil) }
+        guard let fullTextModule else {
+            // Another module (an R-tree): its copied rows must still read as a whole.
+            do {
+                _ = try output.fetchScalar(Int.self, sql: "SELECT count(*) FROM \(quoted)")
+                return (nil, nil)
+            } catch {
+                return (nil, "virtual table \(name) does not read after its rows were copied (\(error)): it is inconsistent, create it again from its source data")
+            }
+        }
         guard rebuildsIndex else {
             if fullTextModule == "fts5" {
                 // Its b-tree index (`_idx`) is a WITHOUT ROWID table, whose rows a repair does not read.
                 return (nil, "full-text index \(name) keeps no documents (content=''): its index could not be recovered, the table is empty")
             }
-            return ("full-text index \(name) keeps no documents (content=''), so it cannot be rebuilt: its index was copied as found; check it with INSERT INTO \(quoted)(\(quoted)) VALUES ('integrity-check')", nil)
+            return ("full-text index \(name) keeps no documents (content=''), so it cannot be rebuilt: its index was copied as found", nil)
         }
         do {
             try output.execute(sql: "INSERT INTO \(quoted)(\(quoted)) VALUES ('rebuild')")

@@ -61,9 +61,10 @@ final class StatementCache {
 
     /// Releases every statement (those not held elsewhere are finalized).
     func removeAll() {
-        slots.removeAll()
-        keys.removeAll()
-        statements.removeAll()
-        lastUse.removeAll()
+        // Every schema change empties the cache: its storage is kept for the next statements.
+        slots.removeAll(keepingCapacity: true)
+        keys.removeAll(keepingCapacity: true)
+        statements.removeAll(keepingCapacity: true)
+        lastUse.removeAll(keepingCapacity: true)
     }
 }

@@ -230,7 +230,7 @@ import Testing
             CREATE TABLE post(id INTEGER PRIMARY KEY, body TEXT);
             CREATE VIRTUAL TABLE post_ft USING fts4(content='post', body);
             CREATE TRIGGER post_ai AFTER INSERT ON post BEGIN INSERT INTO post_ft(docid, body) VALUES (new.id, new.body); END;
-            CREATE TRIGGER post_log AFTER INSERT ON post BEGIN SELECT 1; END;
+            CREATE TRIGGER post_log AFTER INSERT ON post BEGIN SELECT 'post_ft'; END;
             INSERT INTO post VALUES (1, 'walk the dog');
             """)
         // A module no connection has: the schema row is edited the way an app's own module
@@ -248,5 +248,27 @@ import Testing
         try check.execute(sql: "INSERT INTO post VALUES (2, 'buy milk')")
         #expect(try check.fetchScalar(Int.self, sql: "SELECT count(*) FROM post") == 2)
         #expect(try check.fetchScalar(Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'post_log'") == 1)
+        // The failed CREATE VIRTUAL TABLE left no schema row behind.
+        #expect(try check.fetchScalar(Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'post_ft'") == 0)
+    }
+
+    /// A table of the file that has a shadow table's name but not its shape keeps its rows,
+    /// apart, and is named.
+    @Test func aTableNamedLikeAShadowTableKeepsItsRows() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("fts.db")
+        let key = try DatabaseKey.rawKey(hex: String(repeating: "6d", count: 32))
+        let db = try Connection(path: path, key: key)
+        try db.executeScript("""
+            CREATE TABLE x_stat(k, v);
+            INSERT INTO x_stat VALUES ('important', 'data');
+            """)
+        try db.execute(sql: "PRAGMA writable_schema = ON")
+        try db.execute(sql: "INSERT INTO sqlite_master VALUES ('table', 'x', 'x', 0, 'CREATE VIRTUAL TABLE x USING fts4(body)')")
+        try db.close()
+        let output = directory.path("out.db")
+        let report = try DatabaseRepair.salvage(path: path, key: key, to: output)
+        #expect(report.problems.contains { $0.contains("table x_stat has the name of a table virtual table x keeps its data in") }, "\(report.problems)")
+        #expect(report.tables.contains { $0.name.hasPrefix("recovered_") && $0.recoveredRows == 1 }, "\(report.tables)")
     }
 }
