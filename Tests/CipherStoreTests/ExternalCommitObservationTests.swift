@@ -1,4 +1,5 @@
 @testable import CipherStore
+import CSQLCipher
 import Foundation
 import Synchronization
 import TestSupport
@@ -54,6 +55,40 @@ import Testing
         let other = try DatabaseQueue(path: path, key: key)
         try await other.write { db in try db.execute(sql: "INSERT INTO note DEFAULT VALUES") }
         #expect(await eventually { counts.withLock { $0.last } == 1 }, "values: \(counts.withLock { $0 })")
+        try other.close()
+        try observed.close()
+    }
+
+    /// The SQL of the statements of `db` that are in the middle of a run: each would keep a
+    /// read transaction, and with it an old snapshot, open.
+    static func busyStatements(_ db: Connection) throws -> [String] {
+        let pointer = try db.handle.pointer
+        var busy: [String] = []
+        var statement = sqlite3_next_stmt(pointer, nil)
+        while let current = statement {
+            if sqlite3_stmt_busy(current) != 0 { busy.append(String(cString: sqlite3_sql(current))) }
+            statement = sqlite3_next_stmt(pointer, current)
+        }
+        return busy
+    }
+
+    @Test(arguments: Kind.allCases)
+    func observingLeavesNoStatementRunningOnTheWriter(_ kind: Kind) async throws {
+        let observed = try open(kind)
+        let counts = Mutex<[Int]>([])
+        let observing = Task {
+            for try await count in observed.observe({ try $0.fetchAll(sql: "SELECT id FROM note").count }) {
+                counts.withLock { $0.append(count) }
+            }
+        }
+        defer { observing.cancel() }
+        let other = try DatabaseQueue(path: path, key: key)
+        for expected in 1...3 {
+            try await other.write { db in try db.execute(sql: "INSERT INTO note DEFAULT VALUES") }
+            #expect(await eventually { counts.withLock { $0.last } == expected }, "values: \(counts.withLock { $0 })")
+            let busy = try await observed.writeWithoutTransaction { db in try Self.busyStatements(db) }
+            #expect(busy == [], "statements left running after commit \(expected)")
+        }
         try other.close()
         try observed.close()
     }
