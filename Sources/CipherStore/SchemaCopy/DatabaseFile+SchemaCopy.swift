@@ -18,7 +18,7 @@ extension DatabaseFile {
     @discardableResult
     public static func writeSchemaCopy(of db: Connection, key: DatabaseKey?, cipher: CipherSettings = .libraryDefaults) -> String? {
         guard case .file(let path) = db.location, let key, !db.isInTransaction,
-              let sealingKey = try? SchemaCopyKey.forDatabase(at: path, key: key, cipher: cipher),
+              let sealingKey = try? SchemaCopyKey.forDatabase(at: path, key: key, cipher: cipher, openOn: db),
               let copy = try? SchemaCopy.capture(db, counting: true),
               (try? copy.write(forDatabase: path, key: sealingKey)) != nil else { return nil }
         return SchemaCopy.path(forDatabase: path)

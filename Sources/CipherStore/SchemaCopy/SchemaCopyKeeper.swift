@@ -66,7 +66,7 @@ final class SchemaCopyKeeper: @unchecked Sendable {
         do {
             if onlyOnSchemaChange, let copiedVersion,
                try db.fetchScalar(Int.self, sql: "PRAGMA main.schema_version") == copiedVersion { return }
-            if sealingKey == nil { sealingKey = try SchemaCopyKey.forDatabase(at: path, key: key, cipher: cipher) }
+            if sealingKey == nil { sealingKey = try SchemaCopyKey.forDatabase(at: path, key: key, cipher: cipher, openOn: db) }
             guard let sealingKey else { return }
             let copy = try SchemaCopy.capture(db, counting: counting)
             try copy.write(forDatabase: path, key: sealingKey)

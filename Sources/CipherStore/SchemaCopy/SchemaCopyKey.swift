@@ -23,23 +23,26 @@ struct SchemaCopyKey: Sendable {
     /// none to make: no key (plaintext), or a plaintext header and no salt known.
     ///
     /// A raw key costs nothing; a passphrase is stretched once, as SQLCipher stretches it
-    /// (give the pool's or conversion's derived key instead when there is one).
-    static func forDatabase(at path: String, key: DatabaseKey?, cipher: CipherSettings) throws -> SchemaCopyKey? {
+    /// (give the pool's or conversion's derived key instead when there is one). With `db`, a
+    /// connection open on the file, the salt is read through that connection's handle: a
+    /// second descriptor closed would drop the locks the process holds on the file.
+    static func forDatabase(at path: String, key: DatabaseKey?, cipher: CipherSettings, openOn db: Connection? = nil) throws -> SchemaCopyKey? {
         guard var key else { return nil }
         if key.kind == .passphrase {
-            guard let derived = try SharedKeyDerivation.rawKeyWithSalt(for: key, salt: fileSalt(path, cipher: cipher) ?? [], cipher: cipher) else {
+            guard let derived = try SharedKeyDerivation.rawKeyWithSalt(for: key, salt: fileSalt(path, cipher: cipher, db: db) ?? [], cipher: cipher) else {
                 return nil
             }
             key = derived
         }
         let (pageKey, keySalt) = try key.rawKeyBytes()
-        guard let salt = keySalt ?? fileSalt(path, cipher: cipher) else { return nil }
+        guard let salt = keySalt ?? fileSalt(path, cipher: cipher, db: db) else { return nil }
         return pageKey.withUnsafeBytes { SchemaCopyKey(pageKey: $0, salt: salt) }
     }
 
     /// The salt SQLCipher reads: the file's first 16 bytes, or the settings' with a plaintext header.
-    private static func fileSalt(_ path: String, cipher: CipherSettings) -> [UInt8]? {
+    private static func fileSalt(_ path: String, cipher: CipherSettings, db: Connection?) -> [UInt8]? {
         if (cipher.plaintextHeaderSize ?? 0) > 0 { return cipher.salt }
+        if let db { return db.mainFileSalt() }
         return DatabaseFileInfo.salt(of: path)
     }
 }
