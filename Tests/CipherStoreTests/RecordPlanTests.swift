@@ -3,9 +3,10 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Records decode through a plan made on a request's first row (each coding key's column): a
-/// key that is not the planned one is found by name, a new statement gets a new plan, and an
-/// error on a later row names its column as on the first.
+/// Records decode through a plan made on a request's first row (each coding key's column) and
+/// insert through one made on a table's first insert (each key's parameter): a key that is not
+/// the planned one is found by name, a new statement gets a new plan, and an error on a later
+/// row names its column as on the first.
 @Suite struct RecordPlanTests {
     let db: Connection
 
@@ -118,6 +119,45 @@ import Testing
         #expect(overflow == RecordDecodingError(recordType: "Optionals", column: "small", problem: .overflow(value: "300", propertyType: "Int8")))
     }
 
+    struct Note: Codable, Equatable, FetchableRecord { var id: Int64; var body: String; var tag: String? }
+    struct ShortNote: Codable { var id: Int64; var body: String }
+    /// Leaves `tag` out when it is nil, as a hand-written `encode(to:)` may.
+    struct SparseNote: Encodable {
+        var id: Int64
+        var body: String
+        var tag: String?
+        enum CodingKeys: String, CodingKey { case id, body, tag }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            if let tag { try container.encode(tag, forKey: .tag) }
+            try container.encode(body, forKey: .body)
+        }
+    }
+
+    @Test func recordsOfOtherKeysInsertedIntoOneTableKeepTheirOwnColumns() throws {
+        try db.execute(sql: "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT NOT NULL, tag TEXT DEFAULT 'none')")
+        try db.insert(Note(id: 1, body: "a", tag: "x"), into: "note")
+        try db.insert(ShortNote(id: 2, body: "b"), into: "note")
+        try db.insert(Note(id: 3, body: "c", tag: nil), into: "note")
+        try db.insert(SparseNote(id: 4, body: "d", tag: "y"), into: "note")
+        try db.insert(SparseNote(id: 5, body: "e", tag: nil), into: "note")
+        try db.insert(Note(id: 6, body: "f", tag: "z"), into: "note")
+        #expect(try Note.fetchAll(db, sql: "SELECT * FROM note ORDER BY id") == [
+            Note(id: 1, body: "a", tag: "x"), Note(id: 2, body: "b", tag: "none"), Note(id: 3, body: "c", tag: nil),
+            Note(id: 4, body: "d", tag: "y"), Note(id: 5, body: "e", tag: "none"), Note(id: 6, body: "f", tag: "z"),
+        ])
+    }
+
+    @Test func aRefusedInsertThroughThePlanChangesNothing() throws {
+        try db.execute(sql: "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT NOT NULL, tag TEXT)")
+        try db.insert(Note(id: 1, body: "a", tag: nil), into: "note")
+        let error = try #require(throws: DatabaseError.self) { try db.insert(Note(id: 1, body: "again", tag: "x"), into: "note") }
+        #expect(error.resultCode.primaryResultCode == .SQLITE_CONSTRAINT)
+        try db.insert(Note(id: 2, body: "b", tag: "y"), into: "note")
+        #expect(try Note.fetchAll(db, sql: "SELECT * FROM note ORDER BY id") == [Note(id: 1, body: "a", tag: nil), Note(id: 2, body: "b", tag: "y")])
+    }
+
     final class Captured: @unchecked Sendable {
         weak var decoder: RecordDecoder?
     }
@@ -133,11 +173,19 @@ import Testing
         enum CodingKeys: CodingKey { case id }
     }
 
-    @Test func decodersAreReleasedWithTheirOwners() throws {
+    @Test func decodersAndEncodersAreReleasedWithTheirOwners() throws {
         _ = try db.fetchAll(Watched.self, sql: "SELECT 1 AS id UNION ALL SELECT 2")
         #expect(Watched.captured.decoder == nil)
         let row = try #require(try db.fetchOne(sql: "SELECT 3 AS id"))
         _ = try db.decode(Watched.self, from: row)
         #expect(Watched.captured.decoder == nil)
+
+        var connection: Connection? = try Connection(location: .inMemory, key: nil)
+        try connection?.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+        try connection?.insert(ShortNote(id: 1, body: "a"), into: "t")
+        try connection?.insert(ShortNote(id: 2, body: "b"), into: "t")
+        weak let encoder = try #require(connection?.recordEncoder)
+        connection = nil
+        #expect(encoder == nil)
     }
 }

@@ -1,0 +1,10 @@
+/// The INSERT of the last record inserted into a table, kept by the connection and reused
+/// while records bring the same columns: a loop of inserts neither builds nor hashes its SQL.
+struct InsertStatement {
+    /// The column names, in the order of the statement's parameters.
+    let columns: [String]
+    /// The coding keys that named them, for ``RecordEncoder/expect(_:)``; `nil` when the
+    /// columns came without their keys.
+    var keys: [PlannedKey]?
+    let statement: Statement
+}
