@@ -36,7 +36,7 @@ import Testing
         #expect(try db.fetchAll(sql: sql).map { try db.decode(EitherOr.self, from: $0) } == expected)
     }
 
-    /// Keys of a struct type holding a `String`: not trivial, so recognised by name.
+    /// Keys of a struct type holding a `String`, made anew for each read.
     struct NamedKey: CodingKey {
         var stringValue: String
         var intValue: Int? { nil }
@@ -53,7 +53,7 @@ import Testing
         }
     }
 
-    @Test func keysThatAreNotTrivialAreRecognisedByName() throws {
+    @Test func keysMadeAnewForEachReadFindTheirColumns() throws {
         let sql = "SELECT 1 AS y, 2 AS x UNION ALL SELECT 3, 4"
         #expect(try db.fetchAll(Dynamic.self, sql: sql) == [Dynamic(values: [2, 1]), Dynamic(values: [4, 3])])
     }

@@ -16,9 +16,9 @@ extension Connection {
 
     /// Encodes a record and inserts it, with `INSERT OR …` for a conflict resolution.
     ///
-    /// A plain INSERT encodes with the connection's own encoder, which expects the keys of the
-    /// table's last INSERT: while the record encodes those, its values are bound to that
-    /// statement by position, with no column names compared.
+    /// A plain INSERT encodes with the connection's own encoder, which expects the columns of
+    /// the table's last INSERT: while the record encodes those keys, its values are bound to
+    /// that statement by position, with no list of columns built.
     /// - Returns: the encoded columns, when `named`; else an empty array.
     @discardableResult
     func insert(encoding record: some Encodable, into table: String, onConflict: ConflictResolution?, named: Bool = false) throws -> [(name: String, value: DatabaseValue)] {
@@ -32,7 +32,7 @@ extension Connection {
         recordEncoderIsBusy = true
         defer { recordEncoderIsBusy = false }
         let cached = insertStatements[table]
-        encoder.expect(cached?.keys ?? [])
+        encoder.expect(cached?.columns ?? [])
         try encoder.encode(record)
         if let cached, encoder.encodedExpectedKeys, !cached.statement.isBusy {
             if handle.hooks.recordedSQL != nil { handle.hooks.recordedSQL?.insert(cached.statement.sql) }
@@ -40,13 +40,12 @@ extension Connection {
             return named ? encoder.columns : []
         }
         let columns = encoder.columns
-        try insert(columns: columns, keys: encoder.encodedKeys, into: table, onConflict: nil)
+        try insert(columns: columns, into: table, onConflict: nil)
         return columns
     }
 
     /// Inserts encoded columns, with `INSERT OR …` for a conflict resolution.
-    /// - Parameter keys: the coding keys that named the columns, kept with the statement.
-    func insert(columns: [(name: String, value: DatabaseValue)], keys: [PlannedKey]? = nil, into table: String, onConflict: ConflictResolution?) throws {
+    func insert(columns: [(name: String, value: DatabaseValue)], into table: String, onConflict: ConflictResolution?) throws {
         let statement: Statement
         // The INSERT of the last record inserted into the table, reused while the columns are
         // the same: the usual loop of one record type prepares its statement once.
@@ -54,7 +53,6 @@ extension Connection {
         if onConflict == nil, let cached = insertStatements[table], !cached.statement.isBusy,
            cached.columns.elementsEqual(columns, by: { $0 == $1.name }) {
             statement = cached.statement
-            if cached.keys == nil, let keys { insertStatements[table]?.keys = keys }
             if handle.hooks.recordedSQL != nil { handle.hooks.recordedSQL?.insert(statement.sql) }
         } else {
             let names = columns.map(\.name)
@@ -62,7 +60,7 @@ extension Connection {
             let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
             let verb = onConflict.map { "INSERT OR \($0.rawValue) INTO " } ?? "INSERT INTO "
             statement = try cachedStatement(sql: verb + "\(Self.quoteIdentifier(table)) (\(list)) VALUES (\(placeholders))")
-            if onConflict == nil && statementCache.capacity > 0 { insertStatements[table] = InsertStatement(columns: names, keys: keys, statement: statement) }
+            if onConflict == nil && statementCache.capacity > 0 { insertStatements[table] = InsertStatement(columns: names, statement: statement) }
         }
         try statement.execute(columns: columns)
     }

@@ -3,8 +3,5 @@
 struct InsertStatement {
     /// The column names, in the order of the statement's parameters.
     let columns: [String]
-    /// The coding keys that named them, for ``RecordEncoder/expect(_:)``; `nil` when the
-    /// columns came without their keys.
-    var keys: [PlannedKey]?
     let statement: Statement
 }

@@ -54,15 +54,15 @@ extension RecordDecoder {
             case column
         }
 
-        /// The key, recognised on the next rows without its name.
-        let key: PlannedKey
+        let name: String
         let type: ObjectIdentifier
         let target: Target
     }
 
     /// The value of `key` from the associations, or `nil` when the key is a plain column.
     func associated<T: Decodable>(_ type: T.Type, forKey key: some CodingKey, in scoped: ScopedRow) throws -> T? {
-        let target = associationTarget(key, T.self, in: scoped)
+        let name = key.stringValue
+        let target = associationTarget(name, T.self, in: scoped)
         switch target {
         case .scope(let path, let decoder):
             let scope = scoped.scope(at: path)
@@ -72,7 +72,7 @@ extension RecordDecoder {
             return try decoder.decode(T.self, scoped: scope)
         case .prefetched(let lowercased):
             let rows = scoped.prefetched[lowercased] ?? []
-            return try T(from: PrefetchedRows(rows: rows, key: key, decoder: rows.first.map { nestedDecoder(key.stringValue, first: $0) }))
+            return try T(from: PrefetchedRows(rows: rows, key: key, decoder: rows.first.map { nestedDecoder(name, first: $0) }))
         case .nested(let decoder):
             return try decoder.decode(T.self, scoped: scoped)
         case .column:
@@ -80,16 +80,14 @@ extension RecordDecoder {
         }
     }
 
-    /// What `key`, read as a `T`, finds: the step at this position when it is the same key
+    /// What `name`, read as a `T`, finds: the step at this position when it is the same name
     /// and type as on the previous row, else worked out and kept.
-    private func associationTarget<T, Key: CodingKey>(_ key: Key, _ type: T.Type, in scoped: ScopedRow) -> AssociationStep.Target {
+    private func associationTarget<T>(_ name: String, _ type: T.Type, in scoped: ScopedRow) -> AssociationStep.Target {
         let index = associationPosition
         associationPosition += 1
-        if index < associationSteps.count, associationSteps[index].type == ObjectIdentifier(T.self), associationSteps[index].key.matches(key) {
+        if index < associationSteps.count, associationSteps[index].name == name, associationSteps[index].type == ObjectIdentifier(T.self) {
             return associationSteps[index].target
         }
-        let planned = PlannedKey(key)
-        let name = planned.name
         let target: AssociationStep.Target
         // A value type reads a column of that name first, as in GRDB: an association whose key
         // is also a column's name (`belongsTo(User.self)` beside a `user` column) does not hide it.
@@ -105,7 +103,7 @@ extension RecordDecoder {
         case .noColumn, .column:
             target = .column
         }
-        let step = AssociationStep(key: planned, type: ObjectIdentifier(T.self), target: target)
+        let step = AssociationStep(name: name, type: ObjectIdentifier(T.self), target: target)
         if index < associationSteps.count {
             associationSteps[index] = step
         } else {

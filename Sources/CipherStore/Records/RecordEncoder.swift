@@ -3,11 +3,12 @@ import Foundation
 /// Encodes an `Encodable` value into column values, in the order of its coding keys: one
 /// column per property, each converted by ``ColumnValueEncoder``.
 ///
-/// A connection keeps one encoder for its inserts and gives it the keys the table's cached
+/// A connection keeps one encoder for its inserts and gives it the columns the table's kept
 /// INSERT was prepared for (``expect(_:)``): while the record encodes the same keys in the same
-/// order, as a synthesized `encode(to:)` does, each key is only recognised (``PlannedKey``), not
-/// named, and the values are bound by position. The first key that differs switches the
-/// encoder to naming every key, and the caller prepares an INSERT for those columns.
+/// order, as a synthesized `encode(to:)` does, each key's name is only compared with the
+/// expected one (a literal's two words), nothing is collected but the values, and they are bound
+/// by position. The first key that differs switches the encoder to collecting every name, and
+/// the caller prepares an INSERT for those columns.
 final class RecordEncoder: Encoder {
     var codingPath: [any CodingKey] = []
     var userInfo: [CodingUserInfoKey: Any] = [:]
@@ -19,10 +20,10 @@ final class RecordEncoder: Encoder {
         values.reserveCapacity(16)
         return values
     }()
-    /// The keys encoded so far, once they are no longer the expected ones (else empty).
-    @exclusivity(unchecked) private(set) var keys: [PlannedKey] = []
-    /// The keys the caller expects, in order; empty: every key is named.
-    @exclusivity(unchecked) private var expected: [PlannedKey] = []
+    /// The names of the keys encoded so far, once they are no longer the expected ones (else empty).
+    @exclusivity(unchecked) private var names: [String] = []
+    /// The names the caller expects, in order; empty: every name is collected.
+    @exclusivity(unchecked) private var expected: [String] = []
     /// Whether every key so far was the expected one at its position.
     @exclusivity(unchecked) private var isExpected = false
 
@@ -54,26 +55,23 @@ final class RecordEncoder: Encoder {
     var columns: [(name: String, value: DatabaseValue)] {
         var columns: [(name: String, value: DatabaseValue)] = []
         columns.reserveCapacity(values.count)
-        for index in values.indices { columns.append((isExpected ? expected[index].name : keys[index].name, values[index])) }
+        for index in values.indices { columns.append((isExpected ? expected[index] : names[index], values[index])) }
         return columns
     }
-
-    /// The keys of the encoded columns, in order.
-    var encodedKeys: [PlannedKey] { isExpected ? Array(expected.prefix(values.count)) : keys }
 
     /// Whether the record encoded exactly the expected keys, in order.
     var encodedExpectedKeys: Bool { isExpected && values.count == expected.count }
 
-    /// The keys the next record is expected to encode, in order.
-    func expect(_ keys: [PlannedKey]) {
-        expected = keys
+    /// The names of the keys the next record is expected to encode, in order.
+    func expect(_ names: [String]) {
+        expected = names
     }
 
     /// Encodes `record`, replacing what the last one encoded.
     /// - Throws: `EncodingError` for a shape rows cannot hold, or the record's own error.
     func encode<Record: Encodable>(_ record: Record) throws {
         values.removeAll(keepingCapacity: true)
-        keys.removeAll(keepingCapacity: true)
+        names.removeAll(keepingCapacity: true)
         isExpected = !expected.isEmpty
         unsupported = nil
         let recordType = type(of: record)
@@ -90,19 +88,20 @@ final class RecordEncoder: Encoder {
     /// Adds a column. Synthesized `encode(to:)` names each key once; a key encoded twice
     /// makes the INSERT fail with SQLite's "specified more than once".
     @inline(__always)
-    func set<Key: CodingKey>(_ key: Key, _ value: DatabaseValue) {
+    func set(_ key: some CodingKey, _ value: DatabaseValue) {
+        let name = key.stringValue
         if isExpected {
             let position = values.count
-            if position < expected.count && expected[position].matches(key) {
+            if position < expected.count && expected[position] == name {
                 values.append(value)
                 return
             }
-            // Not the expected key: name the keys so far (they were the expected ones) and this one.
+            // Not the expected key: the names so far were the expected ones.
             isExpected = false
-            keys.append(contentsOf: expected.prefix(position))
+            names.append(contentsOf: expected.prefix(position))
         }
-        if keys.capacity == 0 { keys.reserveCapacity(16) }
-        keys.append(PlannedKey(key))
+        if names.capacity == 0 { names.reserveCapacity(16) }
+        names.append(name)
         values.append(value)
     }
 
