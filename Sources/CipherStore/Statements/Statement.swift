@@ -139,15 +139,14 @@ public final class Statement {
     private func bind(named values: [(name: String, value: DatabaseValue)]) throws {
         let indexes = parameterIndexes
         var bound = BoundParameters(count: parameterCount)
-        for position in values.indices {
-            let name = values[position].name
+        for (name, value) in values {
             guard let index = parameterIndex(named: name, indexes) else {
                 throw CipherStoreError.invalidArguments(reason: "the statement has no parameter named '\(name)'", sql: sql)
             }
             guard bound.insert(index) else {
                 throw CipherStoreError.invalidArguments(reason: "the parameter '\(Self.unprefixed(name) ?? name)' was given more than one value; give each parameter once", sql: sql)
             }
-            try bind(values[position].value, at: index)
+            try bind(value, at: index)
         }
         guard bound.count == indexes.count else {
             let missing = indexes.filter { !bound.contains($0.value) }.map(\.key).sorted()

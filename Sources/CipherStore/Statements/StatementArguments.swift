@@ -46,8 +46,7 @@ public struct StatementArguments: Sendable, ExpressibleByArrayLiteral, Expressib
     public init(dictionaryLiteral elements: (String, (any DatabaseValueConvertible)?)...) {
         var values: [(name: String, value: DatabaseValue)] = []
         values.reserveCapacity(elements.count)
-        // Through the index, as for positional values: destructuring copies each existential.
-        for index in elements.indices { values.append((elements[index].0, elements[index].1?.databaseValue ?? .null)) }
+        for (name, value) in elements { values.append((name, value?.databaseValue ?? .null)) }
         self.init(.named(values))
     }
 
