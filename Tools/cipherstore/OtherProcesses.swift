@@ -14,8 +14,8 @@ enum OtherProcesses {
         let holders = OpenFileHolders.processes(holdingDatabase: path)
         guard !holders.isEmpty else { return }
         throw CLIError(exitCode: 64, message: """
-            '\(path)' is open in another process: \(holders.map(\.description).joined(separator: "; ")). \
-            Replacing it now would leave that program on the old file: its next statement fails \
+            \(holders.map(\.description).joined(separator: "; ")). Replacing '\(path)' now would \
+            leave that program on the old file: its next statement fails \
             ("file is not a database") or its writes are lost. Nothing was changed. Stop that \
             program (or close its connections), then retry; --force replaces the file anyway. \
             See \(guide).
