@@ -152,6 +152,29 @@ import Testing
         #expect(SQLCipherShell.format3 != nil || SQLCipherShell.format4 != nil, "no sqlcipher shell ran")
     }
 
+    @Test func aFileWithoutHMACNeedsItsStatement() throws {
+        let app = try make(["--no-hmac"])
+        let statement = "PRAGMA cipher_use_hmac = OFF;"
+        #expect(guide.contains("| `--no-hmac` | `\(statement)` |"))
+        let result = try shell("sqlcipher", app, settings: [statement])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(SQLCipherShell.queryOutput(of: result) == Self.rows)
+    }
+
+    @Test(.enabled(if: LinkedSQLCipher.isVersion4, "SQLCipher 4 only: only it writes a plaintext header"))
+    func aFileWithAPlaintextHeaderNeedsItsSizeAndSalt() throws {
+        let app = workspace.path("app.db")
+        let made = try CLI.run(["encrypt", try makePlaintext("plain.db"), "-o", app, "--key-file", keyFile, "--plaintext-header"])
+        try #require(made.status == 0, "\(made.errorOutput)")
+        let saltLine = try #require(made.output.split(separator: "\n").first { $0.hasPrefix("Salt ") }, "\(made.output)")
+        let salt = String(saltLine.dropFirst(5).prefix(32))
+        try #require(made.output.contains("Salt \(salt): the file has a plaintext header"), "\(made.output)")
+        #expect(guide.contains("| `--plaintext-header` (SQLCipher 4) | `PRAGMA cipher_plaintext_header_size = 32;` and `PRAGMA cipher_salt = \"x'<the salt the run printed>'\";` |"))
+        let result = try shell("sqlcipher", app, settings: ["PRAGMA cipher_plaintext_header_size = 32;", "PRAGMA cipher_salt = \"x'\(salt)'\";"])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(SQLCipherShell.queryOutput(of: result) == Self.rows)
+    }
+
     // MARK: A file in SQLCipher 4's format
 
     @Test(.enabled(if: LinkedSQLCipher.isVersion4, "SQLCipher 4 only: only it writes SQLCipher 4's format"))
