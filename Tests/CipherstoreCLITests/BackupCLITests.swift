@@ -147,7 +147,11 @@ import Testing
         input.write(Data("PRAGMA key = \"x'\(Self.rawKey)'\";\n.timeout 30000\nSELECT count(*) FROM note;\n".utf8))
         Thread.sleep(forTimeInterval: 0.3)
 
-        let result = try CLI.run(["restore", backup, "--to", database, "--raw-key", "--key-file", keyFile])
+        // The process is named first; past that with --force, the lock refuses all the same.
+        let refused = try CLI.run(["restore", backup, "--to", database, "--raw-key", "--key-file", keyFile])
+        #expect(refused.status == 64, "\(refused.errorOutput)")
+        #expect(refused.errorOutput.contains("process \(shell.processIdentifier) (sqlcipher) has '\(database)' open"))
+        let result = try CLI.run(["restore", backup, "--to", database, "--raw-key", "--key-file", keyFile, "--force"])
         #expect(result.status == 74, "\(result.errorOutput)")
         #expect(result.errorOutput.contains("in use"))
 

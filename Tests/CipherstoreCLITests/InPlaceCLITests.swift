@@ -47,7 +47,11 @@ import Testing
         input.write(Data(".timeout 30000\nSELECT count(*) FROM t;\n".utf8))
         Thread.sleep(forTimeInterval: 0.3)
 
-        let result = try CLI.run(["encrypt", source, "--in-place", "--key-file", keyFile])
+        // The process is named first; past that with --force, the WAL check refuses all the same.
+        let refused = try CLI.run(["encrypt", source, "--in-place", "--key-file", keyFile])
+        #expect(refused.status == 64, "\(refused.errorOutput)")
+        #expect(refused.errorOutput.contains("process \(shell.processIdentifier) (sqlcipher) has '\(source)' open"))
+        let result = try CLI.run(["encrypt", source, "--in-place", "--key-file", keyFile, "--force"])
         #expect(result.status == 74, "\(result.errorOutput)")
         #expect(result.errorOutput.contains("in use"))
         #expect(result.errorOutput.contains("WAL mode"))

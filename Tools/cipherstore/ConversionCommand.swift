@@ -17,7 +17,8 @@ enum ConversionCommand {
     ///   - command: the subcommand's name, for `--json`.
     ///   - path: the database it was given.
     ///   - progressVerb: the progress bar's verb ("encrypting").
-    ///   - checks: refusals that come before anything is removed or asked for.
+    ///   - checks: refusals that come before anything is removed or asked for. In place, a
+    ///     database another process has open is refused next (unless `--force`).
     ///   - convert: reads the keys, then converts with the options it gets from `options()`.
     ///     Called only once the keys are read, so a Ctrl-C at a prompt still ends the process:
     ///     from then on, a signal cancels the conversion. Returns `nil` when it printed its own
@@ -29,6 +30,7 @@ enum ConversionCommand {
         try CommandRunner.run(json: json, remedies: remedies) {
             try output.check()
             try checks()
+            if output.inPlace { try OtherProcesses.refuseReplacing(path, force: output.force) }
             CommandRunner.removeLeftovers(source: path, destination: output.destination(backup: nil))
             let options = { CommandRunner.conversionOptions(output, verb: progressVerb).0 }
             guard let outcome = try convert(options, json) else { return }

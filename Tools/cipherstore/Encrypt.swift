@@ -15,7 +15,11 @@ extension CipherStoreCommand {
                 rename. If anything fails, the source's content is unchanged and no partial output \
                 remains. Writers are kept out of the source while it is read. As when any SQLite \
                 connection closes, a WAL source's pending log is checkpointed into it and its -wal \
-                and -shm removed. In place, the result keeps the original's owner, group and mode.
+                and -shm removed. In place, the result keeps the original's owner, group and mode. \
+                With --output the result is a snapshot: rows written to the source after the copy \
+                started are not in it (the run ends with a warning when another process has the \
+                source open). In place, a source another process has open is refused (on Linux; \
+                --force overrides).
 
                 The key is never taken on the command line: give it with --key-file, --key-env or \
                 --key-stdin, or type it at the prompt (asked twice).
@@ -91,6 +95,7 @@ extension CipherStoreCommand {
                     }
                     warnings.append("the plaintext original was replaced. Its old blocks may survive on SSDs, in file-system snapshots and in backups: deleting is best effort there.")
                 } else {
+                    if let snapshot = OtherProcesses.snapshotWarning(source: source) { warnings.append(snapshot) }
                     warnings.append("the plaintext original \(source) is still there (with any \(source)-journal or \(source)-wal beside it). Delete them once the encrypted copy is in use; on SSDs, snapshots and backups, deletion is best effort.")
                 }
                 return .init(report: report, verb: "Encrypted", warnings: warnings)

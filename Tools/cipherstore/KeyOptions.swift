@@ -165,7 +165,7 @@ struct OutputOptions: ParsableArguments {
     @Flag(help: "Replace the source with the result (written beside it, verified, then renamed over it).")
     var inPlace = false
 
-    @Flag(help: "With --output: replace an existing output file. With --in-place: replace a source that has other names (hard links), which keep the old contents.")
+    @Flag(help: "With --output: replace an existing output file. With --in-place: replace a source that another process has open (that program then fails or loses its writes), or that has other names (hard links), which keep the old contents.")
     var force = false
 
     @Flag(help: "Print nothing but errors and warnings; no progress bar.")

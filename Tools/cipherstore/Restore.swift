@@ -25,8 +25,10 @@ extension CipherStoreCommand {
                 standard input (--key-stdin and --old-key-stdin), the first line is the backup's \
                 key and the rest the database's current key.
 
-                A database whose first page does not open (damaged, or another key) cannot be \
-                locked: it is replaced only with --force, when no app has it open.
+                A database that another process has open is refused (on Linux, which tells; the \
+                message names the process): stop that program first. A database whose first \
+                page does not open (damaged, or another key) cannot be locked: it is replaced \
+                only with --force, when no app has it open.
 
                 Examples:
                   cipherstore restore backups/app.db --to app.db --key-file app.key
@@ -48,7 +50,7 @@ extension CipherStoreCommand {
         @OptionGroup(title: "Cipher settings the backup was made with") var cipher: CipherOptions
         @OptionGroup(title: "Key the database opens with now, when not the backup's") var currentKey: OldKeyOptions
 
-        @Flag(help: "Replace a database that does not open with its key (a damaged first page), without locking it: only when no app has it open. Also replaces this name of a database with other names (hard links), which keep the old contents.")
+        @Flag(help: "Replace a database that another process has open (that program then fails or loses its writes), or that does not open with its key (a damaged first page), without locking it: only when no app has it open. Also replaces this name of a database with other names (hard links), which keep the old contents.")
         var force = false
 
         @Flag(help: "Print nothing but errors and warnings; no progress bar.")
@@ -64,6 +66,7 @@ extension CipherStoreCommand {
             let json = self.json ? JSONOutput(command: "restore", path: to) : nil
             try CommandRunner.run(json: json, remedies: .restore) {
                 try DatabaseFile.checkExistingDatabaseFile(backup)
+                try OtherProcesses.refuseReplacing(to, force: force)
                 let isPlaintext = DatabaseFileInfo.inspect(path: backup).kind == .plaintext && !key.isGiven
                 var backupKey: DatabaseKey?
                 var current: DatabaseKey?

@@ -17,7 +17,12 @@ struct DatabaseRestore {
         let target = FileSystem.isSymbolicLink(databasePath) ? FileSystem.resolvingLinks(databasePath) ?? databasePath : databasePath
         let backup = try DatabaseFile.openExisting(path: backupPath, key: key, cipher: cipher)
         defer { try? backup.close() }
+        try options.applyPageCache(to: backup)
         _ = try DatabaseFile.reportingDamage(path: backupPath) { try DatabaseFile.checkIntegrity(backup) }
+        // The copy reads each page once: its cache goes back to SQLite's default, so that the
+        // restore holds one large cache (the copy's), not two.
+        try backup.execute(sql: "PRAGMA cache_size = -2000")
+        try backup.execute(sql: "PRAGMA shrink_memory")
 
         let exists = FileSystem.exists(target)
         if exists {

@@ -115,6 +115,8 @@ struct OnlineBackup {
             for function in source.addedFunctions { try copy.add(function: function) }
             for collation in source.addedCollations { try copy.add(collation: collation) }
             try copy.substituteMissingCollations()
+            // The copy's pages stay in memory for its integrity check, up to the cache's size.
+            try options.applyPageCache(to: copy)
         } catch {
             try? copy.close()
             throw error

@@ -267,8 +267,8 @@ struct DatabaseConverter: Sendable {
         // rename: it needs neither a rollback journal nor a sync after each statement.
         try exporter.execute(sql: "PRAGMA \(schema).journal_mode = OFF")
         try exporter.execute(sql: "PRAGMA \(schema).synchronous = OFF")
-        // Negative: KiB, not pages. Pages that fit are written once, in order, at the commit.
-        try exporter.execute(sql: "PRAGMA \(schema).cache_size = -\(max(options.pageCacheBytes / 1024, 1))")
+        // Pages that fit are written once, in order, at the commit.
+        try options.applyPageCache(to: exporter, schema: schema)
 
         let progress = ExportProgressMonitor(temporaryPath: temporaryPath, sourceBytes: FileSystem.size(sourcePath),
                                              totalBytes: sourceBytes(), options: options)

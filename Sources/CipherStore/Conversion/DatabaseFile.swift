@@ -154,6 +154,7 @@ public enum DatabaseFile {
         }
         defer { try? db.close() }
         return try reportingDamage(path: path) {
+            try DatabaseFileOptions().applyPageCache(to: db)
             try checkWholePages(db, path: path)
             let notChecked = try checkIntegrity(db)
             return try verificationReport(db, path: path, snapshot: DatabaseSnapshot.capture(db), functionsNotChecked: notChecked)

@@ -15,7 +15,9 @@ public struct DatabaseFileOptions: Sendable {
     /// result that fits is written in one sorted pass at the end and its integrity check runs
     /// on those pages in memory; a larger one spills pages to the file as it goes, and the
     /// integrity check reads the spilled pages back (slower, see BENCHMARKS.md). Memory is
-    /// taken as pages are written, so a small database uses little of it.
+    /// taken as pages are written, so a small database uses little of it. The integrity checks
+    /// of a backup's copy and of a restore's backup use a cache of the same size, and
+    /// ``DatabaseFile/verify(path:key:cipher:)`` one of ``defaultPageCacheBytes``.
     public var pageCacheBytes: Int
     /// Also reads back and decrypts every page of the written file, with a full
     /// `PRAGMA integrity_check` on a fresh connection, before anything is replaced. Without it
@@ -41,5 +43,13 @@ public struct DatabaseFileOptions: Sendable {
         self.busyTimeout = busyTimeout
         self.pageCacheBytes = pageCacheBytes
         self.fullReadBack = fullReadBack
+    }
+
+    /// Gives `db`'s `schema` a page cache of ``pageCacheBytes``. Without it SQLite's default
+    /// (about 2 MiB) makes an integrity check decrypt an index's pages again for each row once
+    /// the file outgrows the cache: time that grows faster than the file.
+    func applyPageCache(to db: Connection, schema: String = "main") throws {
+        // Negative: KiB, not pages.
+        try db.execute(sql: "PRAGMA \(schema).cache_size = -\(max(pageCacheBytes / 1024, 1))")
     }
 }

@@ -49,7 +49,11 @@ public final class Connection {
     /// The INSERT of the last record inserted into each table, reused while its columns match:
     /// kept as a statement, so a loop of inserts neither builds nor hashes its SQL. Emptied by
     /// ``close()`` with the statement cache.
-    var insertStatements: [String: (columns: [String], statement: Statement)] = [:]
+    var insertStatements: [String: InsertStatement] = [:]
+    /// The encoder of ``insert(_:into:)``, reused from record to record (see ``RecordEncoder``);
+    /// `recordEncoderIsBusy` while it encodes, so that an insert started meanwhile takes its own.
+    var recordEncoder: RecordEncoder?
+    var recordEncoderIsBusy = false
     /// The columns of tables the query interface checked names against, with the
     /// `schema_version` they were read at (see ``columnNamesOfTable(_:)``).
     var tableColumns: [String: KnownColumns] = [:]
@@ -197,6 +201,7 @@ public final class Connection {
     }
 
     deinit {
+        recordEncoder?.releaseContainers()
         insertStatements.removeAll()
         tableColumns.removeAll()
         statementCache.removeAll()

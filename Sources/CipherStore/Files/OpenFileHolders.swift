@@ -7,28 +7,47 @@ import Darwin
 
 /// Which other processes have a file open, read from `/proc/PID/fd` on Linux.
 ///
+/// Replacing a database while another program has it open leaves that program reading and
+/// writing a file that no longer has the name: its next statement fails ("file is not a
+/// database") or its writes are lost. Tools that replace a file in place ask this first and
+/// name the processes they find.
+///
 /// A process is found by the file it holds (device and inode), whatever name it opened it by,
 /// and also when that name has since been removed. Processes of other users are found only
 /// when this process may read their `/proc/PID/fd` (root, or the same user). Elsewhere than
-/// Linux nothing is found. This process itself is never listed: its own connections are
-/// known to the caller.
-enum OpenFileHolders {
+/// Linux nothing is checked and nothing is found (``isSupported`` is `false`). This process
+/// itself is never listed: its own connections are known to the caller.
+public enum OpenFileHolders {
     /// One process that holds one of the files open.
-    struct Holder: Equatable, CustomStringConvertible {
-        let pid: Int32
+    public struct Holder: Equatable, Sendable, CustomStringConvertible {
+        /// The process's id.
+        public let pid: Int32
         /// The process's command name (`/proc/PID/comm`), or `nil` when unreadable.
-        let command: String?
+        public let command: String?
         /// The path, among those asked about, that it has open.
-        let path: String
+        public let path: String
 
-        var description: String { "process \(pid)" + (command.map { " (\($0))" } ?? "") + " has '\(path)' open" }
+        /// "process 1234 (python3) has 'app.db' open".
+        public var description: String { "process \(pid)" + (command.map { " (\($0))" } ?? "") + " has '\(path)' open" }
     }
 
-    /// The other processes that have any of `paths` open; paths that do not exist are skipped.
-    static func processes(holding paths: [String]) -> [Holder] {
+    /// Whether this system tells which processes hold a file (Linux, through `/proc`). When
+    /// `false`, ``processes(holding:)`` always returns an empty array: an empty answer then
+    /// proves nothing.
+    public static var isSupported: Bool {
+        #if os(Linux)
+        return FileManager.default.fileExists(atPath: "/proc/self/fd")
+        #else
+        return false
+        #endif
+    }
+
+    /// The other processes that have any of `paths` open, by process id; paths that do not
+    /// exist are skipped. Each process is listed once, with the first of `paths` it holds.
+    public static func processes(holding paths: [String]) -> [Holder] {
         #if os(Linux)
         var wanted: [[UInt64]: String] = [:]
-        for path in paths { if let identity = FileSystem.identity(path) { wanted[identity] = path } }
+        for path in paths.reversed() { if let identity = FileSystem.identity(path) { wanted[identity] = path } }
         guard !wanted.isEmpty, let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
         let ourselves = getpid()
         var holders: [Holder] = []
@@ -46,6 +65,12 @@ enum OpenFileHolders {
         #else
         return []
         #endif
+    }
+
+    /// The other processes that have the database at `path` open, or its rollback journal,
+    /// write-ahead log or shared-memory index (a WAL reader may hold only the latter two).
+    public static func processes(holdingDatabase path: String) -> [Holder] {
+        processes(holding: [path] + DatabaseSideFiles.suffixes.map { path + $0 })
     }
 
     private static func command(of pid: String) -> String? {

@@ -11,7 +11,37 @@ extension Connection {
     /// - Throws: ``DatabaseError``; `EncodingError` for a value no column holds (an integer
     ///   above `Int64.max`).
     public func insert(_ record: some Encodable, into table: String) throws {
-        try insert(columns: RecordEncoder.columns(of: record), into: table, onConflict: nil)
+        try insert(encoding: record, into: table, onConflict: nil)
+    }
+
+    /// Encodes a record and inserts it, with `INSERT OR …` for a conflict resolution.
+    ///
+    /// A plain INSERT encodes with the connection's own encoder, which expects the columns of
+    /// the table's last INSERT: while the record encodes those keys, its values are bound to
+    /// that statement by position, with no list of columns built.
+    /// - Returns: the encoded columns, when `named`; else an empty array.
+    @discardableResult
+    func insert(encoding record: some Encodable, into table: String, onConflict: ConflictResolution?, named: Bool = false) throws -> [(name: String, value: DatabaseValue)] {
+        guard onConflict == nil, statementCache.capacity > 0, !recordEncoderIsBusy else {
+            let columns = try RecordEncoder.columns(of: record)
+            try insert(columns: columns, into: table, onConflict: onConflict)
+            return columns
+        }
+        let encoder = recordEncoder ?? RecordEncoder(keepsContainers: true)
+        recordEncoder = encoder
+        recordEncoderIsBusy = true
+        defer { recordEncoderIsBusy = false }
+        let cached = insertStatements[table]
+        encoder.expect(cached?.columns ?? [])
+        try encoder.encode(record)
+        if let cached, encoder.encodedExpectedKeys, !cached.statement.isBusy {
+            if handle.hooks.recordedSQL != nil { handle.hooks.recordedSQL?.insert(cached.statement.sql) }
+            try cached.statement.execute(orderedValues: encoder.values)
+            return named ? encoder.columns : []
+        }
+        let columns = encoder.columns
+        try insert(columns: columns, into: table, onConflict: nil)
+        return columns
     }
 
     /// Inserts encoded columns, with `INSERT OR …` for a conflict resolution.
@@ -30,7 +60,7 @@ extension Connection {
             let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
             let verb = onConflict.map { "INSERT OR \($0.rawValue) INTO " } ?? "INSERT INTO "
             statement = try cachedStatement(sql: verb + "\(Self.quoteIdentifier(table)) (\(list)) VALUES (\(placeholders))")
-            if onConflict == nil && statementCache.capacity > 0 { insertStatements[table] = (names, statement) }
+            if onConflict == nil && statementCache.capacity > 0 { insertStatements[table] = InsertStatement(columns: names, statement: statement) }
         }
         try statement.execute(columns: columns)
     }

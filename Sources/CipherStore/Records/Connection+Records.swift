@@ -42,6 +42,8 @@ extension Connection {
     /// - Throws: ``RecordDecodingError`` when the row does not fit `Record`: the same error,
     ///   equal value, as fetching the record straight from SQL.
     public func decode<Record: Decodable>(_ type: Record.Type, from row: Row) throws -> Record {
-        try RecordDecoder(source: .row(row)).decode(Record.self)
+        let decoder = RecordDecoder(source: .row(row))
+        defer { decoder.releaseContainers() }
+        return try decoder.decode(Record.self)
     }
 }

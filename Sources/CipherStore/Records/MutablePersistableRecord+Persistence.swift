@@ -90,8 +90,7 @@ extension MutablePersistableRecord {
     mutating func performInsert(_ db: Connection, onConflict: ConflictResolution?,
                                 takeRowID: (inout Self, Int64) throws -> Void = { _, _ in }) throws {
         try willInsert(db)
-        let columns = try RecordEncoder.columns(of: self)
-        try db.insert(columns: columns, into: Self.databaseTableName, onConflict: onConflict)
+        let columns = try db.insert(encoding: self, into: Self.databaseTableName, onConflict: onConflict, named: true)
         // INSERT OR IGNORE that ignored: no row of this record's, no rowid to tell.
         guard db.changesCount > 0 else { return }
         try takeRowID(&self, db.lastInsertedRowID)

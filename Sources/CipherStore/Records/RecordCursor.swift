@@ -46,6 +46,7 @@ public final class RecordCursor<Record: Decodable> {
 
     deinit {
         if !isDone { statement.reset() }
+        decoder.releaseContainers()
     }
 }
 

@@ -10,7 +10,7 @@ extension RecordDecoder {
         var userInfo: [CodingUserInfoKey: Any] { [:] }
 
         func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-            KeyedDecodingContainer(KeyedContainer<Key>(decoder: decoder))
+            decoder.keyedContainer(Key.self)
         }
 
         func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -66,8 +66,48 @@ extension RecordDecoder {
         func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(key) }
         func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(key) }
 
+        // Optional properties of the common types read their column through the plan, as the
+        // others do: the standard library's versions ask `contains` and `decodeNil` first, two
+        // lookups by name per row.
+        func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try optional(key) { try decoder.bool(at: $0, key: key) } }
+        func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try optional(key) { try decoder.string(at: $0, key: key) } }
+        func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try optional(key) { try decoder.double(at: $0, key: key) } }
+        func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try optional(key) { try decoder.float(at: $0, key: key) } }
+        func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try optionalInteger(key) }
+        func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try optionalInteger(key) }
+        func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try optionalInteger(key) }
+        func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try optionalInteger(key) }
+        func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try optionalInteger(key) }
+        func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try optionalInteger(key) }
+        func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try optionalInteger(key) }
+        func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try optionalInteger(key) }
+        func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try optionalInteger(key) }
+        func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try optionalInteger(key) }
+
+        /// A value-typed optional property: `nil` for a missing column or NULL, else `read` of
+        /// its column. Rows split by association keep the general path, which also knows keys
+        /// that name associations.
+        @inline(__always)
+        private func optional<T: Decodable>(_ key: Key, _ read: (Int) throws -> T) throws -> T? {
+            guard decoder.scoped == nil else {
+                guard contains(key), try !decodeNil(forKey: key) else { return nil }
+                return try read(decoder.column(for: key))
+            }
+            guard let column = decoder.plannedColumn(for: key), decoder.source.columnType(at: column) != SQLITE_NULL else { return nil }
+            return try read(column)
+        }
+
+        @inline(__always)
+        private func optionalInteger<I: FixedWidthInteger & Decodable>(_ key: Key) throws -> I? {
+            try optional(key) { try decoder.integer(I.self, at: $0, key: key) }
+        }
+
         func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-            if let scoped = decoder.scoped, !(T.self is any DatabaseValueConvertible.Type) {
+            guard let scoped = decoder.scoped else {
+                guard let column = decoder.plannedColumn(for: key), decoder.source.columnType(at: column) != SQLITE_NULL else { return nil }
+                return try decoder.value(T.self, at: column, key: key)
+            }
+            if !(T.self is any DatabaseValueConvertible.Type) {
                 switch decoder.associationKey(key.stringValue, in: scoped) {
                 case .scope(let path):
                     return scoped.scope(at: path).isMissing ? nil : try decode(T.self, forKey: key)

@@ -6,10 +6,9 @@ import Foundation
 /// implementation for both, so both read the same values and throw the same
 /// ``RecordDecodingError``s; reading a column costs no boxing and no allocation.
 ///
-/// Columns are matched to coding keys by name once per decoder, not once per row: a
-/// synthesized `init(from:)` asks for its keys in the same order for every row, so the plan
-/// records the column index of the n-th key asked for, and later rows only confirm that the
-/// n-th key is the same one.
+/// Columns are matched to coding keys by name once per decoder, not once per row (see
+/// ``DecodingPlan``), and the keyed container a record asks for is made once and handed out
+/// again for every row of the same record type.
 final class RecordDecoder {
     @exclusivity(unchecked) private(set) var source: ColumnSource
     /// The row split by association, for a request with associations; `nil` on the usual,
@@ -31,9 +30,12 @@ final class RecordDecoder {
     private var recordType: Any.Type = Any.self
     /// The record's type when it is a ``FetchableRecord``: it says how dates are read.
     private var dateStrategies: (any FetchableRecord.Type)?
-    @exclusivity(unchecked) private var plannedKeys: [String] = []
-    @exclusivity(unchecked) private var plannedColumns: [Int] = []
-    @exclusivity(unchecked) private var position = 0
+    @exclusivity(unchecked) private var plan = DecodingPlan()
+    /// The keyed container the last record asked for, kept for the next row while its key type
+    /// is the same: the standard library boxes every container in a class instance, and making
+    /// one per row cost about as much as reading ten integers. The container holds this decoder,
+    /// so ``releaseContainers()`` breaks the cycle when the decoder is done.
+    @exclusivity(unchecked) private var keptContainer: (keyType: ObjectIdentifier, container: AnyObject)?
 
     init(source: ColumnSource) {
         self.source = source
@@ -60,7 +62,7 @@ final class RecordDecoder {
     /// Decodes the source's current row.
     /// - Throws: ``RecordDecodingError``, or an error of the record's own `init(from:)`.
     func decode<Record: Decodable>(_ type: Record.Type) throws -> Record {
-        position = 0
+        plan.startRow()
         associationPosition = 0
         if recordType != Record.self {
             recordType = Record.self
@@ -72,23 +74,42 @@ final class RecordDecoder {
     // MARK: Columns
 
     /// The column of the next key asked for; throws when the query has no such column.
+    @inline(__always)
     func column(for key: some CodingKey) throws -> Int {
-        defer { position += 1 }
-        let name = key.stringValue
-        if position < plannedKeys.count, plannedKeys[position] == name {
-            return plannedColumns[position]
-        }
-        guard let column = columnIndex(named: name) else {
+        guard let column = plannedColumn(for: key) else {
             throw error(.missingColumn(availableColumns: columnNames), key: key)
         }
-        if position == plannedKeys.count {
-            plannedKeys.append(name)
-            plannedColumns.append(column)
-        } else if position < plannedKeys.count {
-            plannedKeys[position] = name
-            plannedColumns[position] = column
-        }
         return column
+    }
+
+    /// The column of the next key asked for, or `nil` when the query has none of that name
+    /// (an optional property then decodes as `nil`).
+    @inline(__always)
+    func plannedColumn(for key: some CodingKey) -> Int? {
+        plan.column(for: key) { columnIndex(named: $0) }
+    }
+
+    /// The keyed container of a record's `init(from:)`: the one kept from the previous row when
+    /// the key type is the same.
+    func keyedContainer<Key: CodingKey>(_ type: Key.Type) -> KeyedDecodingContainer<Key> {
+        if let kept = keptContainer, kept.keyType == ObjectIdentifier(Key.self) {
+            return unsafeDowncast(kept.container, to: KeptContainer<Key>.self).container
+        }
+        let container = KeyedDecodingContainer(KeyedContainer<Key>(decoder: self))
+        keptContainer = (ObjectIdentifier(Key.self), KeptContainer(container))
+        return container
+    }
+
+    /// Lets go of the kept containers, this decoder's and its nested records' decoders': each
+    /// holds its decoder. Called by the owner of a decoder when it is done with it.
+    func releaseContainers() {
+        keptContainer = nil
+        for decoder in nestedDecoders.values { decoder.releaseContainers() }
+    }
+
+    private final class KeptContainer<Key: CodingKey> {
+        let container: KeyedDecodingContainer<Key>
+        init(_ container: KeyedDecodingContainer<Key>) { self.container = container }
     }
 
     /// The column of a key, outside the plan (`contains`, `decodeNil`).

@@ -4,7 +4,7 @@ extension TableRecord where Self: Encodable {
     ///   - db: the connection.
     ///   - onConflict: `INSERT OR REPLACE`, `OR IGNORE`…; a plain INSERT by default.
     public func insert(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
-        try db.insert(columns: RecordEncoder.columns(of: self), into: Self.databaseTableName, onConflict: onConflict)
+        try db.insert(encoding: self, into: Self.databaseTableName, onConflict: onConflict)
     }
 
     /// Updates the record's row with every property. See `Connection.update(_:in:primaryKey:)`.
@@ -70,7 +70,7 @@ extension TableRecord where Self: RowIDRecord {
     /// Inserts the record and, when its `id` is nil, sets it to the new row's rowid.
     /// See `Connection.insert(_:into:)` for a ``RowIDRecord``.
     public mutating func insert(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
-        try db.insert(columns: RecordEncoder.columns(of: self), into: Self.databaseTableName, onConflict: onConflict)
+        try db.insert(encoding: self, into: Self.databaseTableName, onConflict: onConflict)
         // INSERT OR IGNORE that ignored leaves the id nil: the last rowid is another row's.
         guard db.changesCount > 0 else { return }
         try takeRowID(db.lastInsertedRowID, table: Self.databaseTableName)

@@ -28,8 +28,8 @@ extension DatabaseRepair {
             try output.substituteMissingCollations()
             try output.execute(sql: "PRAGMA journal_mode = OFF")
             try output.execute(sql: "PRAGMA synchronous = OFF")
-            // Negative: KiB. Pages that fit are written once, at the commit, and checked there.
-            try output.execute(sql: "PRAGMA cache_size = -\(max(file.options.pageCacheBytes / 1024, 1))")
+            // Pages that fit are written once, at the commit, and checked there.
+            try file.options.applyPageCache(to: output)
             let total = FileSystem.size(reader.path)
             let salvage = DatabaseSalvage(pages: reader, output: output, schemaCopy: schemaCopy) { fraction in
                 try file.checkCancelled()

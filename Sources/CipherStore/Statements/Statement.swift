@@ -111,6 +111,15 @@ public final class Statement {
         while try step() {}
     }
 
+    /// Runs the statement to completion with one value per parameter, in order, from an array
+    /// that is not a ``StatementArguments``: an encoded record's values.
+    func execute(orderedValues values: [DatabaseValue]) throws {
+        try prepareToBind(count: values.count)
+        for index in values.indices { try bind(values[index], at: Int32(index + 1)) }
+        defer { reset() }
+        while try step() {}
+    }
+
     /// Resets the statement and binds new arguments.
     /// - Throws: ``CipherStoreError/invalidArguments(reason:sql:)`` when they do not fit.
     public func bind(_ arguments: StatementArguments) throws {

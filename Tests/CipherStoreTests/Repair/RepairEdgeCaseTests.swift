@@ -1,4 +1,4 @@
-@testable import CipherStore
+@testable @_spi(Fuzzing) import CipherStore
 import Foundation
 import TestSupport
 import Testing
@@ -111,4 +111,44 @@ import Testing
         try damage(page: 1)
         #expect(throws: DatabaseFileError.self) { try DatabaseRepair.salvage(path: path, key: key, to: directory.path("none.db")) }
     }
+
+    /// A record of no values is valid (SQLite reads each column's default, as after
+    /// `ALTER TABLE ADD COLUMN`): the salvage keeps such a row under its rowid.
+    @Test func aRecordOfNoValuesIsSalvagedUnderItsRowid() throws {
+        let pageSize = SQLCipherLibrary.defaultPageSize
+        let plain = directory.path("plain.db")
+        let db = try Connection(path: plain, key: nil)
+        try db.executeScript("""
+            PRAGMA page_size = \(pageSize); PRAGMA journal_mode = DELETE;
+            CREATE TABLE t(a DEFAULT 7, b);
+            INSERT INTO t(rowid, a, b) VALUES (1, 'one', 'two'), (100, NULL, NULL);
+            """)
+        try db.close()
+        var image = try [UInt8](Data(contentsOf: URL(fileURLWithPath: plain)))
+        // Row 100's cell: payload of 3 bytes, rowid 100, record header [3, NULL, NULL]. The
+        // same five bytes as a record of no values under rowid 20000 (a three-byte varint).
+        let cell: [UInt8] = [0x03, 0x64, 0x03, 0x00, 0x00]
+        let start = try #require((pageSize..<(image.count - cell.count)).first { Array(image[$0..<($0 + cell.count)]) == cell })
+        image.replaceSubrange(start..<(start + cell.count), with: [0x01, 0x81, 0x9C, 0x20, 0x01])
+
+        // The salvage's transaction is rolled back: an observer sees what it inserted.
+        let check = try Connection(location: .inMemory, key: nil)
+        let inserts = InsertedRowIDs()
+        check.add(transactionObserver: inserts, extent: .databaseLifetime)
+        let decoded = try DatabaseRepair.salvage(image: image, log: nil, pageSize: pageSize, into: check)
+        #expect(decoded.rows == 2 && decoded.problems == 0, "rows \(decoded.rows), problems \(decoded.problems)")
+        #expect(inserts.rowIDs == [1, 20000])
+    }
+}
+
+/// The rowids inserted into table `t`, committed or not.
+private final class InsertedRowIDs: TransactionObserver {
+    var rowIDs: [Int64] = []
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
+        if case .insert(let table) = eventKind { return table == "t" }
+        return false
+    }
+    func databaseDidChange(with event: DatabaseEvent) { rowIDs.append(event.rowID) }
+    func databaseDidCommit(_ db: Database) {}
+    func databaseDidRollback(_ db: Database) {}
 }

@@ -15,6 +15,7 @@ enum AssociationFetch {
             let rows = try self.rows(db, query).rows
             guard let first = rows.first else { return [] }
             let decoder = RecordDecoder(scoped: first)
+            defer { decoder.releaseContainers() }
             return try rows.map { try decoder.decode(Record.self, scoped: $0) }
         }
         let cursor: RecordCursor<Record> = try self.cursor(db, query)

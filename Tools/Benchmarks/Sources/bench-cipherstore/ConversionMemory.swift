@@ -56,8 +56,13 @@ func encryptOnceAndReportPeakMemory(arguments: [String]) throws {
     try DatabaseFile.encrypt(path: arguments[0], key: key,
                                     cipher: CipherSettings(pageSize: SQLCipherLibrary.defaultPageSize), to: .file(arguments[1]),
                                     options: DatabaseFileOptions(pageCacheBytes: Int(arguments[2]) ?? 0))
-    let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+    print(peakResidentBytes())
+}
+
+/// This process's peak resident memory (VmHWM) in bytes.
+func peakResidentBytes() -> Int {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
     let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
     let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
-    print(kilobytes * 1024)
+    return kilobytes * 1024
 }

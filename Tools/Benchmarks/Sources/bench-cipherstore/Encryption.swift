@@ -48,7 +48,7 @@ func encryptionCost(_ bench: Benchmark, directory: String, rows: Int, rawKey: [U
 
 /// Workload 7: open + first query; our added cost over raw C, and one KDF per connection.
 func openingWorkloads(_ bench: Benchmark, directory: String) throws -> [String] {
-    let passphrase = Array("open benchmark passphrase".utf8)
+    let passphrase = Array(throwawayPassphrase().utf8)
     let rawHex = Array("x'\(String(repeating: "5c", count: 32))'".utf8)
     var lines: [String] = []
     for (name, rawKey, key) in [("plaintext", nil as [UInt8]?, nil as DatabaseKey?),

@@ -13,10 +13,10 @@ func fileToolWorkloads(_ bench: Benchmark, directory: String, megabytes: Int) th
     Raw.exec(setup, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(rows)) INSERT INTO big SELECT i, printf('%01000d', i) FROM n")
     sqlite3_close(setup)
     let size = Double((try FileManager.default.attributesOfItem(atPath: plain)[.size] as? Int) ?? 0) / 1_048_576
-    // Fixed benchmark-only keys. The shell baseline can take a key only in SQL (`ATTACH … KEY`,
-    // `PRAGMA key`), so these constants go into its script, on standard input; CipherStore's
-    // side gets the same keys through DatabaseKey.
-    let passphrase = "file tool benchmark"
+    // The shell baseline can take a key only in SQL (`ATTACH … KEY`, `PRAGMA key`): its script,
+    // on standard input, gets a passphrase made for this run; CipherStore's side gets the same
+    // passphrase through DatabaseKey.
+    let passphrase = throwawayPassphrase()
     let key = try DatabaseKey.passphrase(passphrase)
     let removeOutput = { for suffix in ["", "-journal"] { try? FileManager.default.removeItem(atPath: output + suffix) } }
     // The shell's export writes the library's default page size; CipherStore would keep the
@@ -37,7 +37,7 @@ func fileToolWorkloads(_ bench: Benchmark, directory: String, megabytes: Int) th
         try DatabaseFile.encrypt(path: plain, key: key, cipher: cipher, to: .file(output), options: DatabaseFileOptions(fullReadBack: true))
     }
     // Rotation alternates between two keys, in place.
-    let keys = try ["rotation key A", "rotation key B"].map { ($0, try DatabaseKey.passphrase($0)) }
+    let keys = try [throwawayPassphrase(), throwawayPassphrase()].map { ($0, try DatabaseKey.passphrase($0)) }
     var current = 0
     removeOutput()
     try DatabaseFile.encrypt(path: plain, key: keys[0].1, cipher: cipher, to: .file(output))

@@ -102,7 +102,7 @@ func poolWorkloads(directory: String, key: DatabaseKey, operations: Int) async t
 /// units of one key derivation (one connection opened with the passphrase).
 func poolOpenWorkload(_ bench: Benchmark, directory: String) throws -> String {
     let path = directory + "/pool-open.db"
-    let passphrase = try DatabaseKey.passphrase("pool open benchmark")  // a fixed benchmark-only secret
+    let passphrase = try DatabaseKey.passphrase(throwawayPassphrase())
     let setup = try DatabaseQueue(path: path, key: passphrase)
     try setup.write { try $0.execute(sql: "CREATE TABLE t(x)") }
     try setup.close()

@@ -11,7 +11,7 @@ import Foundation
 /// file that nothing opens (a wrong passphrase: every count up to 1,000,000 with each KDF hash).
 func settingsFinderWorkloads(directory: String) throws -> [String] {
     let bench = Benchmark(iterations: 3)
-    let passphrase = "finder benchmark"
+    let passphrase = throwawayPassphrase()
     let key = try DatabaseKey.passphrase(passphrase)
     let linkedDefault = directory + "/finder-default.db"
     try makeFinderFile(linkedDefault, key: key, settings: .libraryDefaults)
@@ -66,7 +66,7 @@ func settingsFinderWorkloads(directory: String) throws -> [String] {
     rows.append(Benchmark.row("settings finder: 1,000,000 \(hash) iterations, not given (every count searched); \(found?.keyDerivations ?? -1) KDF runs, \(found?.candidatesTried ?? -1) tried",
                               baseline: openMillion, library: findMillion, target: "—"))
 
-    let wrong = try DatabaseKey.passphrase("not the passphrase")
+    let wrong = try DatabaseKey.passphrase(throwawayPassphrase())
     let (open3, find3) = try bench.compare("open with known settings (1 KDF)", "find: nothing opens (wrong passphrase)",
                                            baseline: baselineOpen) {
         found = try CipherSettingsFinder.find(path: custom, key: wrong)

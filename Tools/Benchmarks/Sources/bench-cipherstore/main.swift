@@ -7,6 +7,11 @@ if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "--encrypt-once
     try encryptOnceAndReportPeakMemory(arguments: Array(CommandLine.arguments.dropFirst(2)))
     exit(0)
 }
+// The child process of the growth workload.
+if CommandLine.arguments.count == 8, CommandLine.arguments[1] == "--growth-once" {
+    try runGrowthCommandOnce(arguments: Array(CommandLine.arguments.dropFirst(2)))
+    exit(0)
+}
 
 // CipherStore against the raw SQLCipher C API, in one process, on one machine, in one run.
 let bench = Benchmark()
@@ -27,6 +32,13 @@ if CommandLine.arguments.dropFirst().first == "--pool-only" {
     print((["| workload | baseline | CipherStore | result | target |", "| --- | --- | --- | --- | --- |"]
            + (try await poolWorkloads(directory: directory, key: key, operations: bench.quick ? 400 : 2_000))
            + [try poolOpenWorkload(bench, directory: directory)]).joined(separator: "\n"))
+    try? FileManager.default.removeItem(atPath: directory)
+    exit(0)
+}
+
+// `bench-cipherstore --growth-only`: the whole-file commands as the file grows, alone.
+if CommandLine.arguments.dropFirst().first == "--growth-only" {
+    print((growthHeader + (try growthWorkloads(directory: directory, megabytes: growthSizes))).joined(separator: "\n"))
     try? FileManager.default.removeItem(atPath: directory)
     exit(0)
 }
@@ -152,5 +164,8 @@ output.append("")
 output.append("| workload | time | speed | peak resident |")
 output.append("| --- | --- | --- | --- |")
 output += try conversionMemoryWorkloads(directory: directory, megabytes: bench.quick ? 30 : 300, runs: bench.quick ? 1 : 3)
+output.append("")
+output += growthHeader
+output += try growthWorkloads(directory: directory, megabytes: growthSizes)
 print(output.joined(separator: "\n"))
 try? FileManager.default.removeItem(atPath: directory)

@@ -1,0 +1,39 @@
+import CipherStore
+
+/// What the commands that replace a database say about other processes that have it open
+/// (found through ``OpenFileHolders``; on Linux only).
+enum OtherProcesses {
+    /// Where the guide's safe order for moving an app over is.
+    static let guide = "the README's \"Opening the files from other programs\" (the safe order for moving an app over)"
+
+    /// Refuses to replace `path` in place while another process has it (or its journal, log or
+    /// index) open: that process would go on with the old file, fail at its next statement
+    /// ("file is not a database") or lose its writes. Nothing is checked with `force`.
+    static func refuseReplacing(_ path: String, force: Bool) throws {
+        guard !force else { return }
+        let holders = OpenFileHolders.processes(holdingDatabase: path)
+        guard !holders.isEmpty else { return }
+        throw CLIError(exitCode: 64, message: """
+            \(holders.map(\.description).joined(separator: "; ")). Replacing '\(path)' now would \
+            leave that program on the old file: its next statement fails \
+            ("file is not a database") or its writes are lost. Nothing was changed. Stop that \
+            program (or close its connections), then retry; --force replaces the file anyway. \
+            See \(guide).
+            """, kind: "databaseInUse")
+    }
+
+    /// After `encrypt --output`: the copy is a snapshot of the source. Said when another
+    /// process has the source open, and always where that cannot be told.
+    static func snapshotWarning(source: String) -> String? {
+        let holders = OpenFileHolders.processes(holdingDatabase: source)
+        let opening: String
+        if !holders.isEmpty {
+            opening = holders.map(\.description).joined(separator: "; ") + ": rows"
+        } else if !OpenFileHolders.isSupported {
+            opening = "this system does not tell whether another program has '\(source)' open. If one does, rows"
+        } else {
+            return nil
+        }
+        return "\(opening) written to the plaintext '\(source)' after the copy started are not in the encrypted copy, which is a snapshot of the file at that moment. Stop the writers before encrypting (or encrypt with --in-place while the app is closed), then point the app at the encrypted file; see \(guide)."
+    }
+}
