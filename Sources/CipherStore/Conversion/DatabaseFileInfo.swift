@@ -75,12 +75,8 @@ public struct DatabaseFileInfo: Sendable, Hashable {
         var status = stat()
         // Not a FIFO or device: opening one could wait forever.
         guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var salt = [UInt8](repeating: 0, count: 16)
-        let count = salt.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        guard count == 16, salt != sqliteHeader else { return nil }
+        // Through SQLite's VFS: a plain close would drop the locks of this process's connections.
+        guard let salt = LockKeepingRead.prefix(of: path, count: 16), salt.count == 16, salt != sqliteHeader else { return nil }
         return salt
     }
 
@@ -101,17 +97,10 @@ public struct DatabaseFileInfo: Sendable, Hashable {
         if size == 0 {
             return DatabaseFileInfo(path: path, kind: .empty, size: 0, plaintextPageSize: nil)
         }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
+        // Through SQLite's VFS: a plain close would drop the locks of this process's connections.
+        guard let header = LockKeepingRead.prefix(of: path, count: 1024) else {
             return DatabaseFileInfo(path: path, kind: .unreadable, size: size, plaintextPageSize: nil)
         }
-        defer { close(descriptor) }
-        var header = [UInt8](repeating: 0, count: 1024)
-        let count = header.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        guard count >= 0 else {
-            return DatabaseFileInfo(path: path, kind: .unreadable, size: size, plaintextPageSize: nil)
-        }
-        header.removeSubrange(count...)
         // Byte 20 of SQLite's header: bytes reserved at the end of each page. SQLite leaves none;
         // SQLCipher keeps its IV and HMAC there (48 or 80 bytes), so a non-zero count under a
         // plaintext magic string is SQLCipher's plaintext header.

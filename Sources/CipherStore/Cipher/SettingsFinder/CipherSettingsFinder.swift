@@ -187,8 +187,7 @@ public enum CipherSettingsFinder {
     }
 
     private static func readFirstBytes(_ path: String, count: Int) throws -> [UInt8] {
-        guard let file = FileHandle(forReadingAtPath: path) else { throw FileSystem.ioError("read", path) }
-        defer { try? file.close() }
-        return [UInt8](try file.read(upToCount: count) ?? Data())
+        guard let bytes = LockKeepingRead.prefix(of: path, count: count) else { throw FileSystem.ioError("read", path) }
+        return bytes
     }
 }
