@@ -79,4 +79,14 @@ import Testing
         #expect(fileBytes(database + "-journal") == journal)
         #expect(FileManager.default.fileExists(atPath: database + "-wal"))
     }
+
+    @Test func verifyLeavesTheFolderAsItFoundIt() throws {
+        try Self.junk.write(to: URL(fileURLWithPath: database + "-wal"))
+        let before = try FileManager.default.contentsOfDirectory(atPath: workspace.url.path).sorted()
+        let result = try CLI.run(["verify", database, "--key-file", keyFile])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.output.contains("note: 1 row"), "\(result.output)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: workspace.url.path).sorted() == before)
+        #expect(fileBytes(database + "-wal") == Self.junk)
+    }
 }

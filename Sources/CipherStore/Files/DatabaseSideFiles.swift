@@ -52,6 +52,15 @@ enum DatabaseSideFiles {
         }
     }
 
+    /// Removes the log index (`-shm`) beside `path` when no connection has the database, its
+    /// log or the index open (this process's included): SQLite rebuilds an index from the log,
+    /// so only a file this process made, and that nobody uses, goes.
+    static func removeIndexIfUnused(beside path: String) {
+        let files = [path, path + "-wal", path + "-shm"]
+        guard FileSystem.exists(path + "-shm"), OpenFileHolders.processes(holding: files, includingThisProcess: true).isEmpty else { return }
+        unlink(path + "-shm")
+    }
+
     /// `NAME-wal.stale-SECONDS-PID`: beside the original, never taken by SQLite.
     static func asideName(_ file: String) -> String {
         file + ".stale-\(Int(Date().timeIntervalSince1970))-\(getpid())"

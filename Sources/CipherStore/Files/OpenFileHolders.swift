@@ -25,12 +25,13 @@ enum OpenFileHolders {
     }
 
     /// The other processes that have any of `paths` open; paths that do not exist are skipped.
-    static func processes(holding paths: [String]) -> [Holder] {
+    /// With `includingThisProcess`, this process too, when it has any of them open.
+    static func processes(holding paths: [String], includingThisProcess: Bool = false) -> [Holder] {
         #if os(Linux)
         var wanted: [[UInt64]: String] = [:]
         for path in paths { if let identity = FileSystem.identity(path) { wanted[identity] = path } }
         guard !wanted.isEmpty, let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
-        let ourselves = getpid()
+        let ourselves = includingThisProcess ? -1 : getpid()
         var holders: [Holder] = []
         for entry in entries {
             guard let pid = Int32(entry), pid != ourselves,
