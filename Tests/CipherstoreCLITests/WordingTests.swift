@@ -152,6 +152,15 @@ import Testing
         }
     }
 
+    @Test func theTopLevelHelpListsEveryExitCodeTheToolUses() throws {
+        let help = try CLI.run(["--help"]).output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for code in ["0 success", "1 the SQL statement failed (query", "64 usage error", "65 wrong key", "66 not a database", "67 damaged",
+                     "68 repaired, but not everything could be read or put back (repair", "74 I/O failure",
+                     "75 done but not confirmed on disk", "130 cancelled", "143 by SIGTERM", "129 by SIGHUP", "131 by SIGQUIT"] {
+            #expect(help.contains(code), "\(code)")
+        }
+    }
+
     @Test func twoStatementsInExecuteSayWhatToDoInstead() throws {
         let db = try Connection(path: source, key: nil)
         defer { try? db.close() }
