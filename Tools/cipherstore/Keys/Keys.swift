@@ -52,9 +52,9 @@ struct KeysOutputOptions: ParsableArguments {
         json ? JSONOutput(command: "keys " + command, path: path) : nil
     }
 
-    /// Prints `fields` as JSON, or `text` as lines.
-    func finish(_ json: JSONOutput?, _ fields: [String: Any], text: @autoclosure () -> String) {
-        if let json { json.succeed(fields) } else { print(text()) }
+    /// Prints `fields` as JSON, or `text` as lines unless `quiet`.
+    func finish(_ json: JSONOutput?, quiet: Bool = false, _ fields: [String: Any], text: @autoclosure () -> String) {
+        if let json { json.succeed(fields) } else if !quiet { print(text()) }
     }
 }
 
