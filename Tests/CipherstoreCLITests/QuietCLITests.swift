@@ -31,3 +31,20 @@ extension QuietCLITests {
         #expect(try db.fetchScalar(String.self, sql: "SELECT x FROM t") == "row")
     }
 }
+
+extension QuietCLITests {
+    @Test func verifyQuietSaysOnlyTheExitCodeAndErrors() throws {
+        let keyFile = try workspace.keyFile("raw.key", String(repeating: "5a", count: 32))
+        let encrypted = workspace.path("enc.db")
+        let encrypt = try CLI.run(["encrypt", database, "-o", encrypted, "--raw-key", "--key-file", keyFile, "--quiet"])
+        try #require(encrypt.status == 0, "\(encrypt.errorOutput)")
+        var result = try CLI.run(["verify", encrypted, "--raw-key", "--key-file", keyFile, "--quiet"])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.output.isEmpty && result.errorOutput.isEmpty, "\(result.output)\(result.errorOutput)")
+        let wrong = try workspace.keyFile("wrong.key", String(repeating: "00", count: 32))
+        result = try CLI.run(["verify", encrypted, "--raw-key", "--key-file", wrong, "--quiet"])
+        #expect(result.status == 65, "\(result.errorOutput)")
+        #expect(result.output.isEmpty, "\(result.output)")
+        #expect(result.errorOutput.contains("Cannot decrypt"), "\(result.errorOutput)")
+    }
+}
