@@ -100,7 +100,7 @@ extension CipherStoreCommand {
                 if let collation = error.message?.components(separatedBy: "no such collation sequence: ").dropFirst().first {
                     throw Self.missingCollation(collation)
                 }
-                throw CLIError(exitCode: ExitCodes.statementFailed, message: "The SQL was refused: \(error.message ?? error.description). Nothing was changed.")
+                throw CLIError(exitCode: ExitCodes.statementFailed, message: "The SQL was refused: \(error.sqliteMessage(spelling: ErrorText.Remedies.conversions.spelling) ?? ErrorText.message(for: error)). Nothing was changed.")
             } catch CipherStoreError.invalidArguments {
                 throw CLIError(exitCode: ExitCodes.statementFailed, message: "The SQL was refused: it holds no statement, or more than one. Run one statement per query. Nothing was changed.")
             }

@@ -33,7 +33,7 @@ public enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
         let nothing = "Nothing was written."
         switch self {
         case .plaintextRefused:
-            return "A backup of an encrypted database is encrypted: give the key the copy should have (the database's own key keeps it). \(nothing) For a plaintext copy, decrypt instead (`DatabaseFile.decrypt`, or `cipherstore backup --plaintext`)."
+            return "A backup of an encrypted database is encrypted: give the key the copy should have (the database's own key keeps it). \(nothing)" + (spelling(.plaintextCopy).map { " For a plaintext copy, \($0)." } ?? "")
         case .sourceNotEncrypted(let path):
             return "'\(path)' is not encrypted, and SQLCipher copies pages only between two encrypted or two plaintext databases. \(nothing) Back it up without a key, or encrypt it first (`cipherstore encrypt`)."
         case .copyFailed(let path, let reason):
