@@ -24,7 +24,7 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
         var text = "SQLite error \(resultCode)"
         if let message { text += ": \(message == KeyPragmaGuard.refusal ? KeyPragmaGuard.refusal(spelling: spelling) : message)" }
         if let sql { text += " — while executing `\(sql)`" }
-        if let advice = advice(spelling: spelling) { text += ". \(advice)" }
+        if let advice = advice(spelling: spelling) { text += ". \(advice)" } else if message?.hasSuffix(Self.permissionAdvice) == true { text += "." }
         return text
     }
 
@@ -46,6 +46,8 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
             return "The disk (or the database's page limit) is full: free space and retry; the failed transaction was rolled back."
         case .SQLITE_READONLY:
             return "The database was opened read-only or its file is not writable: check the open mode and file permissions."
+        case .SQLITE_CANTOPEN where message?.hasSuffix(Self.permissionAdvice) == true:
+            return nil
         case .SQLITE_CANTOPEN:
             return "Check that the path exists, its directory is writable, and the process may open it (and has file descriptors left: see `ulimit -n`)."
         case .SQLITE_CORRUPT:
