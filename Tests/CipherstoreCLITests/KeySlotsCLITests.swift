@@ -49,6 +49,18 @@ import Testing
         try #require(result.status == 0, "\(result.errorOutput)")
     }
 
+    @Test func aPassphraseChangeSaysItsTimeIsTheKeyDerivation() throws {
+        try initialise()
+        let help = try CLI.run(["keys", "change", "--help"]).output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(help.contains("Change a passphrase in the time of one key derivation (about 0.25 s)"), "\(help)")
+        #expect(!help.contains("in milliseconds"), "\(help)")
+        #expect(try !CLI.run(["keys", "--help"]).output.contains("in milliseconds"))
+        let change = try CLI.run(["keys", "change", database, "--key-file", firstFile, "--new-key-file", secondFile])
+        #expect(change.status == 0, "\(change.errorOutput)")
+        #expect(change.output.contains(", the time of its key derivation (the database, "), "\(change.output)")
+        #expect(opens(second))
+    }
+
     @Test func everyKeysCommandRoundTrips() throws {
         try initialise()
         #expect(opens(first))

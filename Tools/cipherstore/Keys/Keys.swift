@@ -5,7 +5,7 @@ extension CipherStoreCommand {
     /// `cipherstore keys …`: the key slots of a slot database.
     struct Keys: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Manage the key slots of a database: several passphrases, a recovery key, a passphrase change in milliseconds.",
+            abstract: "Manage the key slots of a database: several passphrases, a recovery key, a passphrase change that rewrites only the slot file.",
             discussion: """
                 A slot database is encrypted with a random data key, kept wrapped under each \
                 passphrase (and recovery key) in the slot file DATABASE.keys beside it. Changing, \
