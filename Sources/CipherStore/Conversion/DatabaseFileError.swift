@@ -129,7 +129,7 @@ extension DatabaseFileError {
         case Errno.text(EMFILE), Errno.text(ENFILE):
             return "The process has no file descriptors left: raise the open-file limit (`ulimit -n`), then retry."
         default:
-            return "Check the disk and the permissions of '\(folder)', then retry."
+            return "Check free space, the disk and the permissions of '\(folder)', then retry."
         }
     }
 
