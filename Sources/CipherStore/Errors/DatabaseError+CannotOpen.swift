@@ -11,7 +11,8 @@ extension DatabaseError {
     /// it — a folder where that file cannot be created or opened. The error then names the file.
     /// Any other error is returned unchanged.
     static func explainingCannotOpen(_ error: Error, location: DatabaseLocation) -> Error {
-        guard let error = error as? DatabaseError, error.resultCode.primaryResultCode == .SQLITE_CANTOPEN,
+        // Newer SQLite (3.22+) reports a WAL index it cannot create as SQLITE_READONLY_CANTINIT (1544).
+        guard let error = error as? DatabaseError, error.resultCode.primaryResultCode == .SQLITE_CANTOPEN || error.resultCode.rawValue == 1544,
               case .file(let path) = location, FileSystem.exists(path) else { return error }
         let folder = FileSystem.directory(of: path)
         let problem: String

@@ -44,10 +44,11 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
             return "Another connection or process holds a lock on the database: retry later" + (spelling(.busyTimeout).map { " or \($0)" } ?? "") + "."
         case .SQLITE_FULL:
             return "The disk (or the database's page limit) is full: free space and retry; the failed transaction was rolled back."
+        case .SQLITE_CANTOPEN where message?.hasSuffix(Self.permissionAdvice) == true,
+             .SQLITE_READONLY where message?.hasSuffix(Self.permissionAdvice) == true:
+            return nil
         case .SQLITE_READONLY:
             return "The database was opened read-only or its file is not writable: check the open mode and file permissions."
-        case .SQLITE_CANTOPEN where message?.hasSuffix(Self.permissionAdvice) == true:
-            return nil
         case .SQLITE_CANTOPEN:
             return "Check that the path exists, its directory is writable, and the process may open it (and has file descriptors left: see `ulimit -n`)."
         case .SQLITE_CORRUPT:
