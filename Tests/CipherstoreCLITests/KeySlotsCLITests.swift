@@ -49,6 +49,41 @@ import Testing
         try #require(result.status == 0, "\(result.errorOutput)")
     }
 
+    @Test func aRotationNamesEverySlotItDropsAndDropsARecoveryKeyOnlyWhenTold() throws {
+        try initialise()
+        let added = try CLI.run(["keys", "add", database, "--key-file", firstFile, "--new-key-file", secondFile, "--label", "laptop"] + Self.fast)
+        try #require(added.status == 0, "\(added.errorOutput)")
+        let recovery = try object(CLI.run(["keys", "recovery", database, "--key-file", firstFile, "--json"]))
+        let recoveryKey = try #require(recovery["recoveryKey"] as? String)
+        let slots = fileBytes(slotFile), before = fileBytes(database)
+
+        var result = try CLI.run(["keys", "rotate", database, "--key-file", firstFile])
+        #expect(result.status == 64, "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("would drop slot 2 (passphrase, “laptop”), slot 3 (recovery key, “recovery key”)"), "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("--keep-key-file") && result.errorOutput.contains("--drop-recovery-key"), "\(result.errorOutput)")
+        #expect(fileBytes(slotFile) == slots && fileBytes(database) == before)
+        #expect(opens(recoveryKey))
+
+        result = try CLI.run(["keys", "rotate", database, "--key-file", firstFile, "--drop-recovery-key"])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.output.contains("1 slot kept:"), "\(result.output)")
+        #expect(result.output.contains("2 slots dropped (they open nothing now):"), "\(result.output)")
+        #expect(result.output.contains("laptop") && result.output.contains("recovery key"), "\(result.output)")
+        #expect(opens(first) && !opens(second) && !opens(recoveryKey))
+    }
+
+    @Test func aPassphraseChangeSaysItsTimeIsTheKeyDerivation() throws {
+        try initialise()
+        let help = try CLI.run(["keys", "change", "--help"]).output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(help.contains("Change a passphrase in the time of one key derivation (about 0.25 s)"), "\(help)")
+        #expect(!help.contains("in milliseconds"), "\(help)")
+        #expect(try !CLI.run(["keys", "--help"]).output.contains("in milliseconds"))
+        let change = try CLI.run(["keys", "change", database, "--key-file", firstFile, "--new-key-file", secondFile])
+        #expect(change.status == 0, "\(change.errorOutput)")
+        #expect(change.output.contains(", the time of its key derivation (the database, "), "\(change.output)")
+        #expect(opens(second))
+    }
+
     @Test func everyKeysCommandRoundTrips() throws {
         try initialise()
         #expect(opens(first))

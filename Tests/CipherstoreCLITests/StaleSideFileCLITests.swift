@@ -82,9 +82,10 @@ import Testing
         #expect(result.status != 0, "an unreadable database is replaced only with --force")
         result = try CLI.run(["restore", backup, "--to", target, "--key-file", keyFile, "--force"])
         #expect(result.status == 0, "\(result.errorOutput)")
-        // A journal SQLite finds hot at its first read of the old file is rolled back into that
-        // file (which the restore replaces) and deleted by SQLite itself; a log is never read.
-        if suffix == "-wal" { #expect(result.errorOutput.contains("moved \(target)\(suffix) aside")) }
+        // A log is never read; a log's bytes under a journal's name are no journal, and are kept
+        // aside as well rather than deleted by SQLite's first open.
+        #expect(result.errorOutput.contains(suffix == "-wal" ? "moved \(target)\(suffix) aside" : "found \(target)\(suffix) beside the database"),
+                "\(result.errorOutput)")
         #expect(!FileManager.default.fileExists(atPath: target + suffix))
         #expect(try Self.rows(in: target) == committedRows)
     }

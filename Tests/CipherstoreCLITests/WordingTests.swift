@@ -57,9 +57,16 @@ import Testing
             CipherStoreError.wrongKey(path: "a.db").message(spelling: marked),
             BackupError.targetDamaged(path: "a.db", detail: "malformed").message(spelling: marked),
             BackupError.targetUnreadable(path: "a.db", detail: "a wrong key").message(spelling: marked),
+            try keyPragmaRefusal().message(spelling: marked),
+            RepairError.nothingReadable(path: "a.db", pageCount: 3).message(spelling: marked),
+            BackupError.plaintextRefused.message(spelling: marked),
+            DatabaseError(resultCode: .SQLITE_BUSY, message: "database is locked").message(spelling: marked),
         ]
-        #expect(messages.count == Remedy.allCases.count)
-        for (remedy, message) in zip(Remedy.allCases, messages) {
+        // SQLCipher 4 alone says how to open and upgrade a SQLCipher 3 file, in the wrong-key message.
+        let wrongKey = CipherStoreError.wrongKey(path: "a.db").message(spelling: marked)
+        let versionSpecific: [(Remedy, String)] = SQLCipherLibrary.sqlcipherMajorVersion >= 4 ? [(.sqlcipher3Settings, wrongKey), (.upgrade, wrongKey)] : []
+        #expect(messages.count + 2 == Remedy.allCases.count)
+        for (remedy, message) in zip(Remedy.allCases, messages) + versionSpecific {
             #expect(message.contains("<\(remedy)>"), "\(message)")
             #expect(!message.contains(remedy.swiftSpelling), "\(message)")
         }
@@ -72,6 +79,36 @@ import Testing
         #expect(DatabaseFileError.damaged(path: "a.db", detail: "a page is lost").message { _ in nil }.hasSuffix("whether a copy is sound)."))
         #expect(CipherStoreError.passphraseShapedLikeRawKey.keyProblem(spelling: \.swiftSpelling)?.hasPrefix("the passphrase has the form") == true)
         #expect(CipherStoreError.connectionClosed.keyProblem(spelling: \.swiftSpelling) == nil)
+    }
+
+    /// The error SQLite gives a `PRAGMA rekey` in SQL text.
+    func keyPragmaRefusal() throws -> DatabaseError {
+        let db = try Connection(path: source, key: nil)
+        defer { try? db.close() }
+        do {
+            try db.execute(sql: "PRAGMA rekey = 'other'")
+        } catch let error as DatabaseError {
+            return error
+        }
+        throw CipherStoreError.invalidConfiguration(reason: "PRAGMA rekey was not refused")
+    }
+
+    @Test func messagesTheToolPrintsNameItsCommandsNotSwiftAPIs() throws {
+        let keyFile = try workspace.keyFile("raw.key", String(repeating: "3c", count: 32))
+        let encrypted = workspace.path("enc.db")
+        try #require(try CLI.run(["encrypt", source, "-o", encrypted, "--raw-key", "--key-file", keyFile]).status == 0)
+        let swiftNames = ["DatabaseFile", "DatabaseKey", "CipherSettings", "KeySlots", "Configuration.", "DatabaseRepair", "overwrite:"]
+        let pragma = try CLI.run(["query", encrypted, "PRAGMA rekey = 'other'", "--write", "--raw-key", "--key-file", keyFile])
+        #expect(pragma.status == 1, "\(pragma.errorOutput)")
+        #expect(pragma.errorOutput.contains("change it with `cipherstore rekey`"), "\(pragma.errorOutput)")
+        let wrong = try workspace.keyFile("wrong.key", String(repeating: "00", count: 32))
+        let repair = try CLI.run(["repair", encrypted, "-o", workspace.path("r.db"), "--raw-key", "--key-file", wrong])
+        #expect(repair.errorOutput.contains("pass --salt"), "\(repair.errorOutput)")
+        let verify = try CLI.run(["verify", encrypted, "--raw-key", "--key-file", wrong])
+        #expect(verify.status == 65, "\(verify.errorOutput)")
+        for output in [pragma.errorOutput, repair.errorOutput, verify.errorOutput] {
+            for name in swiftNames { #expect(!output.contains(name), "\(name) in \(output)") }
+        }
     }
 
     @Test func oneTableOneRowAndMebibytes() throws {
@@ -149,6 +186,15 @@ import Testing
             for code in ["0 success", "64 usage error", "65 wrong key", "66 not a database", "67 damaged", "74 I/O failure", "130 cancelled"] {
                 #expect(help.contains(code), "\(command): \(code)")
             }
+        }
+    }
+
+    @Test func theTopLevelHelpListsEveryExitCodeTheToolUses() throws {
+        let help = try CLI.run(["--help"]).output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for code in ["0 success", "1 the SQL statement failed (query", "64 usage error", "65 wrong key", "66 not a database", "67 damaged",
+                     "68 repaired, but not everything could be read or put back (repair", "74 I/O failure",
+                     "75 done but not confirmed on disk", "130 cancelled", "143 by SIGTERM", "129 by SIGHUP", "131 by SIGQUIT"] {
+            #expect(help.contains(code), "\(code)")
         }
     }
 

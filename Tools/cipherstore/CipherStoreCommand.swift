@@ -15,7 +15,7 @@ struct CipherStoreCommand: ParsableCommand {
 
             A file name that starts with "-" is written ./-name.db, or after --.
 
-            Exit codes: 0 success, 64 usage error, \(ExitCodes.summary).
+            Exit codes: \(ExitCodes.everyCode).
             """,
         version: "CipherStore 0.1 (SQLCipher \(SQLCipherLibrary.sqlcipherVersion ?? "missing"), SQLite \(SQLCipherLibrary.sqliteVersion))",
         subcommands: [Demo.self, Info.self, Encrypt.self, Decrypt.self, Rekey.self, Upgrade.self, Verify.self, Settings.self, Query.self, Backup.self, Restore.self, Repair.self, Keys.self]

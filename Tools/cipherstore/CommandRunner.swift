@@ -75,6 +75,7 @@ enum CommandRunner {
         case let error as BackupError:
             switch error {
             case .plaintextRefused: return 64
+            case .journalAndLogBeside: return ExitCodes.ioFailure
             case .sourceNotEncrypted: return ExitCodes.wrongFileKind
             case .targetUnreadable: return ExitCodes.wrongKey
             case .targetDamaged: return ExitCodes.verificationFailed

@@ -16,6 +16,12 @@ enum ErrorText {
         var findSettings: String? = "run `cipherstore settings` on it"
         var replaceUnreadable: String? = nil
         var currentKey: String? = nil
+        var keyAPI: String? = "Give the key with --key-file, --key-env or --key-stdin; change it with `cipherstore rekey`."
+        var salt: String? = "pass --salt"
+        var plaintextCopy: String? = "run `cipherstore decrypt`"
+        var busyTimeout: String? = nil
+        var sqlcipher3Settings: String? = "--sqlcipher3"
+        var upgrade: String? = "`cipherstore upgrade`"
 
         func spelling(_ remedy: Remedy) -> String? {
             switch remedy {
@@ -27,6 +33,12 @@ enum ErrorText {
             case .findSettings: return findSettings
             case .replaceUnreadable: return replaceUnreadable
             case .currentKey: return currentKey
+            case .keyAPI: return keyAPI
+            case .salt: return salt
+            case .plaintextCopy: return plaintextCopy
+            case .busyTimeout: return busyTimeout
+            case .sqlcipher3Settings: return sqlcipher3Settings
+            case .upgrade: return upgrade
             }
         }
 
@@ -54,6 +66,10 @@ enum ErrorText {
         case let error as CipherStoreError:
             return error.message(spelling: remedies.spelling)
         case let error as BackupError:
+            return error.message(spelling: remedies.spelling)
+        case let error as RepairError:
+            return error.message(spelling: remedies.spelling)
+        case let error as DatabaseError:
             return error.message(spelling: remedies.spelling)
         default:
             return String(describing: error)

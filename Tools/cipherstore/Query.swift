@@ -100,9 +100,9 @@ extension CipherStoreCommand {
                 if let collation = error.message?.components(separatedBy: "no such collation sequence: ").dropFirst().first {
                     throw Self.missingCollation(collation)
                 }
-                throw CLIError(exitCode: 1, message: "The SQL was refused: \(error.message ?? error.description). Nothing was changed.")
+                throw CLIError(exitCode: ExitCodes.statementFailed, message: "The SQL was refused: \(error.sqliteMessage(spelling: ErrorText.Remedies.conversions.spelling) ?? ErrorText.message(for: error)). Nothing was changed.")
             } catch CipherStoreError.invalidArguments {
-                throw CLIError(exitCode: 1, message: "The SQL was refused: it holds no statement, or more than one. Run one statement per query. Nothing was changed.")
+                throw CLIError(exitCode: ExitCodes.statementFailed, message: "The SQL was refused: it holds no statement, or more than one. Run one statement per query. Nothing was changed.")
             }
             // SQLite does not mark a PRAGMA that only reads a setting (`PRAGMA journal_mode`) as
             // read-only. Such a PRAGMA has no value to set and is not one that acts when read;
@@ -111,7 +111,7 @@ extension CipherStoreCommand {
             let readingPragma = pragma.hasPrefix("pragma") && !pragma.contains("=") && !pragma.contains("(")
                 && !["wal_checkpoint", "optimize", "incremental_vacuum", "shrink_memory"].contains { pragma.contains($0) }
             if !writing && !statement.isReadOnly && !readingPragma {
-                throw CLIError(exitCode: 1, message: "This statement would change the database. Nothing was changed. Add --write to run it (in a transaction).")
+                throw CLIError(exitCode: ExitCodes.statementFailed, message: "This statement would change the database. Nothing was changed. Add --write to run it (in a transaction).")
             }
             do {
                 if writing { try db.beginTransaction(.immediate) }
@@ -147,7 +147,7 @@ extension CipherStoreCommand {
         /// The error for a write that needs a collation the tool does not have: under a stand-in
         /// it would put index entries where the app's order does not expect them.
         static func missingCollation(_ name: String) -> CLIError {
-            CLIError(exitCode: 1, message: "The statement needs the collation \(name), which this tool does not have (the app that made the database defines it). A write under a stand-in would put rows in its indexes in byte order, where the app would not find them, so it is refused. Nothing was changed. Make this change in the app, or run a statement that does not use \(name) (without --write, the tool reads such columns through a stand-in in byte order).")
+            CLIError(exitCode: ExitCodes.statementFailed, message: "The statement needs the collation \(name), which this tool does not have (the app that made the database defines it). A write under a stand-in would put rows in its indexes in byte order, where the app would not find them, so it is refused. Nothing was changed. Make this change in the app, or run a statement that does not use \(name) (without --write, the tool reads such columns through a stand-in in byte order).")
         }
 
         /// The file the connection has open, for messages.

@@ -84,7 +84,10 @@ extension CipherStoreCommand {
                 for problem in report.problems { warn(problem) }
                 Summary.placeholderWarning(report.placeholderCollations, .rebuild).map(warn)
                 if !report.isComplete {
-                    warn("some data could not be read: the new database holds what could (\(json == nil ? "see above" : "see the report's pagesLost and problems")). Restore a backup if you have one; keep the damaged file.")
+                    let what = report.pagesLost.isEmpty && report.pagesMissingAtEnd == 0
+                        ? "no page was lost, but not everything could be put back"
+                        : "some pages could not be read"
+                    warn("\(what): the new database holds what could (\(json == nil ? "see above" : "see the report's pagesLost and problems")). Restore a backup if you have one; keep the original file.")
                     throw ExitCode(ExitCodes.dataLost)
                 }
             }
@@ -112,7 +115,8 @@ extension CipherStoreCommand {
                 }
             }
             for table in report.tables {
-                let expected = table.expectedRows.map { " of \($0) when the schema copy was taken" } ?? ""
+                // The copy's count says something only where the copy stood in for the schema.
+                let expected = report.schemaFromCopy ? table.expectedRows.map { " of \($0) when the schema copy was taken" } ?? "" : ""
                 lines.append("  \(table.name): \(Summary.counted(table.recoveredRows, "row"))\(expected)")
             }
             if let slotFile = report.slotFilePath { lines.append("Its slot file: \(slotFile) (the passphrases open the pair; keep them together).") }

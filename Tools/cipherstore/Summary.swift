@@ -133,6 +133,13 @@ enum Summary {
         return "moved \(original) aside to \(path): a log or journal left beside the name by an earlier program, which SQLite would have applied to the new file. Delete it once you know no other database needs it."
     }
 
+    /// The warning for a file named like a journal or log beside the database that was not
+    /// SQLite's, kept under another name.
+    static func unrecognizedSideFileMovedAside(_ path: String) -> String {
+        let original = path.components(separatedBy: ".stale-").first ?? path
+        return "found \(original) beside the database: it is not a SQLite journal or log (SQLite would have deleted it), so it was kept as \(path), unread. Delete it once you know nothing needs it."
+    }
+
     /// A conversion's result: the summary line (unless quiet) or, with `--json`, the object;
     /// the warnings (leftovers of earlier runs removed first) on standard error either way.
     static func conversionFinished(_ report: DatabaseFileReport, verb: String, output: OutputOptions, json: JSONOutput?, warnings: [String]) {
@@ -151,6 +158,7 @@ enum Summary {
             : []
         let warnings = report.removedLeftovers.map { "removed \($0), left by an interrupted earlier run." }
             + report.removedSideFiles.map(sideFileRemoved) + report.sideFilesMovedAside.map(sideFileMovedAside)
+            + report.unrecognizedSideFilesMovedAside.map(unrecognizedSideFileMovedAside)
             + report.rowidsNotKept.map { "table \($0) has columns named rowid, _rowid_ and oid: SQL cannot reach its rowids, so its rows have new ones in the result (in the same order), and verification compared them in that order." }
             + warnings + [placeholderWarning(report.verification.placeholderCollations, .copy),
                           functionWarning(report.verification.functionsNotChecked)].compactMap { $0 }

@@ -30,6 +30,9 @@ extension CipherStoreCommand {
         @OptionGroup var key: KeyOptions
         @OptionGroup(title: "Cipher settings the database was made with") var cipher: CipherOptions
 
+        @Flag(help: "Print nothing but errors and warnings: the exit code says whether the check passed.")
+        var quiet = false
+
         @Flag(help: "Print one JSON object on standard output, on failure too (see below).")
         var json = false
 
@@ -41,7 +44,7 @@ extension CipherStoreCommand {
                 let plaintext = !key.isGiven && [.plaintext, .missing, .directory, .empty, .notARegularFile].contains(kind)
                 let databaseKey = plaintext ? nil : try SlotDatabase.openingKey(for: database, from: key.source(confirm: false))
                 let report = try DatabaseFile.verify(path: database, key: databaseKey, cipher: plaintext ? .libraryDefaults : cipher.settings)
-                if let output { output.succeed(Summary.fields(report)) } else { print(Summary.text(report)) }
+                if let output { output.succeed(Summary.fields(report)) } else { CommandRunner.say(Summary.text(report), quiet: quiet) }
                 Summary.placeholderWarning(report.placeholderCollations, .check).map(warn)
                 Summary.functionWarning(report.functionsNotChecked).map(warn)
             }

@@ -61,6 +61,11 @@ public enum DatabaseBackup {
     /// already there opens it (the same data key: the passphrases changed since the backup are
     /// kept then).
     ///
+    /// A file beside the database named like its journal or log whose first bytes are not
+    /// SQLite's is renamed aside before anything opens the database (SQLite would delete it),
+    /// listed in ``DatabaseFileReport/unrecognizedSideFilesMovedAside``, and put back when
+    /// the restore fails before replacing anything.
+    ///
     /// - Parameters:
     ///   - backup: the backup file.
     ///   - key: its key, which the restored database keeps.
@@ -73,7 +78,8 @@ public enum DatabaseBackup {
     ///   - replacingOtherLinks: replace this name of a database that has other names (hard
     ///     links), which keep the old contents.
     ///   - options: progress, cancellation, busy timeout, full read-back.
-    /// - Throws: ``BackupError/targetUnreadable(path:detail:)``, ``BackupError/targetDamaged(path:detail:)``, ``DatabaseFileError``,
+    /// - Throws: ``BackupError/targetUnreadable(path:detail:)``, ``BackupError/targetDamaged(path:detail:)``,
+    ///   ``BackupError/journalAndLogBeside(path:)``, ``DatabaseFileError``,
     ///   ``CipherStoreError`` (the backup's key is wrong), ``NotDurableError``.
     @discardableResult
     public static func restore(backup: String, key: DatabaseKey?, cipher: CipherSettings = .libraryDefaults, over path: String,

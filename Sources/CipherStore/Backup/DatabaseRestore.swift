@@ -34,6 +34,24 @@ struct DatabaseRestore {
             }
             try FileSystem.checkOwnerCanBeKept(target)
         }
+        // Before anything opens the target: SQLite would delete a file that only has the name.
+        let setAside = try DatabaseSideFiles.setAsideForeign(beside: target)
+        do {
+            var report = try replace(target, exists: exists, backup: backup, started: started)
+            report.unrecognizedSideFilesMovedAside = setAside.map(\.to)
+            return report
+        } catch {
+            // Nothing was replaced: the files go back to their names.
+            let replaced = error is NotDurableError || { if case BackupError.restoredWithOldSlotFile = error { true } else { false } }()
+            if !replaced { for file in setAside { try? FileSystem.rename(file.to, to: file.from) } }
+            throw error
+        }
+    }
+
+    private func replace(_ target: String, exists: Bool, backup: Connection, started: Date) throws -> DatabaseFileReport {
+        if exists, SideFileHeader.isHotJournal(target + "-journal"), FileSystem.exists(target + "-wal") {
+            throw BackupError.journalAndLogBeside(path: target)
+        }
         let restore = self
         // What lies beside an existing database is its own or stale: a journal the lock's
         // first read did not roll back, a log it did not checkpoint (a damaged database

@@ -235,6 +235,9 @@ public enum DatabaseFile {
     /// connection with `PRAGMA query_only`, which writes nothing and, as the last connection to
     /// close, removes the log files it made. When a log already exists (another connection, or
     /// a crashed one, owns it), or the file is not writable, the connection is read-only.
+    /// A log index (`-shm`) that such a read-only connection had to create is removed when it
+    /// closes, unless another connection or process has the database open by then: the folder
+    /// is left as it was found.
     ///
     /// A collation the schema names and the connection does not have (an app's own) is
     /// replaced, when a statement needs it, by a stand-in in binary order, named in
@@ -244,7 +247,9 @@ public enum DatabaseFile {
     /// - Throws: the errors of ``Connection/init(path:key:configuration:)``.
     public static func openForReading(path: String, key: DatabaseKey?, cipher: CipherSettings = .libraryDefaults) throws -> Connection {
         let readOnly = FileSystem.exists(path + "-wal") || !FileSystem.isWritableDatabase(path)
+        let indexMissing = readOnly && !FileSystem.exists(path + "-shm")
         let db = try Connection(path: path, key: key, configuration: Configuration(cipher: cipher, readOnly: readOnly, foreignKeys: false))
+        if indexMissing { db.handle.afterClose = { DatabaseSideFiles.removeIndexIfUnused(beside: path) } }
         do {
             if !readOnly { try db.execute(sql: "PRAGMA query_only = ON") }
             try db.substituteMissingCollations()

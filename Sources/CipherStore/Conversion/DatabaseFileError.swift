@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Why a whole-file operation — encrypt, decrypt, key change, upgrade, verification, backup,
 /// restore, repair — did not happen. In every case the source is left exactly as it was and
 /// no partial output remains. (Named `ConversionError` before backups and repairs shared it.)
@@ -103,12 +109,30 @@ public enum DatabaseFileError: Error, Sendable, CustomStringConvertible, Equatab
         case .cancelled:
             return "Cancelled. The source was not changed and the partial output was removed."
         case .io(let operation, let path, let reason):
-            return "\(operation) failed for '\(path)': \(reason). The source was not changed. Check free space, permissions and the open-file limit (`ulimit -n`), then retry."
+            return "\(operation) failed for '\(path)': \(reason). The source was not changed. \(Self.ioAdvice(reason: reason, path: path))"
         }
     }
 }
 
 extension DatabaseFileError {
+    /// What to do about an I/O failure, from the system's reason: a permission problem is not
+    /// a full disk nor a lack of file descriptors.
+    static func ioAdvice(reason: String, path: String) -> String {
+        let folder = FileSystem.directory(of: path)
+        switch reason {
+        case Errno.text(EACCES), Errno.text(EPERM):
+            return "This user may not do that: check the permissions of '\(path)' and of its folder '\(folder)' (`ls -ld`), or run as a user who may, then retry."
+        case Errno.text(EROFS):
+            return "The file system of '\(folder)' is mounted read-only: write somewhere else, or remount it read-write, then retry."
+        case Errno.text(ENOSPC), Errno.text(EDQUOT):
+            return "The disk (or the user's quota) is full: free space in '\(folder)', then retry."
+        case Errno.text(EMFILE), Errno.text(ENFILE):
+            return "The process has no file descriptors left: raise the open-file limit (`ulimit -n`), then retry."
+        default:
+            return "Check free space, the disk and the permissions of '\(folder)', then retry."
+        }
+    }
+
     /// What a `SQLITE_CORRUPT` while a database at `path` opens means: a schema whose SQL the
     /// linked SQLite cannot read (made by a newer SQLite) is ``unreadableSchema(path:detail:)``;
     /// any other is damage, ``damaged(path:detail:)``.
@@ -118,4 +142,9 @@ extension DatabaseFileError {
         }
         return .damaged(path: path, detail: "SQLite stopped reading it: \(error.message ?? "database disk image is malformed")")
     }
+}
+
+/// The system's text for an `errno` value, as `strerror` gives it.
+enum Errno {
+    static func text(_ code: Int32) -> String { String(cString: strerror(code)) }
 }

@@ -27,6 +27,10 @@ public struct DatabaseFileReport: Sendable {
     /// than removed (it may be the only copy of another database's last commits): delete it
     /// once nothing needs it.
     public var sideFilesMovedAside: [String] = []
+    /// The new names of files that lay beside the database named like its journal or log but
+    /// were not SQLite's (their first bytes say so): SQLite would have deleted them at the
+    /// first open. Kept, not read; delete them once nothing needs them.
+    public var unrecognizedSideFilesMovedAside: [String] = []
     /// Tables whose columns are named `rowid`, `_rowid_` and `oid` alike: SQL cannot reach
     /// their rowids, so the copy gave their rows new ones (in the same order) and verification
     /// compared their rows in that order. Empty for almost every database.

@@ -154,7 +154,7 @@ public final class Connection {
             handle = try Self.openHandle(sqlitePath, displayName: location.displayName, flags: flags, vfs: configuration.vfsName)
         } catch {
             if let createdPath { FileSystem.removeIfPresent(createdPath) }
-            throw error
+            throw DatabaseError.explainingCannotOpen(error, location: location)
         }
         // Taken before the first read: a commit by another process while this connection is
         // keyed changes it (see the retry below).
@@ -190,7 +190,7 @@ public final class Connection {
             try? handle.close()
             if let createdPath { FileSystem.removeIfPresent(createdPath) }
             logger?.debug("open failed", metadata: ["database": "\(location.displayName)", "error": "\(error)"])
-            throw error
+            throw DatabaseError.explainingCannotOpen(error, location: location)
         }
         logger?.debug("opened", metadata: ["database": "\(location.displayName)", "encrypted": "\(isEncrypted)"])
     }

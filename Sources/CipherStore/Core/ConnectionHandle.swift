@@ -23,6 +23,10 @@ final class ConnectionHandle {
     /// Whether ``close()`` succeeded.
     private(set) var isClosed = false
 
+    /// Run once the `sqlite3*` is closed: removes what the open left behind that SQLite does
+    /// not (see ``DatabaseFile/openForReading(path:key:cipher:)``).
+    var afterClose: (() -> Void)?
+
     /// The `sqlite3*` to call SQLite with.
     /// - Throws: ``CipherStoreError/connectionClosed`` after ``close()``.
     var pointer: OpaquePointer {
@@ -71,6 +75,8 @@ final class ConnectionHandle {
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "closing the connection failed")
         }
         isClosed = true
+        afterClose?()
+        afterClose = nil
         // SQLite released its references to them; these go too, with what they capture.
         hooks.functions = [:]
         hooks.collations = [:]
@@ -79,6 +85,6 @@ final class ConnectionHandle {
 
     deinit {
         // close_v2 defers the close until outstanding statements are finalized.
-        if !isClosed { _ = interrupter.closing { sqlite3_close_v2($0) } }
+        if !isClosed, interrupter.closing({ sqlite3_close_v2($0) }) == SQLITE_OK { afterClose?() }
     }
 }

@@ -14,7 +14,13 @@ enum KeyPragmaGuard {
 
     /// The message of the `SQLITE_AUTH` error a refused pragma gets (the authorizer of
     /// ``ConnectionHooks`` denies nothing else).
-    static let refusal = "PRAGMA key, rekey and cipher_migrate are refused in SQL text, where a key could be logged or traced and a file changed in place without verification. Open with a DatabaseKey, and change keys with DatabaseFile.changeKey (cipherstore rekey)"
+    static let refusal = refusal(spelling: \.swiftSpelling)
+
+    /// The refusal with its way out (``Remedy/keyAPI``) spelled by `spelling`.
+    static func refusal(spelling: (Remedy) -> String?) -> String {
+        "PRAGMA key, rekey and cipher_migrate are refused in SQL text, where a key could be logged or traced and a file changed in place without verification."
+            + (spelling(.keyAPI).map { " " + $0 } ?? "")
+    }
 
     /// Whether the pragma named by the C string is refused (names are case-insensitive).
     static func refuses(pragma name: UnsafePointer<CChar>) -> Bool {

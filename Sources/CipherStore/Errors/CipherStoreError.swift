@@ -1,3 +1,5 @@
+import Foundation
+
 /// Errors that CipherStore raises itself, each with a description that says what to do next.
 ///
 /// Descriptions never include key material.
@@ -65,9 +67,7 @@ public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatabl
         if let problem = keyProblem(spelling: spelling) { return "Invalid key: \(problem)" }
         switch self {
         case .wrongKey(let path):
-            return "Cannot decrypt '\(path)': the key is wrong, or the file was encrypted with other cipher settings (page size, KDF iterations, HMAC), or its first page is damaged. The file was not changed. Retry with the right key and settings; if they are right, restore the file from a backup."
-                + (spelling(.findSettings).map { " To find the settings that open it with this key, \($0)." } ?? "")
-                + Self.wrongKeyHint(path: path)
+            return Self.wrongKeyMessage(path: path, spelling: spelling)
         case .notEncrypted(let path):
             return "'\(path)' is a plaintext SQLite database, not encrypted, but a key was given. The file was not changed. Encrypt it first with `cipherstore encrypt`, or open it without a key."
         case .encryptedWithoutKey(let path):
@@ -101,21 +101,36 @@ public enum CipherStoreError: Error, Sendable, CustomStringConvertible, Equatabl
         }
     }
 
-    /// SQLCipher 4 opens a SQLCipher 3 file only with SQLCipher 3's settings, and fails like a
-    /// wrong key otherwise: nothing in the encrypted file tells the two apart without trying
-    /// another KDF, which CipherStore never does on its own (each try costs a full key
-    /// derivation, and a silent fallback would hide which settings a file really has).
-    static var sqlcipher3FileHint: String {
-        guard SQLCipherLibrary.sqlcipherMajorVersion >= 4 else { return "" }
-        return " The linked SQLCipher is \(SQLCipherLibrary.sqlcipherVersion ?? "4"): if the file was made with SQLCipher 3 (1024-byte pages, PBKDF2-HMAC-SHA1, 64,000 iterations), it may be a SQLCipher 3 file, which opens only with SQLCipher 3's settings: CipherSettings.sqlcipher3 (cipherstore: --sqlcipher3), and moves to SQLCipher 4's format with DatabaseFile.upgrade (cipherstore upgrade)."
-    }
-
-    /// What else a wrong key may mean for this file, the same whatever the disk holds when the
-    /// message is printed (it reads no file): a key-slot database's passphrase that opens none
-    /// of its slots, or its missing slot file, or a SQLCipher 3 file.
-    static func wrongKeyHint(path: String) -> String {
+    /// The wrong-key message: only the causes that apply to this file, read from the disk when
+    /// the message is made (at most three sentences after the first).
+    ///
+    /// A slot database (its slot file beside it, bound to it) whose slots all refuse the
+    /// passphrase is said to be so. SQLCipher 4 opens a SQLCipher 3 file only with SQLCipher 3's
+    /// settings and fails like a wrong key otherwise: nothing in the encrypted file tells the
+    /// two apart without trying another KDF, which CipherStore never does on its own, so that
+    /// cause is named whenever SQLCipher 4 is linked. A slot file that a crash left aside
+    /// (`…keys.previous-…`) is named only when there is one.
+    static func wrongKeyMessage(path: String, spelling: (Remedy) -> String?) -> String {
         let slotFile = KeySlots.slotFilePath(forDatabase: path)
-        return sqlcipher3FileHint
-            + " If it is a key-slot database (its slot file is '\(slotFile)'): a passphrase or recovery key that opens none of its slots is wrong; one that opened a slot gave the right data key, so the cipher settings differ (found as said above, with that key); without its slot file, put it back from a backup, or open the database with its raw data key (from `cipherstore keys export-raw-key`). A backup or repair written over it and cut off by a crash leaves its own slot file beside it as '\(slotFile).previous-…': move that back to '\(slotFile)'."
+        let isSlotDatabase = (try? KeySlots.list(path: path))?.contains(where: \.opensCurrentDatabase) == true
+        var lines: [String] = []
+        if isSlotDatabase {
+            lines.append("Cannot decrypt '\(path)': no slot of its slot file '\(slotFile)' opens with this passphrase (the key is wrong). The file was not changed. Check the passphrase, or give its recovery key.")
+        } else {
+            lines.append("Cannot decrypt '\(path)': the key is wrong, or the file was made with other cipher settings (page size, KDF iterations, HMAC), or its first page is damaged. The file was not changed."
+                         + (spelling(.findSettings).map { " To find the settings that open it with this key, \($0)." } ?? ""))
+            if SQLCipherLibrary.sqlcipherMajorVersion >= 4 {
+                lines.append("The linked SQLCipher is \(SQLCipherLibrary.sqlcipherVersion ?? "4"): it may be a SQLCipher 3 file, which opens only with SQLCipher 3's settings"
+                             + (spelling(.sqlcipher3Settings).map { ": \($0)" } ?? "")
+                             + (spelling(.upgrade).map { ", and moves to SQLCipher 4's format with \($0)" } ?? "") + ".")
+            }
+        }
+        let directory = FileSystem.directory(of: slotFile)
+        let prefix = String(slotFile.split(separator: "/").last ?? Substring(slotFile)) + ".previous-"
+        if let leftover = (try? FileManager.default.contentsOfDirectory(atPath: directory))?.first(where: { $0.hasPrefix(prefix) }) {
+            let leftoverPath = slotFile.contains("/") ? (directory == "/" ? "/" : directory + "/") + leftover : leftover
+            lines.append("A backup or repair cut off by a crash left its slot file as '\(leftoverPath)': move it back to '\(slotFile)', then retry.")
+        }
+        return lines.joined(separator: "\n")
     }
 }

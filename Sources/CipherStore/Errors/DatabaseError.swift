@@ -16,25 +16,37 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
         self.sql = sql
     }
 
-    public var description: String {
+    public var description: String { message { $0.swiftSpelling } }
+
+    /// The description, with each way out it offers (a ``Remedy``) spelled by `spelling`; a
+    /// remedy spelled `nil` is not offered, and the message leaves it out.
+    public func message(spelling: (Remedy) -> String?) -> String {
         var text = "SQLite error \(resultCode)"
-        if let message { text += ": \(message)" }
+        if let message { text += ": \(message == KeyPragmaGuard.refusal ? KeyPragmaGuard.refusal(spelling: spelling) : message)" }
         if let sql { text += " — while executing `\(sql)`" }
-        if let advice { text += ". \(advice)" }
+        if let advice = advice(spelling: spelling) { text += ". \(advice)" } else if message?.hasSuffix(Self.permissionAdvice) == true { text += "." }
         return text
     }
 
+    /// SQLite's message, the key-pragma refusal's way out spelled by `spelling`.
+    public func sqliteMessage(spelling: (Remedy) -> String?) -> String? {
+        message == KeyPragmaGuard.refusal ? KeyPragmaGuard.refusal(spelling: spelling) : message
+    }
+
     /// What the user can do next, for the codes where that is known.
-    private var advice: String? {
+    private func advice(spelling: (Remedy) -> String?) -> String? {
         switch resultCode.primaryResultCode {
         case .SQLITE_BUSY where message?.hasPrefix("unable to delete/modify") == true:
             // Not a lock: sqlite3_create_function or _collation while a statement of this
             // connection runs.
             return "A statement of this connection is still running (an open cursor, or a statement not stepped to its end or reset): finish or release it, then add or remove the function or collation again."
         case .SQLITE_BUSY, .SQLITE_LOCKED:
-            return "Another connection or process holds a lock on the database: retry later or raise `Configuration.busyTimeout`."
+            return "Another connection or process holds a lock on the database: retry later" + (spelling(.busyTimeout).map { " or \($0)" } ?? "") + "."
         case .SQLITE_FULL:
             return "The disk (or the database's page limit) is full: free space and retry; the failed transaction was rolled back."
+        case .SQLITE_CANTOPEN where message?.hasSuffix(Self.permissionAdvice) == true,
+             .SQLITE_READONLY where message?.hasSuffix(Self.permissionAdvice) == true:
+            return nil
         case .SQLITE_READONLY:
             return "The database was opened read-only or its file is not writable: check the open mode and file permissions."
         case .SQLITE_CANTOPEN:

@@ -4,7 +4,8 @@
 /// tool or an app that offers the same choice under its own name renders the same message
 /// with its spelling, through ``DatabaseFileError/message(spelling:)`` or
 /// ``CipherStoreError/message(spelling:)``, rather than rewriting the text; one that does not
-/// offer it returns `nil`, and the message leaves that way out:
+/// offer it returns `nil`, and the message leaves that way out (``DatabaseError``,
+/// ``BackupError`` and ``RepairError`` have the same `message(spelling:)`):
 ///
 /// ```swift
 /// let text = error.message { remedy in
@@ -38,6 +39,21 @@ public enum Remedy: Sendable, Hashable, CaseIterable {
     /// Give the key a database opens with now, beside the key of what replaces it. Follows
     /// "give the one it opens with now: ".
     case currentKey
+    /// Give a key the way the caller does, and change it with a verified rewrite instead of
+    /// `PRAGMA rekey`. A sentence of its own.
+    case keyAPI
+    /// Give the salt of a file whose first 16 bytes are damaged. Follows "give the salt: ".
+    case salt
+    /// Make a plaintext copy of an encrypted database. Follows "For a plaintext copy, ".
+    case plaintextCopy
+    /// Wait longer for another connection's lock. Follows "retry later or ".
+    case busyTimeout
+    /// Open a file with SQLCipher 3's settings. Follows "which opens only with SQLCipher 3's
+    /// settings: ".
+    case sqlcipher3Settings
+    /// Move a SQLCipher 3 file to SQLCipher 4's format. Follows "and moves to SQLCipher 4's
+    /// format with ".
+    case upgrade
 
     /// The library's spelling: the parameter or API of the Swift call.
     public var swiftSpelling: String {
@@ -50,6 +66,12 @@ public enum Remedy: Sendable, Hashable, CaseIterable {
         case .findSettings: return "use `CipherSettingsFinder.find(path:key:)`"
         case .replaceUnreadable: return "restore with `replacingUnreadable: true`"
         case .currentKey: return "pass it as `currentKey`"
+        case .keyAPI: return "Open with a DatabaseKey, and change keys with DatabaseFile.changeKey."
+        case .salt: return "pass it as `CipherSettings.salt`"
+        case .plaintextCopy: return "decrypt instead (`DatabaseFile.decrypt`)"
+        case .busyTimeout: return "raise `Configuration.busyTimeout`"
+        case .sqlcipher3Settings: return "CipherSettings.sqlcipher3"
+        case .upgrade: return "DatabaseFile.upgrade"
         }
     }
 }

@@ -30,6 +30,42 @@ enum DatabaseSideFiles {
         var movedAside: [(from: String, to: String)] = []
     }
 
+    /// Renames aside each `-journal` and `-wal` beside `path` that is not SQLite's (see
+    /// ``SideFileHeader``), before anything opens the database: SQLite would delete it.
+    /// Files of SQLite's own are left for SQLite to roll back or checkpoint.
+    /// - Returns: each file moved, as (old path, new path).
+    /// - Throws: ``DatabaseFileError/databaseInUse(path:detail:)`` when another process has it
+    ///   open (nothing changed).
+    static func setAsideForeign(beside path: String) throws -> [(from: String, to: String)] {
+        let foreign = ["-journal", "-wal"].map { path + $0 }.filter { FileSystem.exists($0) && SideFileHeader.isForeign($0) }
+        guard !foreign.isEmpty else { return [] }
+        let holders = OpenFileHolders.processes(holding: foreign)
+        guard holders.isEmpty else {
+            throw DatabaseFileError.databaseInUse(
+                path: path, detail: holders.map(\.description).joined(separator: "; ")
+                    + "; it is named like a journal or log of the database but is not one")
+        }
+        return try foreign.map { file in
+            let aside = asideName(file)
+            guard rename(file, aside) == 0 else { throw FileSystem.ioError("rename", file) }
+            return (file, aside)
+        }
+    }
+
+    /// Removes the log index (`-shm`) beside `path` when no connection has the database, its
+    /// log or the index open (this process's included): SQLite rebuilds an index from the log,
+    /// so only a file this process made, and that nobody uses, goes.
+    static func removeIndexIfUnused(beside path: String) {
+        let files = [path, path + "-wal", path + "-shm"]
+        guard FileSystem.exists(path + "-shm"), OpenFileHolders.processes(holding: files, includingThisProcess: true).isEmpty else { return }
+        unlink(path + "-shm")
+    }
+
+    /// `NAME-wal.stale-SECONDS-PID`: beside the original, never taken by SQLite.
+    static func asideName(_ file: String) -> String {
+        file + ".stale-\(Int(Date().timeIntervalSince1970))-\(getpid())"
+    }
+
     /// Clears the journal, log and index beside `path`, just before a new file takes the name.
     ///
     /// With `keepingLogs`, a `-wal` or `-journal` is renamed aside (`NAME-wal.stale-SECONDS`),
@@ -53,7 +89,7 @@ enum DatabaseSideFiles {
         var cleared = Cleared()
         for file in sideFiles {
             if keepingLogs && !file.hasSuffix("-shm") {
-                let aside = file + ".stale-\(Int(Date().timeIntervalSince1970))-\(getpid())"
+                let aside = asideName(file)
                 guard rename(file, aside) == 0 else { throw FileSystem.ioError("rename", file) }
                 cleared.movedAside.append((file, aside))
             } else if unlink(file) == 0 {

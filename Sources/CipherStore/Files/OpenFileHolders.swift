@@ -44,12 +44,13 @@ public enum OpenFileHolders {
 
     /// The other processes that have any of `paths` open, by process id; paths that do not
     /// exist are skipped. Each process is listed once, with the first of `paths` it holds.
-    public static func processes(holding paths: [String]) -> [Holder] {
+    /// With `includingThisProcess`, this process too, when it has any of them open.
+    public static func processes(holding paths: [String], includingThisProcess: Bool = false) -> [Holder] {
         #if os(Linux)
         var wanted: [[UInt64]: String] = [:]
         for path in paths.reversed() { if let identity = FileSystem.identity(path) { wanted[identity] = path } }
         guard !wanted.isEmpty, let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
-        let ourselves = getpid()
+        let ourselves = includingThisProcess ? -1 : getpid()
         var holders: [Holder] = []
         for entry in entries {
             guard let pid = Int32(entry), pid != ourselves,

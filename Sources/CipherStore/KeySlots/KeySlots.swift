@@ -127,6 +127,21 @@ public enum KeySlots {
         return state.file.slots.map { KeySlotInfo($0, currentSalt: state.databaseSalt) }
     }
 
+    /// The slots of the current database that `passphrase` (or a recovery key, as text)
+    /// opens, without secrets: what `rotateDataKey(path:keeping:cipher:options:)` keeps
+    /// for it. One key derivation per slot tried.
+    ///
+    /// ```swift
+    /// let kept = try KeySlots.slots(openedBy: Passphrase("first passphrase"), path: "app.db")
+    /// let dropped = try KeySlots.list(path: "app.db").filter { slot in slot.opensCurrentDatabase && !kept.contains(slot) }
+    /// ```
+    /// - Returns: the slots opened; empty when none opens with it.
+    /// - Throws: as ``list(path:)``.
+    public static func slots(openedBy passphrase: Passphrase, path: String) throws -> [KeySlotInfo] {
+        let state = try SlotState.load(database: path)
+        return try state.slots(openedBy: passphrase).map { KeySlotInfo($0.slot, currentSalt: state.databaseSalt) }
+    }
+
     /// The raw data key and the database's salt as 96 hexadecimal digits, for recovery without
     /// the slot file (`PRAGMA key = "x'…'"` in the `sqlcipher` shell). Keep it offline; anyone
     /// who has it can read the database.

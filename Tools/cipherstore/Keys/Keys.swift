@@ -5,7 +5,7 @@ extension CipherStoreCommand {
     /// `cipherstore keys …`: the key slots of a slot database.
     struct Keys: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Manage the key slots of a database: several passphrases, a recovery key, a passphrase change in milliseconds.",
+            abstract: "Manage the key slots of a database: several passphrases, a recovery key, a passphrase change that rewrites only the slot file.",
             discussion: """
                 A slot database is encrypted with a random data key, kept wrapped under each \
                 passphrase (and recovery key) in the slot file DATABASE.keys beside it. Changing, \
@@ -52,9 +52,9 @@ struct KeysOutputOptions: ParsableArguments {
         json ? JSONOutput(command: "keys " + command, path: path) : nil
     }
 
-    /// Prints `fields` as JSON, or `text` as lines.
-    func finish(_ json: JSONOutput?, _ fields: [String: Any], text: @autoclosure () -> String) {
-        if let json { json.succeed(fields) } else { print(text()) }
+    /// Prints `fields` as JSON, or `text` as lines unless `quiet`.
+    func finish(_ json: JSONOutput?, quiet: Bool = false, _ fields: [String: Any], text: @autoclosure () -> String) {
+        if let json { json.succeed(fields) } else if !quiet { print(text()) }
     }
 }
 

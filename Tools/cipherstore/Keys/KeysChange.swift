@@ -7,11 +7,13 @@ extension CipherStoreCommand.Keys {
     struct KeysChange: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "change",
-            abstract: "Change a passphrase in milliseconds, whatever the size of the database.",
+            abstract: "Change a passphrase in the time of one key derivation (about 0.25 s), whatever the size of the database.",
             discussion: """
                 The data key is wrapped under the new passphrase in a new slot, which is written, \
                 read back and opened; only then is the old passphrase's slot removed. The \
-                database is not rewritten. A recovery key given as the current one is kept, and \
+                database is not rewritten: the time is the key derivation that makes a \
+                passphrase slow to guess (--slot-kdf-ms, 250 ms by default), one per passphrase \
+                slot tried, the new slot's running meanwhile. A recovery key given as the current one is kept, and \
                 the new passphrase gets a slot of its own.
 
                 Old copies of the slot file (backups) still open with the old passphrase: if it \
@@ -54,7 +56,7 @@ extension CipherStoreCommand.Keys {
                                      "databaseBytes": size, "warnings": [warning]],
                               text: added
                                   ? "Added the new passphrase in \(Summary.milliseconds(elapsed)): now \(Summary.text(slot))."
-                                  : String(format: "Changed the passphrase in %@ (the database, %.1f MiB, was not rewritten): now %@.",
+                                  : String(format: "Changed the passphrase in %@, the time of its key derivation (the database, %.1f MiB, was not rewritten): now %@.",
                                            Summary.milliseconds(elapsed), Double(size) / 1_048_576, Summary.text(slot)))
                 warn(warning)
             }

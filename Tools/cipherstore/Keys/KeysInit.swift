@@ -38,6 +38,9 @@ extension CipherStoreCommand.Keys {
         @Flag(help: "Before replacing the database, also read back and decrypt every page of the result.")
         var fullCheck = false
 
+        @Flag(help: "Print nothing but errors and warnings; no progress bar.")
+        var quiet = false
+
         @OptionGroup var output: KeysOutputOptions
 
         func run() throws {
@@ -45,7 +48,7 @@ extension CipherStoreCommand.Keys {
             try CommandRunner.run(json: json, remedies: .inPlaceOnly) {
                 let slotFile = KeySlots.slotFilePath(forDatabase: database)
                 if SlotDatabase.hasSlotFile(database) { throw KeySlotError.slotFileExists(path: slotFile) }
-                let (options, _) = CommandRunner.conversionOptions(quiet: json != nil, fullCheck: fullCheck, verb: "converting")
+                let (options, _) = CommandRunner.conversionOptions(quiet: quiet || json != nil, fullCheck: fullCheck, verb: "converting")
                 let slot: KeySlotInfo
                 switch DatabaseFileInfo.inspect(path: database).kind {
                 case .plaintext:
@@ -70,7 +73,7 @@ extension CipherStoreCommand.Keys {
                 }
                 let schemaCopy = DatabaseFile.schemaCopyPath(forDatabase: database)
                 let hasSchemaCopy = FileManager.default.fileExists(atPath: schemaCopy)
-                output.finish(json, ["slotFile": slotFile, "slot": Summary.fields(slot), "schemaCopy": hasSchemaCopy ? schemaCopy : NSNull()], text: """
+                output.finish(json, quiet: quiet, ["slotFile": slotFile, "slot": Summary.fields(slot), "schemaCopy": hasSchemaCopy ? schemaCopy : NSNull()], text: """
                     \(database) is now a slot database; its slot file is \(slotFile).
                       \(Summary.text(slot))
                     Back up \(database) and \(slotFile) together\(hasSchemaCopy ? " (and \(schemaCopy), its schema copy for `repair`)" : ""). Add a recovery key with `cipherstore keys recovery \(database)`.

@@ -1,0 +1,58 @@
+import CipherStore
+import Foundation
+import TestSupport
+import Testing
+
+/// A permission problem is called one and names the file: not free space, not `ulimit -n`.
+/// The tool runs as user nobody (setpriv) on files root made.
+@Suite(.enabled(if: geteuid() == 0, "running the tool as another user needs root; CI runs as root"))
+struct PermissionCLITests {
+    static let nobody: UInt32 = 65534
+    static let passphrase = "permission passphrase"
+    let workspace: TemporaryDirectory
+    let folder: String
+    let database: String
+
+    init() throws {
+        workspace = try TemporaryDirectory()
+        folder = workspace.path("shared")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        database = folder + "/app.db"
+        let db = try Connection(path: database, key: .passphrase(Self.passphrase), configuration: Configuration(journalMode: .wal))
+        try db.executeScript("CREATE TABLE t(x); INSERT INTO t VALUES ('row');")
+        try db.close()
+        chmod(workspace.url.path, 0o755)
+        chmod(folder, 0o755)
+    }
+
+    /// Runs the tool as user nobody, the key in the environment.
+    func runAsNobody(_ arguments: [String]) throws -> ProcessResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=\(Self.nobody)", "--regid=\(Self.nobody)", "--clear-groups", CLI.executable.path] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(["APP_KEY": Self.passphrase]) { $1 }
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        return ProcessResult.collect(process, output: output, errors: errors)
+    }
+
+    @Test func aFileThisUserMayNotReadIsAPermissionProblemNamed() throws {
+        chmod(database, 0o600)
+        let result = try runAsNobody(["verify", database, "--key-env", "APP_KEY"])
+        #expect(result.status == 74, "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("permission denied: this user may not read '\(database)'"), "\(result.errorOutput)")
+        #expect(!result.errorOutput.contains("ulimit") && !result.errorOutput.contains("free space"), "\(result.errorOutput)")
+    }
+
+    @Test func aWALDatabaseInAFolderThisUserCannotWriteNamesItsIndexFile() throws {
+        chmod(database, 0o644)
+        let result = try runAsNobody(["verify", database, "--key-env", "APP_KEY"])
+        #expect(result.status == 74, "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("'\(database)-shm' cannot be created: the folder '\(folder)' is not writable by this user"), "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("copy the database with its -wal file to a folder this user can write"), "\(result.errorOutput)")
+        #expect(!result.errorOutput.contains("ulimit"), "\(result.errorOutput)")
+        #expect(!FileManager.default.fileExists(atPath: database + "-shm"))
+    }
+}
