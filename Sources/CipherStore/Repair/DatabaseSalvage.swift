@@ -309,6 +309,9 @@ final class DatabaseSalvage {
             if let note { notes.append(note) }
             if let problem { problems.append(problem) }
         }
+        // An index is built by a sort that takes as much memory as the page cache: half the
+        // cache for each keeps the run within the memory it was given.
+        try output.execute(sql: "PRAGMA cache_size = \((try output.fetchScalar(Int.self, sql: "PRAGMA cache_size") ?? -2000) / 2)")
         // Indexes first, then views and triggers: a trigger must not fire for restored rows.
         for kind in ["index", "view", "trigger"] {
             for object in schema where object.type == kind {
