@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test(arguments: Mode.allCases)
-    func aCommitOfTheCLIReachesAnObservationWithinFiveSeconds(_ mode: Mode) async throws {
+    func aCommitOfTheCLIReachesAnObservationWithinTenSeconds(_ mode: Mode) async throws {
         let writer = try open(mode)
         try await writer.write { db in
             try db.execute(sql: "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT)")
@@ -69,11 +69,13 @@ import Testing
             }
         }
         defer { observing.cancel() }
-        try #require(await values.arrival(timeout: 5) { $0 == 1 } != nil)
+        // Waits are long and bounds loose: with the whole suite running, this process's threads
+        // are shared with hundreds of other tests; alone, a value arrives in milliseconds.
+        try #require(await values.arrival(timeout: 60) { $0 == 1 } != nil)
 
         let exited = try insertWithTheCLI("from the shell")
-        let seen = try #require(await values.arrival(timeout: 5) { $0 == 2 }, "no value after the other process's commit")
-        #expect(seen.timeIntervalSince(exited) < 5)
+        let seen = try #require(await values.arrival(timeout: 30) { $0 == 2 }, "no value after the other process's commit")
+        #expect(seen.timeIntervalSince(exited) < 10)
         // This process's locks on the file held: the other process could not checkpoint and
         // delete the WAL this process still reads (after which no later commit is seen).
         if mode != .queueWithRollbackJournal {
@@ -82,8 +84,8 @@ import Testing
 
         // And again: the watch goes on after the first change.
         let again = try insertWithTheCLI("once more")
-        let seenAgain = try #require(await values.arrival(timeout: 5) { $0 == 3 }, "no value after the second commit")
-        #expect(seenAgain.timeIntervalSince(again) < 5)
+        let seenAgain = try #require(await values.arrival(timeout: 30) { $0 == 3 }, "no value after the second commit")
+        #expect(seenAgain.timeIntervalSince(again) < 10)
         try writer.close()
     }
 
@@ -99,8 +101,8 @@ import Testing
             values.seen.withLock { $0.append((count, Date())) }
         }
         let exited = try insertWithTheCLI("from the shell")
-        let seen = try #require(await values.arrival(timeout: 5) { $0 == 1 }, "onChange not called after the other process's commit")
-        #expect(seen.timeIntervalSince(exited) < 5)
+        let seen = try #require(await values.arrival(timeout: 30) { $0 == 1 }, "onChange not called after the other process's commit")
+        #expect(seen.timeIntervalSince(exited) < 10)
         cancellable.cancel()
         try writer.close()
     }
