@@ -17,7 +17,7 @@ public struct DatabaseFileOptions: Sendable {
     /// integrity check reads the spilled pages back (slower, see BENCHMARKS.md). Memory is
     /// taken as pages are written, so a small database uses little of it. The integrity checks
     /// of a backup's copy and of a restore's backup use a cache of the same size, and
-    /// ``DatabaseFile/verify(path:key:cipher:)`` one of ``defaultPageCacheBytes``.
+    /// ``DatabaseFile/verify(path:key:cipher:)-barc`` one of ``defaultPageCacheBytes``.
     public var pageCacheBytes: Int
     /// Also reads back and decrypts every page of the written file, with a full
     /// `PRAGMA integrity_check` on a fresh connection, before anything is replaced. Without it

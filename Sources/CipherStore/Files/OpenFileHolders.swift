@@ -32,7 +32,7 @@ public enum OpenFileHolders {
     }
 
     /// Whether this system tells which processes hold a file (Linux, through `/proc`). When
-    /// `false`, ``processes(holding:)`` always returns an empty array: an empty answer then
+    /// `false`, ``processes(holding:includingThisProcess:)`` always returns an empty array: an empty answer then
     /// proves nothing.
     public static var isSupported: Bool {
         #if os(Linux)
