@@ -13,11 +13,12 @@ enum OtherProcesses {
         guard !force else { return }
         let holders = OpenFileHolders.processes(holdingDatabase: path)
         guard !holders.isEmpty else { return }
+        let (program, its) = holders.count == 1 ? ("that program", "its") : ("those programs", "their")
         throw CLIError(exitCode: 64, message: """
             \(holders.map(\.description).joined(separator: "; ")). Replacing '\(path)' now would \
-            leave that program on the old file: its next statement fails \
-            ("file is not a database") or its writes are lost. Nothing was changed. Stop that \
-            program (or close its connections), then retry; --force replaces the file anyway. \
+            leave \(program) on the old file: \(its) next statement fails \
+            ("file is not a database") or \(its) writes are lost. Nothing was changed. Stop \
+            \(program) (or close \(its) connections), then retry; --force replaces the file anyway. \
             See \(guide).
             """, kind: "databaseInUse")
     }

@@ -153,7 +153,9 @@ enum Summary {
         let needed = openingSettings(report.verification)
         let settingsWarning = needed.isEmpty ? [] : ["the result opens ONLY with \(needed.map(\.option).joined(separator: " ")) (in other SQLCipher tools: \(needed.map(\.pragma).joined(separator: "; "))): with the defaults alone, its key is reported wrong. Give them every time you open it."]
         // The settings warning last: the line nobody misses.
+        // A file with a plaintext header keeps its salt outside the file: it has no schema copy.
         let copyWarning = report.verification.isEncrypted && report.schemaCopyPath == nil
+                && !DatabaseFileInfo.inspect(path: report.outputPath).hasPlaintextHeader
             ? ["its schema copy '\(report.outputPath).schema' could not be written (check the directory's permissions and free space): a repair of a damaged first page would not know its tables. Any later write through CipherStore writes it."]
             : []
         let warnings = report.removedLeftovers.map { "removed \($0), left by an interrupted earlier run." }
