@@ -183,6 +183,33 @@ import Testing
         #expect(try notes(slots, key: dataKey) == ["slot"])
     }
 
+    /// After `keys rotate`, the database has another data key than its backup; the one
+    /// passphrase that opens a slot of each slot file restores it with no other key option.
+    @Test func aSlotDatabaseRestoresFromABackupTakenBeforeARotationWithThePassphraseAlone() throws {
+        let slots = workspace.path("rotated.db")
+        let passphraseFile = try workspace.keyFile("passphrase", "rotated slot passphrase")
+        let plain = try Connection(path: slots, key: nil)
+        try plain.executeScript("CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT); INSERT INTO note(body) VALUES ('before');")
+        try plain.close()
+        #expect(try CLI.run(["keys", "init", slots, "--new-key-file", passphraseFile, "--slot-kdf-ms", "10"]).status == 0)
+        let backup = workspace.path("rotated-backup.db")
+        #expect(try CLI.run(["backup", slots, "-o", backup, "--key-file", passphraseFile]).status == 0)
+        #expect(try CLI.run(["query", slots, "INSERT INTO note(body) VALUES ('after')", "--key-file", passphraseFile, "--write"]).status == 0)
+        let rotated = try CLI.run(["keys", "rotate", slots, "--key-file", passphraseFile])
+        try #require(rotated.status == 0, "\(rotated.errorOutput)")
+        let passphrase = try Passphrase("rotated slot passphrase")
+        #expect(fileBytes(slots).prefix(16) != fileBytes(backup).prefix(16), "the rotation changed the data key and its salt")
+
+        let result = try CLI.run(["restore", backup, "--to", slots, "--key-file", passphraseFile])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.output.contains("The backup's slot file was put beside it"), "\(result.output)")
+        #expect(try notes(slots, key: DatabaseKey.slots(passphrase: passphrase, path: slots)) == ["before"])
+        #expect(try CLI.run(["verify", slots, "--key-file", passphraseFile]).status == 0)
+        // A passphrase that opens the backup only is still refused by the database it would replace.
+        let other = try workspace.keyFile("other", "another passphrase")
+        #expect(try CLI.run(["restore", backup, "--to", slots, "--key-file", other]).status == 65)
+    }
+
     @Test func aBackupMadeASlotDatabaseOfItsOwnOpensWithItsPassphraseOnly() throws {
         let passphraseFile = try workspace.keyFile("offsite", "off-site backup passphrase")
         let backup = workspace.path("offsite.db")

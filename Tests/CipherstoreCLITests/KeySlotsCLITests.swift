@@ -72,6 +72,26 @@ import Testing
         #expect(opens(first) && !opens(second) && !opens(recoveryKey))
     }
 
+    /// A --keep-key-file that opens no slot (the whole output of `keys recovery`, saved with
+    /// `>`) is named as such before anything changes, not blamed on the cipher settings; a
+    /// --key-file that opens no slot is a wrong key.
+    @Test func aKeepKeyFileThatOpensNoSlotIsNamedAndNothingChanges() throws {
+        try initialise()
+        let saved = try CLI.run(["keys", "recovery", database, "--key-file", firstFile])
+        try #require(saved.status == 0, "\(saved.errorOutput)")
+        let prose = try workspace.keyFile("recovery.txt", saved.output)
+        let slots = fileBytes(slotFile), before = fileBytes(database)
+        var result = try CLI.run(["keys", "rotate", database, "--key-file", firstFile, "--keep-key-file", prose])
+        #expect(result.status == 65, "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("'\(prose)' (--keep-key-file) opens no slot") && result.errorOutput.contains("lines"), "\(result.errorOutput)")
+        #expect(!result.errorOutput.contains("cipher settings"), "\(result.errorOutput)")
+        #expect(fileBytes(slotFile) == slots && fileBytes(database) == before)
+        let wrong = try workspace.keyFile("wrong.key", "not a passphrase of it")
+        result = try CLI.run(["keys", "rotate", database, "--key-file", wrong, "--drop-recovery-key"])
+        #expect(result.status == 65 && result.errorOutput.contains("no slot of its slot file"), "\(result.errorOutput)")
+        #expect(fileBytes(slotFile) == slots && fileBytes(database) == before)
+    }
+
     @Test func aPassphraseChangeSaysItsTimeIsTheKeyDerivation() throws {
         try initialise()
         let help = try CLI.run(["keys", "change", "--help"]).output.split(whereSeparator: \.isWhitespace).joined(separator: " ")

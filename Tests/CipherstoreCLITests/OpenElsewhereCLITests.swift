@@ -121,6 +121,22 @@ struct OpenElsewhereCLITests {
         #expect(try Connection(path: database, key: key).fetchScalar(Int.self, sql: "SELECT count(*) FROM t") == 3)
     }
 
+    @Test func keysInitAndKeysRotateAreRefusedAndForceOverrides() throws {
+        try make(encrypted: true)
+        let first = try workspace.keyFile("first.pass", "first slot passphrase")
+        let sleeper = try holder(of: database)
+        defer { stop(sleeper) }
+        try expectRefused(["keys", "init", database, "--key-file", keyFile, "--new-key-file", first, "--slot-kdf-ms", "10"], holder: sleeper)
+        #expect(!FileManager.default.fileExists(atPath: database + ".keys"))
+        let forced = try CLI.run(["keys", "init", database, "--key-file", keyFile, "--new-key-file", first, "--slot-kdf-ms", "10", "--force"])
+        #expect(forced.status == 0, "\(forced.errorOutput)")
+        // The first holder has the replaced file now; another opens the slot database.
+        let second = try holder(of: database)
+        defer { stop(second) }
+        try expectRefused(["keys", "rotate", database, "--key-file", first], holder: second)
+        #expect(try CLI.run(["keys", "rotate", database, "--key-file", first, "--force"]).status == 0)
+    }
+
     // MARK: encrypt --output: a snapshot
 
     @Test func encryptToAnOutputWarnsThatLaterRowsAreNotInTheCopy() throws {

@@ -119,7 +119,7 @@ import Testing
     }
 
     /// SQLCipher 2.0.0's HMAC key (salt mask 0x00), made by a SQLCipher 3 shell with the
-    /// deprecated pragmas: named, with the Swift value that opens it (no option expresses it).
+    /// deprecated pragmas: named, with the options that read it and the Swift value that opens it.
     @Test(.enabled(if: SQLCipherShell.format3 != nil, "needs a SQLCipher 3 shell"))
     func theSQLCipher2SaltMaskIsNamedWithItsSwiftValue() throws {
         let path = workspace.path("beta.db")
@@ -128,7 +128,8 @@ import Testing
         try #require(made.status == 0, "\(made.errorOutput)")
         let result = try CLI.run(["settings", path, "--key-file", keyFile])
         #expect(result.status == 0, "\(result.errorOutput)")
-        #expect(result.output.contains("HMAC salt mask 0x00") && result.output.contains("no options express these settings"), "\(result.output)")
+        #expect(result.output.contains("HMAC salt mask 0x00") && result.output.contains("--kdf-iterations 4000 --hmac-salt-mask 00 --hmac-kdf-iterations 4000"), "\(result.output)")
+        #expect(result.output.contains("(the source): \(LinkedSQLCipher.isVersion4 ? "--old-sqlcipher3 " : "")--old-kdf-iterations 4000 --old-hmac-salt-mask 00 --old-hmac-kdf-iterations 4000"), "\(result.output)")
         #expect(result.output.contains("hmacSaltMask: 0x00, hmacKDFIterations: 4000)"), "\(result.output)")
     }
 

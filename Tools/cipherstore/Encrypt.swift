@@ -57,10 +57,11 @@ extension CipherStoreCommand {
 
         func validate() throws {
             // With --json, checked in run(), where a refusal is printed as JSON.
-            if !output.json { try checkBackupOption() }
+            if !output.json { try checkOptions() }
         }
 
-        private func checkBackupOption() throws {
+        private func checkOptions() throws {
+            try cipher.format.refuseForResult()
             if keepBackup && !output.inPlace { throw ValidationError("--keep-backup applies to --in-place only; with --output the source stays as it is.") }
             if keySlots && (!output.inPlace || keepBackup) {
                 throw ValidationError("--key-slots encrypts in place, with the slot file beside the database: use it with --in-place and without --keep-backup (copy the plaintext first to keep it).")
@@ -69,7 +70,7 @@ extension CipherStoreCommand {
 
         func run() throws {
             try ConversionCommand.run("encrypt", path: source, output: output, progressVerb: "encrypting",
-                                      remedies: keySlots ? .inPlaceOnly : .conversions, checks: checkBackupOption) { options, json in
+                                      remedies: keySlots ? .inPlaceOnly : .conversions, checks: checkOptions) { options, json in
                 if keySlots {
                     try encryptWithKeySlots(json: json, options: options)
                     return nil

@@ -42,8 +42,10 @@ struct OldKeyOptions: ParsableArguments {
     }
 }
 
-/// `--old-kdf-iterations`, `--old-page-size`, `--old-sqlcipher3`: the settings the source of
-/// `rekey`, `upgrade` or `keys rotate` was made with (`CipherOptions` are the result's).
+/// `--old-kdf-iterations`, `--old-page-size`, `--old-sqlcipher3`, `--old-no-hmac`…: the settings
+/// the source of `rekey`, `upgrade` or `keys rotate` was made with (`CipherOptions` are the
+/// result's). Every setting `cipherstore settings` can report has an option here, so any file
+/// it finds moves to today's format in one verified step.
 struct OldCipherOptions: ParsableArguments {
     @Option(name: .customLong("old-kdf-iterations"), help: "KDF iterations the database was made with (default: the library's; upgrade: 64000).")
     var kdfIterations: Int?
@@ -51,10 +53,43 @@ struct OldCipherOptions: ParsableArguments {
     var pageSize: Int?
     @Flag(name: .customLong("old-sqlcipher3"), help: "The database was made with SQLCipher 3's settings (for a SQLCipher 3 file when the linked SQLCipher is 4; upgrade implies it); --old-page-size and --old-kdf-iterations still apply.")
     var sqlcipher3 = false
+    @Flag(name: .customLong("old-no-hmac"), help: "The database has no per-page HMAC (SQLCipher 1, or made with cipher_use_hmac off). The result has one unless --no-hmac is given.")
+    var noHMAC = false
+    @Flag(name: .customLong("old-plaintext-header"), help: "SQLCipher 4 only: the database keeps its first 32 bytes in plaintext (give its salt with --old-salt).")
+    var plaintextHeader = false
+    @Option(name: .customLong("old-salt"), help: ArgumentHelp("SQLCipher 4 only: the database's 16-byte KDF salt, as 32 hexadecimal digits (for --old-plaintext-header).", valueName: "hex"))
+    var salt: String?
+    @OptionGroup var format: CipherFormatOptions<SourceFileSpelling>
+
+    func validate() throws {
+        if let salt, CipherOptions.bytes(hex: salt) == nil {
+            throw ValidationError("--old-salt must be 32 hexadecimal digits (16 bytes), as printed when the file was made.")
+        }
+    }
 
     /// The source's settings, on top of `base` (SQLCipher 3's with --old-sqlcipher3).
     func settings(base: CipherSettings = .libraryDefaults) -> CipherSettings {
-        CipherOptions.settings(base: sqlcipher3 ? .sqlcipher3 : base, pageSize: pageSize, kdfIterations: kdfIterations)
+        var settings = CipherOptions.settings(base: sqlcipher3 ? .sqlcipher3 : base, pageSize: pageSize, kdfIterations: kdfIterations)
+        if noHMAC { settings.useHMAC = false }
+        if plaintextHeader { settings.plaintextHeaderSize = 32 }
+        settings.salt = salt.flatMap(CipherOptions.bytes(hex:)) ?? settings.salt
+        return format.applied(to: settings)
+    }
+
+    /// Refuses an in-place conversion of a file with SQLCipher 2.0.0's salt mask, before a
+    /// key is asked for: such a file opens read-only only (see `CipherSettings.hmacSaltMask`).
+    func refuseInPlace(_ inPlace: Bool, command: String) throws {
+        guard inPlace, settings().hmacSaltMask.map({ $0 != 0x3a }) ?? false else { return }
+        throw CLIError(exitCode: 64, message: "A file with SQLCipher 2.0.0's HMAC salt mask (--old-hmac-salt-mask) opens read-only only: it cannot be replaced in place. Nothing was changed. Write today's format to a new file with `cipherstore \(command) … --output NEW`, check it, then move NEW over the old file.")
+    }
+
+    /// The result's settings in a command that writes a new file from this source: `result`,
+    /// with a per-page HMAC where the source had none and `--no-hmac` did not ask to keep it
+    /// that way (a file moves to today's format, not a weaker one).
+    func resultSettings(_ result: CipherSettings) -> CipherSettings {
+        var result = result
+        if noHMAC && result.useHMAC == nil { result.useHMAC = true }
+        return result
     }
 }
 
@@ -95,6 +130,8 @@ struct CipherOptions: ParsableArguments {
     @Option(help: ArgumentHelp("SQLCipher 4 only: the file's 16-byte KDF salt, as 32 hexadecimal digits (needed to open a file with a plaintext header; not secret).", valueName: "hex"))
     var salt: String?
 
+    @OptionGroup var format: CipherFormatOptions<CurrentFileSpelling>
+
     func validate() throws {
         if let salt, Self.bytes(hex: salt) == nil {
             throw ValidationError("--salt must be 32 hexadecimal digits (16 bytes), as printed when the file was made.")
@@ -113,7 +150,7 @@ struct CipherOptions: ParsableArguments {
         if plaintextHeader { settings.plaintextHeaderSize = 32 }
         if noHMAC { settings.useHMAC = false }
         settings.salt = salt.flatMap(Self.bytes(hex:))
-        return settings
+        return format.applied(to: settings)
     }
 
     /// 32 hexadecimal digits as 16 bytes; `nil` for anything else.

@@ -38,7 +38,10 @@ extension CipherStoreCommand {
         @OptionGroup(title: "Cipher settings of the result") var cipher: CipherOptions
 
         func run() throws {
-            try ConversionCommand.run("rekey", path: database, output: output, progressVerb: "rekeying") { options, _ in
+            try ConversionCommand.run("rekey", path: database, output: output, progressVerb: "rekeying", checks: {
+                try cipher.format.refuseForResult()
+                try oldCipher.refuseInPlace(output.inPlace, command: "rekey")
+            }) { options, _ in
                 // What the file is, before a key is asked for.
                 try DatabaseFile.checkExistingDatabaseFile(database)
                 if DatabaseFileInfo.inspect(path: database).kind == .plaintext {
@@ -55,7 +58,7 @@ extension CipherStoreCommand {
                 let report = try DatabaseFile.changeKey(
                     path: database, oldKey: old,
                     oldCipher: oldCipher.settings(),
-                    newKey: new, newCipher: cipher.settings,
+                    newKey: new, newCipher: oldCipher.resultSettings(cipher.settings),
                     to: output.destination(backup: nil), options: options())
                 return .init(report: report, verb: "Re-keyed")
             }

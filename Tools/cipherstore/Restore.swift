@@ -20,8 +20,10 @@ extension CipherStoreCommand {
                 (BACKUP.keys). The database's own slot file is kept when it opens the restored \
                 database (the same data key): its current passphrases open it then, not those \
                 of the backup's time. Otherwise the backup's slot file is put beside it, and \
-                the passphrases of the backup's time open it. The summary says which. When the database opens with another key \
-                now (after `keys rotate`, say), give that key with --old-key-*. With both keys on \
+                the passphrases of the backup's time open it. The summary says which. A passphrase \
+                that opens a slot of both slot files opens both files, also after `keys rotate` \
+                changed the database's data key. When the database opens with another key \
+                now, give that key with --old-key-*. With both keys on \
                 standard input (--key-stdin and --old-key-stdin), the first line is the backup's \
                 key and the rest the database's current key.
 
@@ -76,7 +78,7 @@ extension CipherStoreCommand {
                     (backupKey, current) = try KeyReader.readPair(current: key.source(role: "backup's key", confirm: false), as: SlotDatabase.keyMaker(for: backup),
                                                                   new: currentKey.source(role: "database's current key"), as: SlotDatabase.keyMaker(for: to))
                 } else {
-                    backupKey = try SlotDatabase.openingKey(for: backup, from: key.source(confirm: false))
+                    (backupKey, current) = try Self.keys(backup: backup, database: to, from: key.source(confirm: false))
                 }
                 let (options, _) = CommandRunner.conversionOptions(quiet: quiet, fullCheck: fullCheck, verb: "restoring")
                 let report = try DatabaseBackup.restore(backup: backup, key: backupKey, cipher: isPlaintext ? .libraryDefaults : cipher.settings,
@@ -94,6 +96,21 @@ extension CipherStoreCommand {
                         ? "The backup's slot file was put beside it: the passphrases of the backup's time open it."
                         : "Its own slot file was kept (it opens the restored database): its current passphrases open it.", quiet: quiet)
                 }
+            }
+        }
+
+        /// The backup's key and, for a slot database whose data key changed since the backup
+        /// (`keys rotate`), the key the database opens with now: one passphrase opens both,
+        /// each through its own slot file, so no --old-key-* is needed. `nil` for the second
+        /// when the database has no slot file of its own, or the passphrase opens none of its
+        /// slots (the backup's key is then tried on it, as without slots).
+        static func keys(backup: String, database: String, from source: KeyReader.Source) throws -> (backup: DatabaseKey, current: DatabaseKey?) {
+            let backupKey = SlotDatabase.keyMaker(for: backup)
+            let databaseKey = SlotDatabase.keyMaker(for: database)
+            let ownSlotFile = !source.raw && SlotDatabase.usesSlotFile(database)
+                && !FileManager.default.contentsEqual(atPath: KeySlots.slotFilePath(forDatabase: backup), andPath: KeySlots.slotFilePath(forDatabase: database))
+            return try KeyReader.read(source) { bytes, source in
+                (try backupKey(bytes, source), ownSlotFile ? try? databaseKey(bytes, source) : nil)
             }
         }
     }

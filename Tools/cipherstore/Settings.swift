@@ -92,6 +92,7 @@ extension CipherStoreCommand {
                 if let output {
                     output.succeed([
                         "settings": Summary.fields(found.settings), "options": options.map { $0 as Any } ?? NSNull(),
+                        "sourceOptions": options.map { Self.sourceOptions($0) as Any } ?? NSNull(),
                         "swift": Self.swiftValue(found.settings), "opensWithLinkedSQLCipher": found.opensWithLinkedSQLCipher,
                         "linkedSQLCipherSupportsThem": found.linkedSQLCipherSupportsThem,
                         "keyDerivations": found.keyDerivations, "candidatesTried": found.candidatesTried,
@@ -105,6 +106,7 @@ extension CipherStoreCommand {
                     lines.append("  cipherstore: no options needed (the linked SQLCipher's defaults)")
                 case .some(let options):
                     lines.append("  cipherstore: " + options.joined(separator: " "))
+                    lines.append("  rekey, upgrade, keys rotate (the source): " + Self.sourceOptions(options).joined(separator: " "))
                 case .none:
                     lines.append("  cipherstore: no options express these settings; use the library value below")
                 }
@@ -118,30 +120,40 @@ extension CipherStoreCommand {
         }
 
         /// The options of the other commands that give `settings` on the linked SQLCipher, or
-        /// `nil` when none do (a KDF or HMAC hash they have no option for).
+        /// `nil` when none do (SQLCipher 3 linked, and a KDF hash it does not have).
         static func options(for settings: CipherSettings) -> [String]? {
-            // SQLCipher 2.0's HMAC variants have no option in the other commands.
-            guard settings.hmacPageNumberByteOrder == nil, settings.hmacSaltMask == nil, settings.hmacKDFIterations == nil else { return nil }
-            let sha1 = settings.kdfAlgorithm == .sha1 && (settings.hmacAlgorithm == .sha1 || settings.useHMAC == false)
-            let sha512 = settings.kdfAlgorithm == .sha512 && settings.hmacAlgorithm == .sha512 && settings.useHMAC == true
             let linked4 = SQLCipherLibrary.sqlcipherMajorVersion >= 4
             var options: [String] = []
             let base: CipherSettings
-            if sha1 {
+            if settings.kdfAlgorithm == .sha1 {
                 base = .sqlcipher3
                 if linked4 { options.append("--sqlcipher3") }
-            } else if sha512 && linked4 {
+            } else if linked4 {
                 base = .sqlcipher4
             } else {
                 return nil
             }
             if settings.pageSize != base.pageSize { options += ["--page-size", "\(settings.pageSize ?? 0)"] }
             if settings.kdfIterations != base.kdfIterations { options += ["--kdf-iterations", "\(settings.kdfIterations ?? 0)"] }
-            if settings.useHMAC == false { options.append("--no-hmac") }
+            if let kdf = settings.kdfAlgorithm, kdf != base.kdfAlgorithm { options += ["--kdf-algorithm", HashOption(kdf).rawValue] }
+            if settings.useHMAC == false {
+                options.append("--no-hmac")
+            } else if let hmac = settings.hmacAlgorithm, hmac != base.hmacAlgorithm {
+                options += ["--hmac-algorithm", HashOption(hmac).rawValue]
+            }
+            if settings.hmacPageNumberByteOrder == .bigEndian { options += ["--hmac-pgno", "be"] }
+            if let mask = settings.hmacSaltMask { options += ["--hmac-salt-mask", String(format: "%02x", mask)] }
+            if let iterations = settings.hmacKDFIterations { options += ["--hmac-kdf-iterations", "\(iterations)"] }
             if let salt = settings.salt, (settings.plaintextHeaderSize ?? 0) > 0 {
                 options += ["--plaintext-header", "--salt", salt.map { String(format: "%02x", $0) }.joined()]
             }
             return options
+        }
+
+        /// The same options as `rekey`, `upgrade` and `keys rotate` take them for their source:
+        /// each spelled with `--old-`.
+        static func sourceOptions(_ options: [String]) -> [String] {
+            options.map { $0.hasPrefix("--") ? "--old-" + $0.dropFirst(2) : $0 }
         }
 
         /// `CipherSettings(pageSize: 4096, …)`, as Swift source.

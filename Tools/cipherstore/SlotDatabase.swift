@@ -69,7 +69,7 @@ enum SlotDatabase {
         }
         // rekey and keys rotate name the database's own settings --old-page-size, …
         let options = CipherStoreCommand.Settings.options(for: found.settings)
-            .map { options in slot.oldOptions ? options.map { $0.hasPrefix("--") ? "--old-" + $0.dropFirst(2) : $0 } : options }
+            .map { options in slot.oldOptions ? CipherStoreCommand.Settings.sourceOptions(options) : options }
         let how = options.map { $0.isEmpty ? "the linked SQLCipher's defaults" : $0.joined(separator: " ") }
             ?? "settings no option expresses (see `cipherstore settings '\(path)'`)"
         return "The passphrase is right (it opened a slot of '\(slotFile)'), but '\(path)' was made with other cipher settings than the ones given: it opens with \(how). The file was not changed. Retry with those options."

@@ -161,6 +161,23 @@ public struct CipherSettings: Sendable, Hashable {
         return result
     }
 
+    /// These settings as a new file is written with them: SQLCipher 2.0's HMAC variants
+    /// (``hmacPageNumberByteOrder``, ``hmacSaltMask``, ``hmacKDFIterations``) describe how an
+    /// old file is read, and are dropped, so a copy of such a file has SQLCipher's current HMAC.
+    ///
+    /// ```swift
+    /// let old = CipherSettings(kdfIterations: 4000, hmacSaltMask: 0x00, hmacKDFIterations: 4000)
+    /// try DatabaseFile.changeKey(path: "old.db", oldKey: key, oldCipher: old,
+    ///                            newKey: key, newCipher: old.forWriting, to: .file("today.db"))
+    /// ```
+    public var forWriting: CipherSettings {
+        var settings = self
+        settings.hmacPageNumberByteOrder = nil
+        settings.hmacSaltMask = nil
+        settings.hmacKDFIterations = nil
+        return settings
+    }
+
     /// Whether the HMAC salt mask differs from SQLCipher's 0x3a.
     var hasOwnSaltMask: Bool {
         hmacSaltMask.map { $0 != PageCipher.defaultHMACSaltMask } ?? false

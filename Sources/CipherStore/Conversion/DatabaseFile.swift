@@ -246,7 +246,8 @@ public enum DatabaseFile {
     ///
     /// - Throws: the errors of ``Connection/init(path:key:configuration:)``.
     public static func openForReading(path: String, key: DatabaseKey?, cipher: CipherSettings = .libraryDefaults) throws -> Connection {
-        let readOnly = FileSystem.exists(path + "-wal") || !FileSystem.isWritableDatabase(path)
+        // A file with SQLCipher 2.0.0's HMAC salt mask opens read-only only (see CipherSettings.hmacSaltMask).
+        let readOnly = FileSystem.exists(path + "-wal") || !FileSystem.isWritableDatabase(path) || cipher.hasOwnSaltMask
         let indexMissing = readOnly && !FileSystem.exists(path + "-shm")
         let db = try Connection(path: path, key: key, configuration: Configuration(cipher: cipher, readOnly: readOnly, foreignKeys: false))
         if indexMissing { db.handle.afterClose = { DatabaseSideFiles.removeIndexIfUnused(beside: path) } }

@@ -15,7 +15,8 @@ extension KeySlots {
     /// - Parameters:
     ///   - path: the slot database.
     ///   - passphrases: the passphrases (and recovery keys, as text) to keep; each must open a slot.
-    ///   - cipher: the database's cipher settings, kept by the rewrite.
+    ///   - cipher: the database's cipher settings, kept by the rewrite (SQLCipher 2.0's HMAC
+    ///     variants excepted: see ``CipherSettings/forWriting``).
     ///   - options: progress, cancellation, busy timeout.
     /// - Returns: the slots after the rotation.
     /// - Throws: ``CipherStoreError/wrongKey(path:)`` when a passphrase opens no slot,
@@ -70,7 +71,7 @@ extension KeySlots {
             do {
                 let old = try oldKey.withUnsafeBytes { try DatabaseKey.rawKey($0, salt: state.databaseSalt) }
                 let new = try newKey.withUnsafeBytes { try DatabaseKey.rawKey($0, salt: newSalt) }
-                try DatabaseFile.changeKey(path: path, oldKey: old, oldCipher: cipher, newKey: new, newCipher: cipher,
+                try DatabaseFile.changeKey(path: path, oldKey: old, oldCipher: cipher, newKey: new, newCipher: cipher.forWriting,
                                                   to: .inPlace(), options: options)
             } catch {
                 // Read from the disk which database has the name. The rewrite, whose durability

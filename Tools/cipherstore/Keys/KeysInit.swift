@@ -41,6 +41,9 @@ extension CipherStoreCommand.Keys {
         @Flag(help: "Print nothing but errors and warnings; no progress bar.")
         var quiet = false
 
+        @Flag(help: "Replace the database even though another process has it open (that program then fails or loses its writes).")
+        var force = false
+
         @OptionGroup var output: KeysOutputOptions
 
         func run() throws {
@@ -48,6 +51,7 @@ extension CipherStoreCommand.Keys {
             try CommandRunner.run(json: json, remedies: .inPlaceOnly) {
                 let slotFile = KeySlots.slotFilePath(forDatabase: database)
                 if SlotDatabase.hasSlotFile(database) { throw KeySlotError.slotFileExists(path: slotFile) }
+                try OtherProcesses.refuseReplacing(database, force: force)
                 let (options, _) = CommandRunner.conversionOptions(quiet: quiet || json != nil, fullCheck: fullCheck, verb: "converting")
                 let slot: KeySlotInfo
                 switch DatabaseFileInfo.inspect(path: database).kind {
@@ -63,7 +67,7 @@ extension CipherStoreCommand.Keys {
                         current: key.source(role: "current key", confirm: false), as: KeyReader.key(from:_:),
                         new: newKey.newPassphrase, as: KeyReader.passphrase(from:_:))
                     slot = try KeySlots.convert(path: database, currentKey: current, currentCipher: cipher.settings, passphrase: passphrase,
-                                                label: label, kdf: kdf.kdf, cipher: cipher.settings, options: options)
+                                                label: label, kdf: kdf.kdf, cipher: Self.resultSettings(reading: cipher.settings), options: options)
                 case .missing, .directory, .notARegularFile, .unreadable:
                     let kind = DatabaseFileInfo.inspect(path: database).kindDescription
                     throw CLIError(exitCode: ExitCodes.ioFailure, message: "'\(database)' is \(kind): check the path. Nothing was changed.")
@@ -79,6 +83,15 @@ extension CipherStoreCommand.Keys {
                     Back up \(database) and \(slotFile) together\(hasSchemaCopy ? " (and \(schemaCopy), its schema copy for `repair`)" : ""). Add a recovery key with `cipherstore keys recovery \(database)`.
                     """)
             }
+        }
+
+        /// The result of converting an encrypted database: its settings in today's format. A
+        /// file without HMAC gets one, and SQLCipher 2.0's HMAC variants are not written (see
+        /// ``CipherSettings/forWriting``): a slot database is a new start.
+        static func resultSettings(reading settings: CipherSettings) -> CipherSettings {
+            var result = settings.forWriting
+            if result.useHMAC == false { result.useHMAC = true }
+            return result
         }
     }
 }

@@ -43,19 +43,31 @@ extension CipherStoreCommand.Keys {
         @Flag(help: "Before replacing the database, also read back and decrypt every page of the result.")
         var fullCheck = false
 
+        @Flag(help: "Replace the database even though another process has it open (that program then fails or loses its writes).")
+        var force = false
+
         @OptionGroup var output: KeysOutputOptions
 
         func run() throws {
             let json = output.jsonOutput(command: "rotate", path: database)
             try CommandRunner.run(json: json, remedies: .inPlaceOnly) {
                 try SlotDatabase.requireSlotFile(database)
+                try OtherProcesses.refuseReplacing(database, force: force)
                 var keep = [try KeyReader.readPassphrase(key.currentPassphrase())]
+                var kept = Set<Int>()
                 for file in keepKeyFiles {
-                    keep.append(try KeyReader.readPassphrase(KeyReader.Source(
+                    let passphrase = try KeyReader.readPassphrase(KeyReader.Source(
                         file: file, environment: nil, standardInput: false, raw: false,
-                        role: "passphrase to keep", optionPrefix: "--keep-key", confirm: false)))
+                        role: "passphrase to keep", optionPrefix: "--keep-key", confirm: false))
+                    let opened = try KeySlots.slots(openedBy: passphrase, path: database)
+                    if opened.isEmpty { throw Self.opensNoSlot(file, database: database) }
+                    kept.formUnion(opened.map(\.id))
+                    keep.append(passphrase)
                 }
-                let dropped = try Self.slotsDropped(database, keeping: keep)
+                let openedByFirst = try KeySlots.slots(openedBy: keep[0], path: database)
+                if openedByFirst.isEmpty { throw CipherStoreError.wrongKey(path: database) }
+                kept.formUnion(openedByFirst.map(\.id))
+                let dropped = try KeySlots.list(path: database).filter { $0.opensCurrentDatabase && !kept.contains($0.id) }
                 if !dropRecoveryKey, dropped.contains(where: { $0.kind == .recoveryKey }) {
                     throw CLIError(exitCode: 64, message: "The rotation would drop \(Self.list(dropped)), and a recovery key's slot among them: the recovery key would open nothing afterwards. Nothing was changed. Keep it with --keep-key-file FILE (a file holding the recovery key), or pass --drop-recovery-key to drop it.")
                 }
@@ -83,12 +95,14 @@ extension CipherStoreCommand.Keys {
             }
         }
 
-        /// The slots of the current database that none of `keep` opens: the rotation drops them.
-        /// One key derivation per slot tried, before anything is changed.
-        static func slotsDropped(_ database: String, keeping keep: [Passphrase]) throws -> [KeySlotInfo] {
-            var kept = Set<Int>()
-            for passphrase in keep { kept.formUnion(try KeySlots.slots(openedBy: passphrase, path: database).map(\.id)) }
-            return try KeySlots.list(path: database).filter { $0.opensCurrentDatabase && !kept.contains($0.id) }
+        /// A `--keep-key-file` whose content opens no slot: said before anything changes, and
+        /// not as a wrong key of the database (the passphrase of --key-file may well be right).
+        static func opensNoSlot(_ file: String, database: String) -> CLIError {
+            let lines = ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(whereSeparator: \.isNewline).count
+            let hint = lines > 1
+                ? " It holds \(lines) lines: a key file holds the passphrase or the recovery key alone (`keys recovery` prints words around the key; save the key line only)."
+                : " Check that it holds the passphrase or recovery key of a slot that `keys list` shows."
+            return CLIError(exitCode: ExitCodes.wrongKey, message: "'\(file)' (--keep-key-file) opens no slot of '\(KeySlots.slotFilePath(forDatabase: database))'. Nothing was changed.\(hint)", kind: "wrongKey")
         }
 
         /// "slot 2 (recovery key, “laptop”)", joined.
