@@ -1,4 +1,4 @@
-import CipherStore
+@testable import CipherStore
 import Foundation
 import TestSupport
 import Synchronization
@@ -15,8 +15,9 @@ import Testing
         key = try DatabaseKey.rawKey(hex: String(repeating: "6b", count: 32))
     }
 
-    /// Cancels once progress reaches `fraction` (copying is 0–0.8, verifying 0.8–0.95).
-    @Test(arguments: [0.05, 0.3, 0.6, 0.79, 0.8, 0.95])
+    /// Cancels once progress reaches `fraction` (copying is 0–0.35, the integrity check ends
+    /// at 0.65, the comparison with the source at 0.94: see `ConversionShare`).
+    @Test(arguments: [0.05, 0.2, 0.34, 0.35, 0.5, 0.65, 0.8, 0.95])
     func cancellingWhileConvertingIsReportedAsCancellation(at fraction: Double) throws {
         let source = directory.path("large.db")
         try SampleDatabases.makeLarge(at: source, rows: 8_000)
@@ -45,7 +46,7 @@ import Testing
         options.fullReadBack = true
         try DatabaseFile.encrypt(path: source, key: key, to: .file(directory.path("whole.db")), options: options)
         let verifying = seen.withLock { $0 }
-        #expect(verifying.contains { $0.0 > 0.8 && $0.0 < 0.95 }, "\(verifying.map(\.0))")
+        #expect(verifying.contains { $0.0 > DatabaseFileProgress.ConversionShare.checked && $0.0 < 0.95 }, "\(verifying.map(\.0))")
         #expect(verifying.map(\.0) == verifying.map(\.0).sorted(), "progress went back")
         let wholeVerification = try #require(verifying.last?.1) - (try #require(verifying.first?.1))
 
@@ -54,7 +55,7 @@ import Testing
         let cancellation = DatabaseFileCancellation()
         let cancelledAt = Mutex<ContinuousClock.Instant?>(nil)
         options = DatabaseFileOptions(progress: { progress in
-            if progress.phase == .verifying && progress.fractionCompleted > 0.8 {
+            if progress.phase == .verifying && progress.fractionCompleted > DatabaseFileProgress.ConversionShare.checked {
                 cancelledAt.withLock { $0 = $0 ?? .now }
                 cancellation.cancel()
             }

@@ -233,6 +233,23 @@ import Testing
         #expect(try CLI.run(["--help"]).output.contains("65 wrong key"))
     }
 
+    /// `encrypt --help` keeps the common options and the examples; the rarer options are in
+    /// `--help-hidden`.
+    @Test func encryptsHelpIsShortAndTheRareOptionsAreInHelpHidden() throws {
+        let help = try CLI.run(["encrypt", "--help"])
+        #expect(help.status == 0)
+        let lines = help.output.split(separator: "\n", omittingEmptySubsequences: false).count
+        #expect(lines <= 100, "encrypt --help is \(lines) lines")
+        for common in ["--output", "--in-place", "--key-file", "--key-stdin", "--key-slots", "--page-size", "--full-check", "Examples:", "help-hidden"] {
+            #expect(help.output.contains(common), "\(common)")
+        }
+        let hidden = try CLI.run(["encrypt", "--help-hidden"])
+        for rare in ["--plaintext-header", "--salt", "--kdf-algorithm", "--hmac-pgno", "--slot-kdf-ms", "--page-cache-mib"] {
+            #expect(!help.output.contains(rare), "\(rare) in --help")
+            #expect(hidden.output.contains(rare), "\(rare) in --help-hidden")
+        }
+    }
+
     @Test func infoTellsTheKindsApart() throws {
         let plain = try CLI.run(["info", source, "--json"])
         #expect(plain.output.contains("\"kind\":\"plaintext\""))

@@ -148,11 +148,15 @@ struct OpenElsewhereCLITests {
         #expect(result.status == 0, "\(result.errorOutput)")
         #expect(result.errorOutput.contains("process \(sleeper.processIdentifier) (sleep) has '\(database)' open: rows written to the plaintext '\(database)' after the copy started are not in the encrypted copy"), "\(result.errorOutput)")
         #expect(result.errorOutput.contains("Opening the files from other programs"))
+        // Said before the copy: that program's writes wait for it; and after: how long they did.
+        #expect(result.errorOutput.contains("(sleep) has '\(database)' open: its writes to '\(database)' wait until the copy ends"), "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("busy timeout") && result.errorOutput.contains("writers to it waited while it was read, up to "), "\(result.errorOutput)")
         #expect(try Connection(path: output, key: key).fetchScalar(Int.self, sql: "SELECT count(*) FROM t") == 2)
 
         // Nobody has it open: no such warning.
         let alone = try CLI.run(["encrypt", database, "-o", workspace.path("alone.db"), "--key-file", keyFile])
         #expect(alone.status == 0, "\(alone.errorOutput)")
         #expect(!alone.errorOutput.contains("not in the encrypted copy"))
+        #expect(!alone.errorOutput.contains("wait until the copy ends"))
     }
 }

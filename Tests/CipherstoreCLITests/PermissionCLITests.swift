@@ -26,11 +26,11 @@ struct PermissionCLITests {
     }
 
     /// Runs the tool as user nobody, the key in the environment.
-    func runAsNobody(_ arguments: [String]) throws -> ProcessResult {
+    func runAsNobody(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         process.arguments = ["--reuid=\(Self.nobody)", "--regid=\(Self.nobody)", "--clear-groups", CLI.executable.path] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(["APP_KEY": Self.passphrase]) { $1 }
+        process.environment = ProcessInfo.processInfo.environment.merging(["APP_KEY": Self.passphrase].merging(environment) { $1 }) { $1 }
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
@@ -54,5 +54,51 @@ struct PermissionCLITests {
         #expect(result.errorOutput.contains("copy the database with its -wal file to a folder this user can write"), "\(result.errorOutput)")
         #expect(!result.errorOutput.contains("ulimit"), "\(result.errorOutput)")
         #expect(!FileManager.default.fileExists(atPath: database + "-shm"))
+    }
+
+    /// A database in rollback-journal mode, for the writes below: its journal goes beside it.
+    func rollbackDatabase() throws -> String {
+        let path = folder + "/journal.db"
+        let db = try Connection(path: path, key: .passphrase(Self.passphrase))
+        try db.executeScript("CREATE TABLE t(x); INSERT INTO t VALUES ('row');")
+        try db.close()
+        return path
+    }
+
+    @Test func aWriteThisUserMayNotMakeNamesTheFileOrTheFolder() throws {
+        let path = try rollbackDatabase()
+        chmod(path, 0o644)
+        var result = try runAsNobody(["query", path, "INSERT INTO t VALUES ('nobody')", "--write", "--key-env", "APP_KEY"])
+        #expect(result.status == 74, "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("permission denied: this user may not write '\(path)'"), "\(result.errorOutput)")
+        // The file is writable, the folder is not: the journal cannot be made beside it.
+        chmod(path, 0o666)
+        result = try runAsNobody(["query", path, "INSERT INTO t VALUES ('nobody')", "--write", "--key-env", "APP_KEY"])
+        #expect(result.status == 74, "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("'\(path)-journal' cannot be created: the folder '\(folder)' is not writable by this user"), "\(result.errorOutput)")
+        #expect(!result.errorOutput.contains("ulimit") && !result.errorOutput.contains("free space"), "\(result.errorOutput)")
+        let db = try Connection(path: path, key: .passphrase(Self.passphrase))
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM t") == 1)
+        try db.close()
+    }
+
+    @Test func infoOnAFileThisUserMayNotReadSaysSo() throws {
+        chmod(database, 0o000)
+        let result = try runAsNobody(["info", database])
+        #expect(result.status == 74, "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("Permission denied: this user may not read '\(database)'"), "\(result.errorOutput)")
+        #expect(!result.errorOutput.contains("check the path"), "\(result.errorOutput)")
+    }
+
+    @Test func anInPlaceRewriteInAFolderThisUserCannotWriteSaysWhy() throws {
+        let path = try rollbackDatabase()
+        chmod(path, 0o666)
+        let before = fileBytes(path)
+        let result = try runAsNobody(["rekey", path, "--in-place", "--old-key-env", "APP_KEY", "--new-key-env", "NEW_KEY"],
+                                     environment: ["NEW_KEY": "another permission passphrase"])
+        #expect(result.status == 74, "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("Cannot replace the file in place: its folder '\(folder)' is not writable by this user"), "\(result.errorOutput)")
+        #expect(!result.errorOutput.contains("another output directory"), "\(result.errorOutput)")
+        #expect(fileBytes(path) == before)
     }
 }

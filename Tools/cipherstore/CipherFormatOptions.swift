@@ -24,15 +24,15 @@ enum SourceFileSpelling: CipherOptionSpelling {
 /// the ones a file needs. They describe how a file is *read*: a command that writes a file
 /// writes SQLCipher's current HMAC, so SQLCipher 2.0's variants are refused for a result.
 ///
-/// The 2.0 variants are left out of `--help` (shown by `--help-hidden`): only files from
-/// 2012 and the deprecated pragmas have them, and the finder names them when needed.
+/// All are left out of `--help` (shown by `--help-hidden`), to keep it short: few files need
+/// them, and `cipherstore settings` names them when one does.
 struct CipherFormatOptions<Spelling: CipherOptionSpelling>: ParsableArguments {
     @Option(name: .customLong(Spelling.prefix + "kdf-algorithm"),
-            help: ArgumentHelp("SQLCipher 4 only: the KDF's hash (default: SHA-512 on SQLCipher 4, SHA-1 with --\(Spelling.prefix)sqlcipher3).", valueName: "sha1|sha256|sha512"))
+            help: ArgumentHelp("SQLCipher 4 only: the KDF's hash (default: SHA-512 on SQLCipher 4, SHA-1 with --\(Spelling.prefix)sqlcipher3).", valueName: "sha1|sha256|sha512", visibility: .hidden))
     var kdfAlgorithm: HashOption?
 
     @Option(name: .customLong(Spelling.prefix + "hmac-algorithm"),
-            help: ArgumentHelp("SQLCipher 4 only: the page HMAC's hash (default: as for --\(Spelling.prefix)kdf-algorithm).", valueName: "sha1|sha256|sha512"))
+            help: ArgumentHelp("SQLCipher 4 only: the page HMAC's hash (default: as for --\(Spelling.prefix)kdf-algorithm).", valueName: "sha1|sha256|sha512", visibility: .hidden))
     var hmacAlgorithm: HashOption?
 
     @Option(name: .customLong(Spelling.prefix + "hmac-pgno"),

@@ -54,7 +54,7 @@ enum CommandRunner {
             case .verificationFailed, .damaged: return ExitCodes.verificationFailed
             case .outputExists, .outputIsSource, .outputIsDirectory, .backupExists, .sourceHasOtherNames: return 64
             case .cancelled: return Interruption.exitCode
-            case .sourceMissing, .sourceIsDirectory, .notARegularFile, .outputDirectoryUnusable, .databaseInUse, .replacedByAnotherConversion, .ownerCannotBeKept,
+            case .sourceMissing, .sourceIsDirectory, .notARegularFile, .outputDirectoryUnusable, .sourceDirectoryNotWritable, .databaseInUse, .replacedByAnotherConversion, .ownerCannotBeKept,
                  .io: return ExitCodes.ioFailure
             }
         case let error as KeySlotError:

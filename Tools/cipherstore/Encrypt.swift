@@ -8,25 +8,19 @@ extension CipherStoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "Encrypt an existing plaintext SQLite database.",
             discussion: """
-                Copies every table, index, view, trigger and sqlite_sequence, plus user_version, \
-                application_id and auto_vacuum, into a new encrypted file; verifies it against the \
-                source (integrity check, schema, every row with its rowid; with --full-check also every page \
-                read back from the file); syncs it; then moves it into place with one atomic \
-                rename. If anything fails, the source's content is unchanged and no partial output \
-                remains. Writers are kept out of the source while it is read. As when any SQLite \
-                connection closes, a WAL source's pending log is checkpointed into it and its -wal \
-                and -shm removed. In place, the result keeps the original's owner, group and mode. \
-                With --output the result is a snapshot: rows written to the source after the copy \
-                started are not in it (the run ends with a warning when another process has the \
-                source open). In place, a source another process has open is refused (on Linux; \
-                --force overrides).
+                Copies the database into a new encrypted file (schema, every row with its rowid, \
+                user_version, application_id), verifies it against the source, syncs it and \
+                moves it into place with one atomic rename: if anything fails, the source is \
+                unchanged and nothing partial remains. With --output the result is a snapshot, \
+                and writers to the source wait while it is read (the run says so when another \
+                process has the source open). --in-place replaces the source, and is refused \
+                while another process has it open (--force). The key comes from --key-file, \
+                --key-env, --key-stdin or the prompt (asked twice), never the command line. \
+                --key-slots (with --in-place) makes a slot database (see `cipherstore keys`).
 
-                The key is never taken on the command line: give it with --key-file, --key-env or \
-                --key-stdin, or type it at the prompt (asked twice).
-
-                With --key-slots (and --in-place), the result is a slot database: encrypted with \
-                a random data key, kept wrapped under the passphrase given in the slot file \
-                SOURCE.keys (see `cipherstore keys`). Its passphrase then changes in milliseconds.
+                The rarer options (SQLCipher 4's plaintext header and hashes, SQLCipher 2.0's \
+                HMAC variants, the page cache, the slot's key derivation) are listed by \
+                --help-hidden; the README's "Command-line tool" section has the details.
 
                 Examples:
                   cipherstore encrypt legacy.db --output app.db --key-file app.key
@@ -53,7 +47,7 @@ extension CipherStoreCommand {
         @Flag(help: "Make a slot database (with --in-place): a random data key, wrapped under the passphrase in SOURCE.keys.")
         var keySlots = false
 
-        @OptionGroup(title: "Key derivation of the slot (with --key-slots)") var kdf: SlotKDFOptions
+        @OptionGroup(title: "Key derivation of the slot (with --key-slots)", visibility: .hidden) var kdf: SlotKDFOptions
 
         func validate() throws {
             // With --json, checked in run(), where a refusal is printed as JSON.
@@ -76,6 +70,8 @@ extension CipherStoreCommand {
                     return nil
                 }
                 let databaseKey = try KeyReader.read(key.source(confirm: true))
+                if output.output != nil, let notice = OtherProcesses.writersWaitNotice(source: source) { warn(notice) }
+                let started = ContinuousClock.now
                 let sourceSize = SourceSize(source)
                 let backup = keepBackup ? source + ".plaintext-backup" : nil
                 // Other names of the file (hard links, allowed with --force) keep the plaintext.
@@ -96,7 +92,7 @@ extension CipherStoreCommand {
                     }
                     warnings.append("the plaintext original was replaced. Its old blocks may survive on SSDs, in file-system snapshots and in backups: deleting is best effort there.")
                 } else {
-                    if let snapshot = OtherProcesses.snapshotWarning(source: source) { warnings.append(snapshot) }
+                    if let snapshot = OtherProcesses.snapshotWarning(source: source, heldFor: ContinuousClock.now - started) { warnings.append(snapshot) }
                     warnings.append("the plaintext original \(source) is still there (with any \(source)-journal or \(source)-wal beside it). Delete them once the encrypted copy is in use; on SSDs, snapshots and backups, deletion is best effort.")
                 }
                 return .init(report: report, verb: "Encrypted", warnings: warnings)

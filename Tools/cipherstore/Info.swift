@@ -45,7 +45,7 @@ extension CipherStoreCommand {
             // Nothing to describe: say what is wrong, and only that.
             switch info.kind {
             case .missing, .directory, .notARegularFile, .unreadable:
-                throw CLIError(exitCode: ExitCodes.ioFailure, message: "'\(file)' is \(info.kindDescription): check the path.")
+                throw CLIError.unusablePath(file, info)
             default:
                 break
             }

@@ -55,9 +55,9 @@ struct OldCipherOptions: ParsableArguments {
     var sqlcipher3 = false
     @Flag(name: .customLong("old-no-hmac"), help: "The database has no per-page HMAC (SQLCipher 1, or made with cipher_use_hmac off). The result has one unless --no-hmac is given.")
     var noHMAC = false
-    @Flag(name: .customLong("old-plaintext-header"), help: "SQLCipher 4 only: the database keeps its first 32 bytes in plaintext (give its salt with --old-salt).")
+    @Flag(name: .customLong("old-plaintext-header"), help: ArgumentHelp("SQLCipher 4 only: the database keeps its first 32 bytes in plaintext (give its salt with --old-salt).", visibility: .hidden))
     var plaintextHeader = false
-    @Option(name: .customLong("old-salt"), help: ArgumentHelp("SQLCipher 4 only: the database's 16-byte KDF salt, as 32 hexadecimal digits (for --old-plaintext-header).", valueName: "hex"))
+    @Option(name: .customLong("old-salt"), help: ArgumentHelp("SQLCipher 4 only: the database's 16-byte KDF salt, as 32 hexadecimal digits (for --old-plaintext-header).", valueName: "hex", visibility: .hidden))
     var salt: String?
     @OptionGroup var format: CipherFormatOptions<SourceFileSpelling>
 
@@ -124,10 +124,10 @@ struct CipherOptions: ParsableArguments {
     @Flag(help: "SQLCipher 3's settings (1024-byte pages, 64000 PBKDF2-HMAC-SHA1 iterations, HMAC-SHA1), for files made with SQLCipher 3 when the linked SQLCipher is 4; --page-size and --kdf-iterations still apply.")
     var sqlcipher3 = false
 
-    @Flag(help: "SQLCipher 4 only: the first 32 bytes of the file stay in plaintext (cipher_plaintext_header_size = 32, for iOS apps with a WAL database in a shared container). Such a file does not hold its salt: a conversion prints it; open the file with --plaintext-header --salt HEX.")
+    @Flag(help: ArgumentHelp("SQLCipher 4 only: the first 32 bytes of the file stay in plaintext (cipher_plaintext_header_size = 32, for iOS apps with a WAL database in a shared container). Such a file does not hold its salt: a conversion prints it; open the file with --plaintext-header --salt HEX.", visibility: .hidden))
     var plaintextHeader = false
 
-    @Option(help: ArgumentHelp("SQLCipher 4 only: the file's 16-byte KDF salt, as 32 hexadecimal digits (needed to open a file with a plaintext header; not secret).", valueName: "hex"))
+    @Option(help: ArgumentHelp("SQLCipher 4 only: the file's 16-byte KDF salt, as 32 hexadecimal digits (needed to open a file with a plaintext header; not secret).", valueName: "hex", visibility: .hidden))
     var salt: String?
 
     @OptionGroup var format: CipherFormatOptions<CurrentFileSpelling>
@@ -214,7 +214,7 @@ struct OutputOptions: ParsableArguments {
     @Flag(help: "Before replacing anything, also read back and decrypt every page of the result (a full integrity check on a fresh connection). Takes about as long again.")
     var fullCheck = false
 
-    @Option(help: ArgumentHelp("Memory for the result's pages during the copy, in MiB (default: 1/32 of physical memory, at most 256). Smaller uses less memory and takes longer.", valueName: "MiB"))
+    @Option(help: ArgumentHelp("Memory for the result's pages during the copy, in MiB (default: 1/32 of physical memory, at most 256). Smaller uses less memory and takes longer.", valueName: "MiB", visibility: .hidden))
     var pageCacheMib: Int?
 
     func validate() throws {

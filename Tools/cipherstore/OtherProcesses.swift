@@ -23,9 +23,19 @@ enum OtherProcesses {
             """, kind: "databaseInUse")
     }
 
-    /// After `encrypt --output`: the copy is a snapshot of the source. Said when another
-    /// process has the source open, and always where that cannot be told.
-    static func snapshotWarning(source: String) -> String? {
+    /// Before `encrypt --output` reads a source another process has open: that program's
+    /// writes wait for the whole copy (the copy keeps writers out so that it reads one state),
+    /// so a writer with a short busy timeout fails meanwhile.
+    static func writersWaitNotice(source: String) -> String? {
+        let holders = OpenFileHolders.processes(holdingDatabase: source)
+        guard !holders.isEmpty else { return nil }
+        let (program, its) = holders.count == 1 ? ("that program", "its") : ("those programs", "their")
+        return "\(holders.map(\.description).joined(separator: "; ")): \(its) writes to '\(source)' wait until the copy ends (the progress bar's time left says how long; at the end the run says how long it was). A writer whose busy timeout is shorter fails with \"database is locked\" (Python's sqlite3 waits 5 s by default). Stop \(program) first to avoid that; see \(guide)."
+    }
+
+    /// After `encrypt --output`: the copy is a snapshot of the source, and writers waited for
+    /// it. Said when another process has the source open, and always where that cannot be told.
+    static func snapshotWarning(source: String, heldFor elapsed: Duration) -> String? {
         let holders = OpenFileHolders.processes(holdingDatabase: source)
         let opening: String
         if !holders.isEmpty {
@@ -35,6 +45,6 @@ enum OtherProcesses {
         } else {
             return nil
         }
-        return "\(opening) written to the plaintext '\(source)' after the copy started are not in the encrypted copy, which is a snapshot of the file at that moment. Stop the writers before encrypting (or encrypt with --in-place while the app is closed), then point the app at the encrypted file; see \(guide)."
+        return "\(opening) written to the plaintext '\(source)' after the copy started are not in the encrypted copy, which is a snapshot of the file at that moment; writers to it waited while it was read, up to \(Summary.milliseconds(elapsed)). Stop the writers before encrypting (or encrypt with --in-place while the app is closed), then point the app at the encrypted file; see \(guide)."
     }
 }

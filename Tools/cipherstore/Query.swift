@@ -125,6 +125,9 @@ extension CipherStoreCommand {
                 if [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode.primaryResultCode) {
                     throw DatabaseFileError.damaged(path: Self.path(of: db), detail: "reading it failed (\(error.message ?? error.description)); the rows above, if any, are only part of the result")
                 }
+                if writing, let problem = Self.writePermissionProblem(error, path: Self.path(of: db)) {
+                    throw CLIError(exitCode: ExitCodes.ioFailure, message: "The statement failed: \(problem). It was rolled back: nothing was changed. Give this user write access (see `ls -l` on the file and `ls -ld` on its folder), or run as a user who has it.", kind: "permissionDenied")
+                }
                 // A full disk or a failed write is the file system's, exit 74 as for every command.
                 let io = [.SQLITE_FULL, .SQLITE_IOERR].contains(error.resultCode.primaryResultCode)
                 throw CLIError(exitCode: io ? ExitCodes.ioFailure : 1,
@@ -135,6 +138,22 @@ extension CipherStoreCommand {
                 StandardStreams.writeError("\(changes) row\(changes == 1 ? "" : "s") changed.\n")
             }
             return changes
+        }
+
+        /// Why a write failed with `SQLITE_READONLY` or `SQLITE_CANTOPEN`, from the file system:
+        /// the database file is not writable by this user, or its folder is not, where the
+        /// journal (rollback mode) or the log (WAL) must be created. `nil` for other causes.
+        static func writePermissionProblem(_ error: DatabaseError, path: String) -> String? {
+            guard [.SQLITE_READONLY, .SQLITE_CANTOPEN].contains(error.resultCode.primaryResultCode), !path.isEmpty else { return nil }
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            if access(path, W_OK) != 0 {
+                return "permission denied: this user may not write '\(path)'"
+            }
+            let sideFile = FileManager.default.fileExists(atPath: path + "-wal") ? path + "-wal" : path + "-journal"
+            if access(folder, W_OK) != 0, !FileManager.default.fileExists(atPath: sideFile) {
+                return "'\(sideFile)' cannot be created: the folder '\(folder)' is not writable by this user, and a write creates it beside the database"
+            }
+            return nil
         }
 
         /// The error for SQL on a virtual table whose module the linked SQLite lacks, naming

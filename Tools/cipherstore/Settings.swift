@@ -18,7 +18,7 @@ extension CipherStoreCommand {
                 commands, and as a CipherSettings value for the library. A passphrase is \
                 stretched once per KDF hash, every count tested on the way (about a second for \
                 the whole range); reads only the first pages, changes nothing, never prints the \
-                key.
+                key. The rarer options it may print are listed by `--help-hidden` of each command.
 
                 Examples:
                   cipherstore settings app.db --key-file app.key

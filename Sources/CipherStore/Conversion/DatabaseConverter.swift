@@ -165,7 +165,7 @@ struct DatabaseConverter: Sendable {
         guard case .inPlace(let backup, let replacingOtherLinks) = destination else { return }
         let directory = FileSystem.directory(of: sourcePath)
         guard FileSystem.isWritableDirectory(directory) else {
-            throw DatabaseFileError.outputDirectoryUnusable(path: directory)
+            throw DatabaseFileError.sourceDirectoryNotWritable(path: directory)
         }
         let links = FileSystem.linkCount(sourcePath)
         if links > 1 && !replacingOtherLinks {
@@ -229,6 +229,7 @@ struct DatabaseConverter: Sendable {
         defer { derivedTargetKey?.wait() }
         let sourceSnapshot = try sourceCapture.value()
         try finishAndCheck(exporter, like: sourceSnapshot, journalMode: journalMode)
+        file.report(.verifying, fraction: DatabaseFileProgress.ConversionShare.checked, written: FileSystem.size(file.temporaryPath), total: sourceBytes())
         // A failed stretching only costs the verifying connection one of its own.
         let derivedKey = (try? derivedTargetKey?.value()) ?? nil
         return Exported(sourceSnapshot: sourceSnapshot, derivedKey: derivedKey, rowidsNotKept: rowidsNotKept)
@@ -286,7 +287,7 @@ struct DatabaseConverter: Sendable {
                                      reason: error.message ?? error.description)
         }
         try file.checkCancelled()
-        file.report(.verifying, fraction: 0.8, written: FileSystem.size(temporaryPath), total: sourceBytes())
+        file.report(.verifying, fraction: DatabaseFileProgress.ConversionShare.copied, written: FileSystem.size(temporaryPath), total: sourceBytes())
         return (derivedKey, rowidsNotKept)
     }
 
@@ -337,7 +338,8 @@ struct DatabaseConverter: Sendable {
             let bytes = FileSystem.size(temporaryPath)
             var resultSnapshot: DatabaseSnapshot?
             try ReadProgressPoller.observe(check, expectedBytes: bytes * (options.fullReadBack ? 2 : 1), totalBytes: bytes,
-                                           options: options, phase: .verifying, span: 0.8...0.94) {
+                                           options: options, phase: .verifying,
+                                           span: DatabaseFileProgress.ConversionShare.checked...DatabaseFileProgress.ConversionShare.compared) {
                 let snapshot = try DatabaseSnapshot.capture(check, comparingContent: true)
                 if let difference = sourceSnapshot.difference(from: snapshot) {
                     throw DatabaseFileError.verificationFailed(detail: difference)

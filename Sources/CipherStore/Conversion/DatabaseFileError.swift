@@ -40,6 +40,9 @@ public enum DatabaseFileError: Error, Sendable, CustomStringConvertible, Equatab
     case outputIsDirectory(path: String)
     /// The output's directory is missing or not writable.
     case outputDirectoryUnusable(path: String)
+    /// In place, the source's folder is not writable: the result is written beside the source
+    /// and renamed over it, so this user must be able to create files there.
+    case sourceDirectoryNotWritable(path: String)
     /// The backup path already exists.
     case backupExists(path: String)
     /// Another connection or process is using the database.
@@ -96,6 +99,8 @@ public enum DatabaseFileError: Error, Sendable, CustomStringConvertible, Equatab
             return "The output '\(path)' is a directory. \(unchanged) Give the path of the file to write, e.g. '\(path.hasSuffix("/") ? path : path + "/")app.db'."
         case .outputDirectoryUnusable(let path):
             return "Cannot create files in '\(path)': it is missing or not writable. \(unchanged) Create it or choose another output directory."
+        case .sourceDirectoryNotWritable(let path):
+            return "Cannot replace the file in place: its folder '\(path)' is not writable by this user, and in place the result is written beside the source, then renamed over it. \(unchanged) Give this user write permission on '\(path)' (see `ls -ld`), or write the result to a new file in a folder this user can write."
         case .backupExists(let path):
             return "The backup '\(path)' already exists. \(unchanged) Move it away first."
         case .replacedByAnotherConversion(let path):

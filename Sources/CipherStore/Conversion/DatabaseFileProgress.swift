@@ -15,4 +15,19 @@ public struct DatabaseFileProgress: Sendable, Hashable {
     public let bytesTotal: Int64
     /// An estimate of the whole operation done, from 0 to 1.
     public let fractionCompleted: Double
+
+    /// How a conversion (encrypt, decrypt, a key change, an upgrade) spreads its
+    /// ``fractionCompleted`` over its steps, after their measured cost: on a file with indexes,
+    /// the copy took about a quarter of the time, the integrity check of the result (on the
+    /// exporting connection, where SQLite reports no progress) about half, and the comparison
+    /// of every row with the source's the rest. A share close to the cost keeps a time left
+    /// computed from the fraction close to the truth in every step.
+    enum ConversionShare {
+        /// The copy ends here.
+        static let copied = 0.35
+        /// The integrity check of the result ends here.
+        static let checked = 0.65
+        /// The comparison with the source ends here; swapping the file in is the rest.
+        static let compared = 0.94
+    }
 }

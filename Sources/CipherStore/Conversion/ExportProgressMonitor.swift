@@ -56,8 +56,7 @@ final class ExportProgressMonitor {
         }
         if let progress = options.progress, let handle {
             let read = ConversionIO.bytesRead(handle) ?? 0
-            // Copying is most of the work: 80% of the whole.
-            let fraction = min(Double(read) / Double(sourceBytes), 1) * 0.8
+            let fraction = min(Double(read) / Double(sourceBytes), 1) * DatabaseFileProgress.ConversionShare.copied
             progress(DatabaseFileProgress(phase: .copying, bytesWritten: FileSystem.size(temporaryPath),
                                         bytesTotal: totalBytes, fractionCompleted: fraction))
         }

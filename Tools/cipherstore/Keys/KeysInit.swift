@@ -69,8 +69,7 @@ extension CipherStoreCommand.Keys {
                     slot = try KeySlots.convert(path: database, currentKey: current, currentCipher: cipher.settings, passphrase: passphrase,
                                                 label: label, kdf: kdf.kdf, cipher: Self.resultSettings(reading: cipher.settings), options: options)
                 case .missing, .directory, .notARegularFile, .unreadable:
-                    let kind = DatabaseFileInfo.inspect(path: database).kindDescription
-                    throw CLIError(exitCode: ExitCodes.ioFailure, message: "'\(database)' is \(kind): check the path. Nothing was changed.")
+                    throw CLIError.unusablePath(database, DatabaseFileInfo.inspect(path: database), nothingChanged: true)
                 case .empty, .notADatabase:
                     let kind = DatabaseFileInfo.inspect(path: database).kindDescription
                     throw CLIError(exitCode: ExitCodes.wrongFileKind, message: "'\(database)' is \(kind), not a SQLite or SQLCipher database. Nothing was changed.")
