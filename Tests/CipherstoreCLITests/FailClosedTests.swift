@@ -72,6 +72,37 @@ import Testing
         #expect(DatabaseFileInfo.inspect(path: source).kind == .plaintext)
     }
 
+    /// `query --write` on a full file system exits 74 and says to free space, in rollback and
+    /// WAL mode (where the WAL index cannot grow either), and changes nothing.
+    @Test func aWriteOnAFullDiskExits74AndSaysToFreeSpace() throws {
+        try #require(getuid() == 0, "mounting a small file system needs root")
+        let workspace = try TemporaryDirectory()
+        let small = workspace.path("small")
+        try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: true)
+        try #require(Shell.succeeds("mount -t tmpfs -o size=256k tmpfs '\(small)'"))
+        defer { _ = Shell.succeeds("umount '\(small)'") }
+        let keyFile = try workspace.keyFile("key", "full disk passphrase")
+        for mode in [JournalMode.delete, .wal] {
+            let path = small + "/\(mode.rawValue).db"
+            let db = try Connection(path: path, key: .passphrase("full disk passphrase"), configuration: Configuration(journalMode: mode))
+            try db.executeScript("CREATE TABLE t(x); INSERT INTO t VALUES ('row');")
+            try db.close()
+        }
+        // Fill what is left.
+        _ = Shell.succeeds("dd if=/dev/zero of='\(small)/fill' bs=4k count=1000 2>/dev/null")
+        for mode in ["delete", "wal"] {
+            let path = small + "/\(mode).db"
+            let result = try CLI.run(["query", path, "INSERT INTO t SELECT randomblob(4000) FROM t", "--write", "--key-file", keyFile])
+            #expect(result.status == 74, "\(mode): \(result.errorOutput)")
+            #expect(result.errorOutput.contains("free space") || result.errorOutput.contains("Free some space"), "\(mode): \(result.errorOutput)")
+        }
+        try FileManager.default.removeItem(atPath: small + "/fill")
+        for mode in ["delete", "wal"] {
+            let count = try CLI.run(["query", small + "/\(mode).db", "SELECT count(*) FROM t", "--key-file", keyFile, "--format", "csv"])
+            #expect(count.output == "count(*)\n1\n", "\(mode): \(count.output) \(count.errorOutput)")
+        }
+    }
+
     @Test func runningOutOfFileDescriptorsFailsCleanly() throws {
         let workspace = try TemporaryDirectory()
         let source = try Self.makePlainDatabase(in: workspace)

@@ -88,5 +88,15 @@ import Testing
         #expect(result.output.contains("note: 1 row"), "\(result.output)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: workspace.url.path).sorted() == before)
         #expect(fileBytes(database + "-wal") == Self.junk)
+        // The junk is named, with why the journal mode reads wal for this rollback-mode file.
+        #expect(result.errorOutput.contains("'\(database)-wal' is beside the database, named like its write-ahead log but not SQLite's"), "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("which is why the journal mode says wal"), "\(result.errorOutput)")
+        let json = try CLI.run(["verify", database, "--key-file", keyFile, "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        #expect(object["unrecognizedSideFiles"] as? [String] == [database + "-wal"], "\(json.output)")
+        // Without it, nothing is said.
+        try FileManager.default.removeItem(atPath: database + "-wal")
+        let clean = try CLI.run(["verify", database, "--key-file", keyFile])
+        #expect(clean.status == 0 && !clean.errorOutput.contains("not SQLite's"), "\(clean.errorOutput)")
     }
 }

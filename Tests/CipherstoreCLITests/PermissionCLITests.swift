@@ -101,4 +101,29 @@ struct PermissionCLITests {
         #expect(!result.errorOutput.contains("another output directory"), "\(result.errorOutput)")
         #expect(fileBytes(path) == before)
     }
+
+    /// Run as another user than root, the in-use check cannot look into root's processes: a
+    /// database one of them holds is not found, and the command says it could not check.
+    @Test(.enabled(if: OpenFileHolders.isSupported, "Linux only: elsewhere other processes are not checked"))
+    func theInUseCheckSaysWhatItCouldNotSee() throws {
+        let open = workspace.path("open")
+        try FileManager.default.createDirectory(atPath: open, withIntermediateDirectories: false)
+        chmod(open, 0o777)
+        let path = open + "/plain.db"
+        let db = try Connection(path: path, key: nil)
+        try db.executeScript("CREATE TABLE t(x); INSERT INTO t VALUES ('row');")
+        try db.close()
+        chown(path, Self.nobody, Self.nobody)
+        // Root holds the file open, as an app of another user would.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/bin/bash")
+        holder.arguments = ["-c", "exec 3<\"$0\"; exec sleep 30", path]
+        try holder.run()
+        defer { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() }
+        for _ in 0..<250 where OpenFileHolders.processes(holdingDatabase: path).isEmpty { usleep(20_000) }
+        try #require(!OpenFileHolders.processes(holdingDatabase: path).isEmpty, "root sees the holder")
+        let result = try runAsNobody(["encrypt", path, "--in-place", "--key-env", "APP_KEY"])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("of other users could not be checked for '\(path)' (only root may see which files they have open)"), "\(result.errorOutput)")
+    }
 }

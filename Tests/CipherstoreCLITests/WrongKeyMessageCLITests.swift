@@ -55,4 +55,21 @@ import Testing
         #expect(message(result).count == 2, "\(result.errorOutput)")
         #expect(result.errorOutput.contains("left its slot file as '\(leftover)': move it back to '\(database).keys'"), "\(result.errorOutput)")
     }
+
+    /// A passphrase database with another database's slot file beside it: a wrong passphrase
+    /// is a wrong key (65), with the stale slot file named, not "belongs to another database".
+    @Test func aWrongPassphraseBesideAnotherDatabasesSlotFileIsAWrongKey() throws {
+        let encrypted = workspace.path("enc.db")
+        try #require(try CLI.run(["encrypt", database, "-o", encrypted, "--key-file", rightFile, "--quiet"]).status == 0)
+        let slots = workspace.path("slots.db")
+        try FileManager.default.copyItem(atPath: database, toPath: slots)
+        try #require(try CLI.run(["keys", "init", slots, "--new-key-file", rightFile, "--slot-kdf-ms", "10", "--quiet"]).status == 0)
+        try FileManager.default.copyItem(atPath: slots + ".keys", toPath: encrypted + ".keys")
+        let wrong = try CLI.run(["verify", encrypted, "--key-file", wrongFile])
+        #expect(wrong.status == 65, "\(wrong.errorOutput)")
+        #expect(wrong.errorOutput.contains("the key is wrong") && wrong.errorOutput.contains("does not belong to '\(encrypted)'"), "\(wrong.errorOutput)")
+        // The right passphrase still opens it, as a plain SQLCipher key, with the same warning.
+        let right = try CLI.run(["verify", encrypted, "--key-file", rightFile])
+        #expect(right.status == 0 && right.errorOutput.contains("is stale"), "\(right.errorOutput)")
+    }
 }

@@ -12,7 +12,10 @@ enum OtherProcesses {
     static func refuseReplacing(_ path: String, force: Bool) throws {
         guard !force else { return }
         let holders = OpenFileHolders.processes(holdingDatabase: path)
-        guard !holders.isEmpty else { return }
+        guard !holders.isEmpty else {
+            if let unchecked = uncheckedNotice(path) { warn(unchecked) }
+            return
+        }
         let (program, its) = holders.count == 1 ? ("that program", "its") : ("those programs", "their")
         throw CLIError(exitCode: 64, message: """
             \(holders.map(\.description).joined(separator: "; ")). Replacing '\(path)' now would \
@@ -21,6 +24,14 @@ enum OtherProcesses {
             \(program) (or close \(its) connections), then retry; --force replaces the file anyway. \
             See \(guide).
             """, kind: "databaseInUse")
+    }
+
+    /// Said when no process was found to have `path` open but some could not be looked into
+    /// (another user's, without root): the check is not a proof then.
+    static func uncheckedNotice(_ path: String) -> String? {
+        let count = OpenFileHolders.uncheckedProcessCount()
+        guard count > 0 else { return nil }
+        return "\(count) process\(count == 1 ? "" : "es") of other users could not be checked for '\(path)' (only root may see which files they have open): if one of them is a program using the database, stop it first, or run this command as root to check."
     }
 
     /// Before `encrypt --output` reads a source another process has open: that program's
@@ -42,6 +53,8 @@ enum OtherProcesses {
             opening = holders.map(\.description).joined(separator: "; ") + ": rows"
         } else if !OpenFileHolders.isSupported {
             opening = "this system does not tell whether another program has '\(source)' open. If one does, rows"
+        } else if OpenFileHolders.uncheckedProcessCount() > 0 {
+            opening = "processes of other users could not be checked for '\(source)' (only root may see their open files). If one of them has it open, rows"
         } else {
             return nil
         }

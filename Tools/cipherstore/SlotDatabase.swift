@@ -99,8 +99,15 @@ enum SlotDatabase {
                 // key opens it as one, say so; otherwise the slot file is the problem to report.
                 guard case .belongsToAnotherDatabase(let slotFile, _) = error else { throw error }
                 let key = try KeyReader.key(from: bytes, source)
-                guard let db = try? DatabaseFile.openForReading(path: database, key: key) else {
+                let opened = Result { try DatabaseFile.openForReading(path: database, key: key) }
+                guard case .success(let db) = opened else {
                     guard damagedSalt, let slotKey = try? KeySlots.unlockIgnoringDatabaseSalt(path: database, passphrase: KeyReader.passphrase(from: bytes, source)) else {
+                        // The database is not the slot file's, and the key does not open it as
+                        // a plain SQLCipher key either: for the user, that is a wrong key.
+                        if case .failure(CipherStoreError.wrongKey) = opened {
+                            warn("the slot file '\(slotFile)' does not belong to '\(database)' (it is stale: left by an interrupted `keys init`, or copied from another database), so the key was tried as a plain SQLCipher key.")
+                            throw CipherStoreError.wrongKey(path: database)
+                        }
                         throw error
                     }
                     warn("the first 16 bytes of '\(database)' (its salt) are not the salt its slot file '\(slotFile)' was made for: they may be damaged. The passphrase opened a slot; reading the pages with the salt that slot records.")

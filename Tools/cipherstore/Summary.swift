@@ -105,6 +105,16 @@ enum Summary {
         ].merging(report.plaintextHeaderSalt.map { ["salt": $0.map { String(format: "%02x", $0) }.joined()] } ?? [:]) { $1 }
             .merging(report.placeholderCollations.isEmpty ? [:] : placeholderFields(report.placeholderCollations)) { $1 }
             .merging(report.functionsNotChecked.isEmpty ? [:] : ["functionsNotChecked": report.functionsNotChecked]) { $1 }
+            .merging(report.unrecognizedSideFiles.isEmpty ? [:] : ["unrecognizedSideFiles": report.unrecognizedSideFiles]) { $1 }
+    }
+
+    /// The warning for files beside a verified database named like its journal or log that
+    /// are not SQLite's: they were left alone, and what the journal mode means then.
+    static func sideFileWarning(_ report: VerificationReport) -> String? {
+        guard !report.unrecognizedSideFiles.isEmpty else { return nil }
+        let names = report.unrecognizedSideFiles.map { "'\($0)'" }.joined(separator: " and ")
+        let wal = report.unrecognizedSideFiles.contains { $0.hasSuffix("-wal") }
+        return "\(names) \(report.unrecognizedSideFiles.count == 1 ? "is" : "are") beside the database, named like its \(wal ? "write-ahead log" : "journal") but not SQLite's (the first bytes are not a \(wal ? "log" : "journal")'s): left as found and not read.\(wal ? " While it is there SQLite reads the database as in WAL mode, which is why the journal mode says wal." : "") Move it away if it is not yours to keep: an app opening the database would have SQLite delete it."
     }
 
     /// `encrypt`, `decrypt` and `rekey --json`'s fields: the result's, where it is, what was checked.

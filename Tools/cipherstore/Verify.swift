@@ -47,6 +47,7 @@ extension CipherStoreCommand {
                 if let output { output.succeed(Summary.fields(report)) } else { CommandRunner.say(Summary.text(report), quiet: quiet) }
                 Summary.placeholderWarning(report.placeholderCollations, .check).map(warn)
                 Summary.functionWarning(report.functionsNotChecked).map(warn)
+                Summary.sideFileWarning(report).map(warn)
             }
         }
     }

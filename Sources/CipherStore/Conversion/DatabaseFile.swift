@@ -157,7 +157,10 @@ public enum DatabaseFile {
             try DatabaseFileOptions().applyPageCache(to: db)
             try checkWholePages(db, path: path)
             let notChecked = try checkIntegrity(db)
-            return try verificationReport(db, path: path, snapshot: DatabaseSnapshot.capture(db), functionsNotChecked: notChecked)
+            var report = try verificationReport(db, path: path, snapshot: DatabaseSnapshot.capture(db), functionsNotChecked: notChecked)
+            report.unrecognizedSideFiles = DatabaseSideFiles.suffixes.map { path + $0 }
+                .filter { $0.hasSuffix("-wal") || $0.hasSuffix("-journal") }.filter(SideFileHeader.isForeign)
+            return report
         }
     }
 

@@ -40,6 +40,11 @@ public struct VerificationReport: Sendable, Hashable {
     /// CHECK constraints, which checks every page and row but not whether the indexes hold
     /// what their tables do. Empty when the whole integrity check ran.
     public internal(set) var functionsNotChecked: [String] = []
+    /// Files beside the database named like its rollback journal or write-ahead log whose first
+    /// bytes are not SQLite's (``DatabaseFile/verify(path:key:cipher:)-barc`` only): left as
+    /// they are and not read. SQLite reads a database as in WAL mode while any `-wal` is beside
+    /// it, so ``journalMode`` says `wal` then, whatever mode the file itself is in.
+    public internal(set) var unrecognizedSideFiles: [String] = []
 
     /// The same report for the file under another name (a conversion's result, once renamed).
     func at(path: String) -> VerificationReport {

@@ -55,14 +55,22 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
             return "The file is damaged: restore it from a backup."
         case .SQLITE_CONSTRAINT:
             return "The statement violates a constraint of the schema; nothing was written by it."
+        case .SQLITE_IOERR where resultCode.rawValue == Self.ioErrorShmSize:
+            // Growing the WAL index failed: on Linux, a full file system (tmpfs, /dev/shm) is the usual cause.
+            return "The WAL index (-shm) beside the database could not grow: free space on its file system, check the disk, then retry."
         case .SQLITE_IOERR:
-            return "The operating system reported an I/O error: check the disk and the file system."
+            return "The operating system reported an I/O error: check free space, the disk and the file system."
         case .SQLITE_INTERRUPT:
             return "The statement was interrupted (interrupt() was called, or the task that ran it was cancelled); an interrupted write rolled back its whole transaction. Run it again if it is still wanted."
         default:
             return nil
         }
     }
+}
+
+extension DatabaseError {
+    /// `SQLITE_IOERR_SHMSIZE`: the WAL index could not be grown.
+    static let ioErrorShmSize: Int32 = 10 | (19 << 8)
 }
 
 extension DatabaseError {

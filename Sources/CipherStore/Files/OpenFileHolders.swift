@@ -68,6 +68,25 @@ public enum OpenFileHolders {
         #endif
     }
 
+    /// How many other processes this process may not look into (their `/proc/PID/fd`: processes
+    /// of other users, unless this one is root): a file one of them holds is not found by
+    /// ``processes(holding:includingThisProcess:)``, so an empty answer then proves nothing
+    /// about them. 0 elsewhere than Linux, where ``isSupported`` says nothing is checked.
+    public static func uncheckedProcessCount() -> Int {
+        #if os(Linux)
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return 0 }
+        let ourselves = getpid()
+        return entries.reduce(0) { count, entry in
+            guard let pid = Int32(entry), pid != ourselves else { return count }
+            // A process that ended meanwhile has no directory left: not an unchecked one.
+            let unreadable = access("/proc/\(entry)/fd", R_OK | X_OK) != 0 && errno != ENOENT
+            return unreadable ? count + 1 : count
+        }
+        #else
+        return 0
+        #endif
+    }
+
     /// The other processes that have the database at `path` open, or its rollback journal,
     /// write-ahead log or shared-memory index (a WAL reader may hold only the latter two).
     public static func processes(holdingDatabase path: String) -> [Holder] {
