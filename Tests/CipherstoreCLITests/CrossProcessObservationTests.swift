@@ -115,7 +115,7 @@ import Testing
     /// a pool's observation waiting for other processes' commits takes under 20 ms of CPU in
     /// 2 s; its inotify descriptor is closed once the observation ends (and no descriptor is
     /// left behind), and a queue's as `close()` returns.
-    @Test func anIdleObservationCostsNoCPUAndLeavesNoDescriptor() throws {
+    @Test func anIdleObservationCostsNoCPUAndLeavesNoDescriptorOrThread() throws {
         let directory = try TemporaryDirectory()
         let process = Process()
         process.executableURL = Self.idleObserver
@@ -138,5 +138,10 @@ import Testing
         #expect(cpu < 20_000, "an idle observation used \(cpu) µs of CPU in 2 s")
         #expect(measured["queue_inotify_during"] == 1, "\(result.output)")
         #expect(measured["queue_inotify_after_close"] == 0, "\(result.output)")
+        // Twenty observations started and ended leave no thread behind (a few pool threads may
+        // come and go; one per watch would be twenty).
+        let threadsBefore = try #require(measured["threads_before"], "\(result.output)")
+        let threadsAfter = try #require(measured["threads_after"], "\(result.output)")
+        #expect(threadsAfter - threadsBefore <= 4, "threads: \(threadsBefore) before, \(threadsAfter) after 20 observations")
     }
 }

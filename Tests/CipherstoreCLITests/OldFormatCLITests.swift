@@ -112,6 +112,53 @@ import Testing
         let plainOptions = removing(["--hmac-salt-mask", "--hmac-kdf-iterations"], from: options)
         #expect(try found(backup).options == plainOptions, "\(plainOptions)")
         #expect(try row(backup, plainOptions) == "x\nrow\n")
+
+        // A repair reads it too, and writes today's HMAC.
+        let repaired = workspace.path("repaired.db")
+        let repair = try CLI.run(["repair", path, "-o", repaired, "--key-file", keyFile] + options)
+        #expect(repair.status == 0, "\(repair.errorOutput)")
+        #expect(try row(repaired, plainOptions) == "x\nrow\n")
+        // What would write to it is refused before a key is asked for (none is given here).
+        for arguments in [["query", path, "INSERT INTO t VALUES ('no')", "--write"] + options,
+                          ["keys", "init", path, "--new-key-file", keyFile] + options] {
+            let refused = try CLI.run(arguments)
+            #expect(refused.status == 64 && refused.errorOutput.contains("opens read-only only") && refused.errorOutput.contains("Nothing was changed"),
+                    "\(arguments[0]) \(arguments[1]): \(refused.errorOutput)")
+        }
+        #expect(fileBytes(path) == before)
+    }
+
+    /// A conversion's result that needs settings beyond its key says which, as options that
+    /// open it: a backup of a SQLCipher 1 file keeps its format.
+    @Test(.enabled(if: SQLCipherShell.format3 != nil, "needs a SQLCipher 3 shell"))
+    func theOptionsAResultNeedsAreTheOnesThatOpenIt() throws {
+        let path = try make("one.db", ["kdf_iter = 4000", "cipher_use_hmac = OFF"])
+        let (options, _) = try found(path)
+        let backup = workspace.path("one-backup.db")
+        let result = try CLI.run(["backup", path, "-o", backup, "--key-file", keyFile, "--json"] + options)
+        #expect(result.status == 0, "\(result.errorOutput)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        let opensOnlyWith = try #require(object["opensOnlyWith"] as? [String], "\(result.output)")
+        let needed = opensOnlyWith.flatMap { $0.split(separator: " ").map(String.init) }
+        #expect(needed == options, "\(needed)")
+        #expect(result.errorOutput.contains("cipher_use_hmac = OFF"), "\(result.errorOutput)")
+        #expect(try CLI.run(["verify", backup, "--key-file", keyFile] + needed).status == 0)
+    }
+
+    /// Settings that contradict each other are refused before anything is read.
+    @Test func contradictingSettingsAreRefused() throws {
+        let path = workspace.path("any.db")
+        let db = try Connection(path: path, key: .passphrase(passphrase))
+        try db.execute(sql: "CREATE TABLE t(x)")
+        try db.close()
+        for arguments in [["verify", path, "--key-file", keyFile, "--no-hmac", "--hmac-pgno", "be"],
+                          ["rekey", path, "-o", workspace.path("x.db"), "--old-key-file", keyFile, "--new-key-file", keyFile, "--old-no-hmac", "--old-hmac-kdf-iterations", "4000"],
+                          ["rekey", path, "-o", workspace.path("x.db"), "--old-key-file", keyFile, "--new-key-file", keyFile, "--old-salt", String(repeating: "ab", count: 16)]] {
+            let result = try CLI.run(arguments)
+            #expect(result.status == 64, "\(arguments): \(result.errorOutput)")
+            #expect(result.errorOutput.contains("--old-salt goes with") || result.errorOutput.contains("says the file has no HMAC"), "\(result.errorOutput)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: workspace.path("x.db")))
     }
 
     @Test(.enabled(if: SQLCipherShell.format3 != nil, "needs a SQLCipher 3 shell"))
@@ -122,9 +169,9 @@ import Testing
         let first = try workspace.keyFile("first.pass", "first slot passphrase")
         let converted = try CLI.run(["keys", "init", path, "--key-file", keyFile, "--new-key-file", first] + options)
         #expect(converted.status == 0, "\(converted.errorOutput)")
-        // The slot database is read without SQLCipher 2.0's option: its pages have today's HMAC.
-        let today = removing(["--hmac-pgno"], from: options)
-        #expect(try row(path, key: first, today) == "x\nrow\n")
+        // The slot database has the linked SQLCipher's own settings: its passphrase alone opens it.
+        #expect(try row(path, key: first) == "x\nrow\n")
+        #expect(try CLI.run(["verify", path, "--key-file", first]).status == 0)
         #expect(try CLI.run(["query", path, "SELECT x FROM t", "--key-file", first] + options).status != 0,
                 "big-endian page numbers no longer open it")
     }

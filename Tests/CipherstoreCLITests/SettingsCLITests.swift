@@ -133,6 +133,30 @@ import Testing
         #expect(result.output.contains("hmacSaltMask: 0x00, hmacKDFIterations: 4000)"), "\(result.output)")
     }
 
+    /// SQLCipher 4 with its KDF's hash changed alone (`cipher_kdf_algorithm`, the HMAC kept at
+    /// SHA-512), and with both changed: found with the key alone, and on SQLCipher 4 the options
+    /// printed open the file.
+    @Test(.enabled(if: SQLCipherShell.format4 != nil, "needs a SQLCipher 4 shell"))
+    func aKDFHashChangedAloneOrWithTheHMACsIsFound() throws {
+        for (name, pragmas, options) in [
+            ("kdf256.db", ["cipher_kdf_algorithm = PBKDF2_HMAC_SHA256"], ["--kdf-algorithm", "sha256"]),
+            ("both256.db", ["cipher_kdf_algorithm = PBKDF2_HMAC_SHA256", "cipher_hmac_algorithm = HMAC_SHA256"], ["--kdf-algorithm", "sha256", "--hmac-algorithm", "sha256"]),
+        ] {
+            let path = workspace.path(name)
+            let made = try SQLCipherShell.make(path, shell: try #require(SQLCipherShell.format4), key: "settings passphrase", pragmas: pragmas)
+            try #require(made.status == 0, "\(made.errorOutput)")
+            let result = try CLI.run(["settings", path, "--key-file", keyFile, "--json", "--max-kdf-iterations", "0"])
+            #expect(result.status == 0, "\(name): \(result.output) \(result.errorOutput)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+            let settings = try #require(object["settings"] as? [String: Any], "\(result.output)")
+            #expect(settings["kdfAlgorithm"] as? String == "PBKDF2_HMAC_SHA256", "\(name): \(result.output)")
+            #expect(settings["hmacAlgorithm"] as? String == (pragmas.count == 2 ? "HMAC_SHA256" : "HMAC_SHA512"), "\(name): \(result.output)")
+            guard LinkedSQLCipher.isVersion4 else { continue }
+            #expect(object["options"] as? [String] == options, "\(name): \(result.output)")
+            #expect(try CLI.run(["verify", path, "--key-file", keyFile] + options).status == 0, "\(name)")
+        }
+    }
+
     /// A file cut after its first page: the settings are found, and the answer is damage
     /// (exit 67), not a library-version problem; `verify` says damaged with 67 too.
     @Test func aFileCutAfterItsFirstPageIsDamaged() throws {

@@ -72,4 +72,21 @@ import Testing
         let right = try CLI.run(["verify", encrypted, "--key-file", rightFile])
         #expect(right.status == 0 && right.errorOutput.contains("is stale"), "\(right.errorOutput)")
     }
+
+    /// A database reached through a symbolic link is read through it by every command: a
+    /// wrong key is a wrong key (65), not an unreadable file.
+    @Test func aDatabaseReachedThroughASymbolicLinkIsReadThroughIt() throws {
+        let encrypted = workspace.path("enc.db")
+        try #require(try CLI.run(["encrypt", database, "-o", encrypted, "--key-file", rightFile, "--quiet"]).status == 0)
+        let link = workspace.path("link.db")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: encrypted)
+        #expect(DatabaseFileInfo.inspect(path: link).kind == .encrypted)
+        let wrong = try CLI.run(["verify", link, "--key-file", wrongFile])
+        #expect(wrong.status == 65 && wrong.errorOutput.contains("the key is wrong"), "\(wrong.errorOutput)")
+        for arguments in [["verify", link], ["settings", link, "--max-kdf-iterations", "0"], ["info", link],
+                          ["decrypt", link, "-o", workspace.path("plain-again.db")]] {
+            let result = try CLI.run(arguments + ["--key-file", rightFile])
+            #expect(result.status == 0, "\(arguments[0]): \(result.errorOutput)")
+        }
+    }
 }

@@ -13,6 +13,9 @@ import Glibc
 //   and once it ended; fds_before / fds_after: every open descriptor after that first
 //   observation, and after a second one started and ended;
 // - queue_inotify_during / queue_inotify_after_close: the same for a queue closed while observed.
+// - threads_before / threads_after: this process's threads after the first observation, and
+//   after twenty more were started and ended (given up to 10 s to go idle): a watch that
+//   left a thread behind would show twenty more.
 // Usage: idle-observer DIRECTORY
 
 guard CommandLine.arguments.count == 2 else {
@@ -25,6 +28,11 @@ func openDescriptors() -> (all: Int, inotify: Int) {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
     let inotify = names.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == "anon_inode:inotify" }
     return (names.count, inotify.count)
+}
+
+/// The threads of this process now.
+func threadCount() -> Int {
+    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
 }
 
 /// User plus system CPU time of the process, in microseconds.
@@ -78,6 +86,11 @@ func measure(directory: URL) async throws -> [(String, Int)] {
     try await observeOnce {}
     let after = openDescriptors()
     results += [("fds_before", before.all), ("fds_after", after.all)]
+    let threadsBefore = threadCount()
+    for _ in 0..<20 { try await observeOnce {} }
+    // Worker threads of the dispatch and task pools go after some idle time of their own.
+    wait(seconds: 10) { threadCount() <= threadsBefore }
+    results += [("threads_before", threadsBefore), ("threads_after", threadCount())]
     try pool.close()
 
     let queue = try DatabaseQueue(path: directory.appendingPathComponent("idle-queue.db").path, key: key)

@@ -32,7 +32,7 @@ struct CipherFormatOptions<Spelling: CipherOptionSpelling>: ParsableArguments {
     var kdfAlgorithm: HashOption?
 
     @Option(name: .customLong(Spelling.prefix + "hmac-algorithm"),
-            help: ArgumentHelp("SQLCipher 4 only: the page HMAC's hash (default: as for --\(Spelling.prefix)kdf-algorithm).", valueName: "sha1|sha256|sha512", visibility: .hidden))
+            help: ArgumentHelp("SQLCipher 4 only: the page HMAC's hash, set apart from the KDF's (default: SHA-512 on SQLCipher 4, SHA-1 with --\(Spelling.prefix)sqlcipher3).", valueName: "sha1|sha256|sha512", visibility: .hidden))
     var hmacAlgorithm: HashOption?
 
     @Option(name: .customLong(Spelling.prefix + "hmac-pgno"),
@@ -51,6 +51,13 @@ struct CipherFormatOptions<Spelling: CipherOptionSpelling>: ParsableArguments {
         if let hmacKDFIterations, !(1...Int(Int32.max)).contains(hmacKDFIterations) {
             throw ValidationError("--\(Spelling.prefix)hmac-kdf-iterations must be from 1 to 2147483647.")
         }
+    }
+
+    /// Refuses HMAC settings beside `--no-hmac`: a file without HMAC has none to describe.
+    func refuseHMACOptions(withoutHMAC: Bool) throws {
+        guard withoutHMAC, hmacAlgorithm != nil || namesSQLCipher2Variant else { return }
+        let noHMAC = "--\(Spelling.prefix)no-hmac"
+        throw ValidationError("\(noHMAC) says the file has no HMAC: --\(Spelling.prefix)hmac-algorithm, --\(Spelling.prefix)hmac-pgno, --\(Spelling.prefix)hmac-salt-mask and --\(Spelling.prefix)hmac-kdf-iterations describe an HMAC, so they cannot go with it. Leave out \(noHMAC) or them (`cipherstore settings` prints the ones a file needs).")
     }
 
     /// Whether a SQLCipher 2.0 HMAC variant is given: settings a file is read with, never written with.
@@ -111,5 +118,15 @@ struct SaltMaskOption: ExpressibleByArgument, Equatable {
         let digits = argument.lowercased().hasPrefix("0x") ? String(argument.dropFirst(2)) : argument
         guard (1...2).contains(digits.count), let byte = UInt8(digits, radix: 16) else { return nil }
         self.byte = byte
+    }
+}
+
+extension CipherSettings {
+    /// Refuses, before any key is asked for, to rewrite in place (or write to) a file with
+    /// SQLCipher 2.0.0's HMAC salt mask: it opens read-only only (see
+    /// `CipherSettings.hmacSaltMask`). `what` says what was asked ("replaced in place").
+    func refuseWriting(_ what: String, option: String) throws {
+        guard let mask = hmacSaltMask, mask != 0x3a else { return }
+        throw CLIError(exitCode: 64, message: "A file with SQLCipher 2.0.0's HMAC salt mask (\(option)) opens read-only only: it cannot be \(what). Nothing was changed. Write today's format to a new file with `cipherstore rekey FILE --output NEW` (the same options, spelled --old-…; `upgrade` on SQLCipher 4), check it, then use NEW in its place.")
     }
 }

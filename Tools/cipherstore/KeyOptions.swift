@@ -65,6 +65,10 @@ struct OldCipherOptions: ParsableArguments {
         if let salt, CipherOptions.bytes(hex: salt) == nil {
             throw ValidationError("--old-salt must be 32 hexadecimal digits (16 bytes), as printed when the file was made.")
         }
+        if salt != nil && !plaintextHeader {
+            throw ValidationError("--old-salt goes with --old-plaintext-header: a file without a plaintext header keeps its salt in its first 16 bytes. Leave --old-salt out.")
+        }
+        try format.refuseHMACOptions(withoutHMAC: noHMAC)
     }
 
     /// The source's settings, on top of `base` (SQLCipher 3's with --old-sqlcipher3).
@@ -77,10 +81,9 @@ struct OldCipherOptions: ParsableArguments {
     }
 
     /// Refuses an in-place conversion of a file with SQLCipher 2.0.0's salt mask, before a
-    /// key is asked for: such a file opens read-only only (see `CipherSettings.hmacSaltMask`).
-    func refuseInPlace(_ inPlace: Bool, command: String) throws {
-        guard inPlace, settings().hmacSaltMask.map({ $0 != 0x3a }) ?? false else { return }
-        throw CLIError(exitCode: 64, message: "A file with SQLCipher 2.0.0's HMAC salt mask (--old-hmac-salt-mask) opens read-only only: it cannot be replaced in place. Nothing was changed. Write today's format to a new file with `cipherstore \(command) … --output NEW`, check it, then move NEW over the old file.")
+    /// key is asked for.
+    func refuseInPlace(_ inPlace: Bool) throws {
+        if inPlace { try settings().refuseWriting("replaced in place", option: "--old-hmac-salt-mask") }
     }
 
     /// The result's settings in a command that writes a new file from this source: `result`,
@@ -136,6 +139,7 @@ struct CipherOptions: ParsableArguments {
         if let salt, Self.bytes(hex: salt) == nil {
             throw ValidationError("--salt must be 32 hexadecimal digits (16 bytes), as printed when the file was made.")
         }
+        try format.refuseHMACOptions(withoutHMAC: noHMAC)
     }
 
     /// The settings of an encryption of the plaintext `source`: `--page-size source` is its page size.

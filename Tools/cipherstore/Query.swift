@@ -67,6 +67,7 @@ extension CipherStoreCommand {
                 guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
                     throw CLIError(exitCode: 64, message: "No SQL was given. Pass a statement as the second argument or on standard input.")
                 }
+                if write { try cipher.settings.refuseWriting("written to (--write)", option: "--hmac-salt-mask") }
                 // As verify: no key is asked for a plaintext file, nor for one that is not there to open.
                 let kind = DatabaseFileInfo.inspect(path: database).kind
                 let plaintext = !key.isGiven && [.plaintext, .missing, .directory, .empty, .notARegularFile].contains(kind)

@@ -40,7 +40,7 @@ extension CipherStoreCommand {
         func run() throws {
             try ConversionCommand.run("rekey", path: database, output: output, progressVerb: "rekeying", checks: {
                 try cipher.format.refuseForResult()
-                try oldCipher.refuseInPlace(output.inPlace, command: "rekey")
+                try oldCipher.refuseInPlace(output.inPlace)
             }) { options, _ in
                 // What the file is, before a key is asked for.
                 try DatabaseFile.checkExistingDatabaseFile(database)

@@ -98,7 +98,9 @@ extension CipherStoreCommand {
             var lines = ["Repaired into \(report.outputPath): \(Summary.counted(report.tables.count, "table")), \(Summary.counted(report.recoveredRows, "row")); "
                          + "\(lost) of \(report.pageCount) pages lost (score \(scoreText(report.score)) %)."]
             if report.pagesMissingAtEnd > 0 {
-                lines.append("Page 1's header says the database has \(report.pageCount) pages; the file (with its log) holds \(report.pageCount - report.pagesMissingAtEnd): it was cut short, or its header is damaged.")
+                let known = report.pageCount - report.pagesMissingAtEnd
+                let size = report.sizeFromLog ? "the last commit in its log left it \(known)" : "the file holds \(known)"
+                lines.append("Page 1's header says the database has \(report.pageCount) pages; \(size): it was cut short, or its header is damaged.")
             }
             if lost == 0 && !report.isComplete {
                 lines.append("No page was lost, but not everything could be put back: see the problems below.")

@@ -103,8 +103,12 @@ enum SlotDatabase {
                 guard case .success(let db) = opened else {
                     guard damagedSalt, let slotKey = try? KeySlots.unlockIgnoringDatabaseSalt(path: database, passphrase: KeyReader.passphrase(from: bytes, source)) else {
                         // The database is not the slot file's, and the key does not open it as
-                        // a plain SQLCipher key either: for the user, that is a wrong key.
-                        if case .failure(CipherStoreError.wrongKey) = opened {
+                        // a plain SQLCipher key either. A passphrase that opens none of the slot
+                        // file's slots is not that file's: for the user, a wrong key. One that
+                        // opens one is right for a slot file of another database: that is the
+                        // problem to report.
+                        if case .failure(CipherStoreError.wrongKey) = opened,
+                           (try? KeySlots.unlockIgnoringDatabaseSalt(path: database, passphrase: KeyReader.passphrase(from: bytes, source))) == nil {
                             warn("the slot file '\(slotFile)' does not belong to '\(database)' (it is stale: left by an interrupted `keys init`, or copied from another database), so the key was tried as a plain SQLCipher key.")
                             throw CipherStoreError.wrongKey(path: database)
                         }

@@ -161,7 +161,7 @@ enum Summary {
     /// (`"schemaCopy"` in JSON only: it is an aid to `repair`, kept up to date by itself).
     static func conversionFinished(_ report: DatabaseFileReport, verb: String, quiet: Bool, fullCheck: Bool, json: JSONOutput?, warnings: [String]) {
         let needed = openingSettings(report.verification)
-        let settingsWarning = needed.isEmpty ? [] : ["the result opens ONLY with \(needed.map(\.option).joined(separator: " ")) (in other SQLCipher tools: \(needed.map(\.pragma).joined(separator: "; "))): with the defaults alone, its key is reported wrong. Give them every time you open it."]
+        let settingsWarning = needed.options.isEmpty ? [] : ["the result opens ONLY with \(needed.options.joined(separator: " ")) (in other SQLCipher tools: \(needed.pragmas.joined(separator: "; "))): with the defaults alone, its key is reported wrong. Give them every time you open it."]
         // The settings warning last: the line nobody misses.
         // A file with a plaintext header keeps its salt outside the file: it has no schema copy.
         let copyWarning = report.verification.isEncrypted && report.schemaCopyPath == nil
@@ -177,7 +177,7 @@ enum Summary {
             + copyWarning + settingsWarning
         if let json {
             var object = fields(report, fullCheck: fullCheck, warnings: warnings)
-            object["opensOnlyWith"] = needed.map(\.option)
+            object["opensOnlyWith"] = needed.options
             object["slotFile"] = report.slotFilePath ?? NSNull()
             object["schemaCopy"] = report.schemaCopyPath ?? NSNull()
             json.succeed(object)
@@ -189,18 +189,29 @@ enum Summary {
     }
 
     /// What an encrypted result needs to open beyond its key, where its settings differ from
-    /// the linked SQLCipher's defaults: the option and the pragma of other SQLCipher tools.
-    /// Empty for a plaintext result or one with default settings.
-    static func openingSettings(_ report: VerificationReport) -> [(option: String, pragma: String)] {
-        guard report.isEncrypted else { return [] }
-        var settings: [(String, String)] = []
-        if report.pageSize != SQLCipherLibrary.defaultPageSize {
-            settings.append(("--page-size \(report.pageSize)", "PRAGMA cipher_page_size = \(report.pageSize)"))
+    /// the linked SQLCipher's defaults: the options, as `settings` prints them (each with its
+    /// value), and the pragmas of other SQLCipher tools. Empty for a plaintext result or one
+    /// with default settings. A plaintext header and its salt are said apart (``fields(_:)``).
+    static func openingSettings(_ report: VerificationReport) -> (options: [String], pragmas: [String]) {
+        guard report.isEncrypted, let settings = report.cipherSettings else { return ([], []) }
+        let defaults = CipherSettings.linkedDefaults
+        var pragmas: [String] = []
+        if settings.pageSize != defaults.pageSize { pragmas.append("PRAGMA cipher_page_size = \(settings.pageSize ?? 0)") }
+        if settings.kdfIterations != defaults.kdfIterations { pragmas.append("PRAGMA kdf_iter = \(settings.kdfIterations ?? 0)") }
+        if let kdf = settings.kdfAlgorithm, kdf != defaults.kdfAlgorithm { pragmas.append("PRAGMA cipher_kdf_algorithm = \(kdf.kdfName)") }
+        if settings.useHMAC == false {
+            pragmas.append("PRAGMA cipher_use_hmac = OFF")
+        } else if let hmac = settings.hmacAlgorithm, hmac != defaults.hmacAlgorithm {
+            pragmas.append("PRAGMA cipher_hmac_algorithm = \(hmac.rawValue)")
         }
-        let defaultIterations = CipherSettings.linkedDefaults.kdfIterations
-        if let iterations = report.kdfIterations, iterations != defaultIterations {
-            settings.append(("--kdf-iterations \(iterations)", "PRAGMA kdf_iter = \(iterations)"))
+        guard !pragmas.isEmpty else { return ([], []) }
+        var withoutSalt = settings
+        withoutSalt.salt = nil
+        let options = CipherStoreCommand.Settings.options(for: withoutSalt) ?? []
+        // "--page-size", "4096" → "--page-size 4096".
+        let grouped = options.reduce(into: [String]()) { grouped, word in
+            if word.hasPrefix("--") || grouped.isEmpty { grouped.append(word) } else { grouped[grouped.count - 1] += " " + word }
         }
-        return settings
+        return (grouped, pragmas)
     }
 }

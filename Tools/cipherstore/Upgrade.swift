@@ -44,7 +44,7 @@ extension CipherStoreCommand {
                     throw CipherStoreError.sqlcipher4Required(operation: "cipherstore upgrade",
                                                               sqlcipherVersion: SQLCipherLibrary.sqlcipherVersion ?? "none")
                 }
-                try oldCipher.refuseInPlace(output.inPlace, command: "upgrade")
+                try oldCipher.refuseInPlace(output.inPlace)
             }) { options, _ in
                 let databaseKey = try SlotDatabase.openingKey(for: database, from: key.source(confirm: false))
                 let report = try DatabaseFile.upgrade(

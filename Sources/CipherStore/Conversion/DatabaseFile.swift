@@ -415,6 +415,10 @@ public enum DatabaseFile {
             plaintextHeaderSalt: (settings.plaintextHeaderSize ?? 0) > 0 ? try CipherSettings.salt(in: db) : nil,
             placeholderCollations: try PlaceholderCollations.of(db, with: placeholderCollations))
         report.functionsNotChecked = functionsNotChecked
+        if db.isEncrypted {
+            // SQLCipher 3 reports no hashes and no header: its fixed ones.
+            report.cipherSettings = settings.filling(from: SQLCipherLibrary.sqlcipherMajorVersion >= 4 ? CipherSettings() : .sqlcipher3)
+        }
         return report
     }
 }

@@ -11,7 +11,7 @@ public struct VerificationReport: Sendable, Hashable {
     }
 
     /// The path verified.
-    public let path: String
+    public internal(set) var path: String
     /// Whether the file is encrypted.
     public let isEncrypted: Bool
     /// The tables, sorted by name, with their row counts.
@@ -46,18 +46,15 @@ public struct VerificationReport: Sendable, Hashable {
     /// it, so ``journalMode`` says `wal` then, whatever mode the file itself is in.
     public internal(set) var unrecognizedSideFiles: [String] = []
 
+    /// The cipher settings the file opened with, as SQLCipher reports them (with SQLCipher 3:
+    /// page size, KDF iterations and HMAC use; the rest is SQLCipher 3's fixed choice); `nil`
+    /// for a plaintext file.
+    public internal(set) var cipherSettings: CipherSettings?
+
     /// The same report for the file under another name (a conversion's result, once renamed).
     func at(path: String) -> VerificationReport {
-        VerificationReport(path: path, isEncrypted: isEncrypted, tables: tables, userVersion: userVersion,
-                           applicationID: applicationID, journalMode: journalMode,
-                           schemaObjectCount: schemaObjectCount, pageSize: pageSize, kdfIterations: kdfIterations,
-                           plaintextHeaderSalt: plaintextHeaderSalt, placeholderCollations: placeholderCollations)
-            .withFunctionsNotChecked(functionsNotChecked)
-    }
-
-    private func withFunctionsNotChecked(_ functions: [String]) -> VerificationReport {
         var report = self
-        report.functionsNotChecked = functions
+        report.path = path
         return report
     }
 }

@@ -13,9 +13,16 @@ enum LockKeepingRead {
     /// `nil` when it cannot be opened or read.
     static func prefix(of path: String, count: Int) -> [UInt8]? {
         guard count > 0, let vfs = sqlite3_vfs_find(nil), let open = vfs.pointee.xOpen else { return nil }
+        // The full path, as SQLite makes it before it opens a database: relative paths made
+        // absolute and symbolic links followed (the VFS opens the name it is given without
+        // following a link: a database reached through one would look unreadable).
+        var full = [CChar](repeating: 0, count: Int(vfs.pointee.mxPathname) + 1)
+        let resolved = vfs.pointee.xFullPathname.map { fullPathname in
+            full.withUnsafeMutableBufferPointer { fullPathname(vfs, path, Int32($0.count), $0.baseAddress) } & 0xFF == SQLITE_OK
+        } ?? false
         // A main database's name as SQLite hands it to the VFS: the VFS may look for URI
         // parameters after its terminating NUL, and keeps the pointer until the file closes.
-        let bytes = Array(path.utf8)
+        let bytes = resolved ? full.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) } : Array(path.utf8)
         let name = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 4)
         name.initialize(repeating: 0, count: bytes.count + 4)
         defer { name.deallocate() }

@@ -110,7 +110,8 @@ public enum DatabaseRepair {
             // A log with no committed frame that reads: anything in it is not in the new database.
             walProblems.append("'\(path)-wal' (\(FileSystem.size(path + "-wal")) bytes) holds no commit that could be read: if it held commits, they are not in the new database")
         }
-        var outputSettings = settings
+        // The new file has SQLCipher's current HMAC: 2.0's variants describe how the damaged one is read.
+        var outputSettings = settings.forWriting
         if (settings.plaintextHeaderSize ?? 0) == 0 { outputSettings.salt = nil }
         let written = try write.run(
             fill: { file in try salvageRows(reader, into: file, key: newKey ?? key, cipher: outputSettings, schemaCopy: schemaCopy) },
@@ -132,6 +133,7 @@ public enum DatabaseRepair {
                             removedSideFiles: written.published.sideFiles.removed)
         report.sideFilesMovedAside = written.published.sideFiles.movedAside.map(\.to)
         report.pagesMissingAtEnd = missingAtEnd
+        report.sizeFromLog = reader.wal != nil
         report.notes = notes + result.salvage.notes
         report.placeholderCollations = result.placeholderCollations
         return report

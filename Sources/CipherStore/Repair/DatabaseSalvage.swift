@@ -309,6 +309,11 @@ final class DatabaseSalvage {
             if let note { notes.append(note) }
             if let problem { problems.append(problem) }
         }
+        // A rebuilt R-tree holds its surviving entries, not the shadow rows copied: count them anew.
+        let rTreeShadows = Set(virtualTables.filter { $0.rTree != nil }.flatMap(\.shadowTables))
+        for index in targets.indices where rTreeShadows.contains(targets[index].name.lowercased()) {
+            targets[index].inserted = try output.fetchScalar(Int.self, sql: "SELECT count(*) FROM \(Connection.quoteIdentifier(targets[index].name))") ?? 0
+        }
         // An index is built by a sort that takes as much memory as the page cache: half the
         // cache for each keeps the run within the memory it was given.
         try output.execute(sql: "PRAGMA cache_size = \((try output.fetchScalar(Int.self, sql: "PRAGMA cache_size") ?? -2000) / 2)")

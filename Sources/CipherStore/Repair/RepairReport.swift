@@ -64,6 +64,9 @@ public struct RepairReport: Sendable {
     /// Pages page 1's header says the database has beyond the end of the file: the file was
     /// cut short, or its header is damaged. Counted as lost.
     public var pagesMissingAtEnd = 0
+    /// Whether the database's size came from the last commit in its write-ahead log (which
+    /// says how many pages the database had after it), not from the file's length.
+    public var sizeFromLog = false
     /// What the repair did that loses nothing, in words (an unfinished transaction rolled back).
     public var notes: [String] = []
     /// Collations the schema names that the repair did not have (an app's own), replaced by

@@ -7,7 +7,8 @@
 /// content table, or an external one) is rebuilt from them, so that an index a page loss
 /// left inconsistent is whole again. Creating the table also keeps alive what depends on it:
 /// the triggers that keep a synchronized index up to date write to it, and without it the
-/// content table would refuse every write.
+/// content table would refuse every write. An R-tree that lost pages is rebuilt from the
+/// entries of its surviving leaves (``SalvagedRTree``).
 struct SalvagedVirtualTable {
     let name: String
     /// The shadow tables the module created, lowercased.
@@ -20,6 +21,8 @@ struct SalvagedVirtualTable {
     /// Whether its index is rebuilt from its documents rather than copied: a full-text table
     /// with content (`content=''` keeps none).
     let rebuildsIndex: Bool
+    /// An R-tree's shape, for a rebuild from its surviving leaves; `nil` for another module.
+    let rTree: SalvagedRTree?
 
     /// Creates the table from its SQL in `output`; throws when the module or an argument it
     /// needs (a tokenizer) is not there, leaving nothing behind: it is tried on an empty
@@ -44,6 +47,7 @@ struct SalvagedVirtualTable {
             : shadowTables.contains(lowercased + "_idx") ? "fts5" : nil
         let compact = DatabaseSalvage.compactSQL(sql)
         rebuildsIndex = fullTextModule != nil && !compact.contains("CONTENT=''") && !compact.contains("CONTENT=\"\"")
+        rTree = SalvagedRTree(name: name, sql: sql, shadowTables: shadowTables, in: output)
     }
 
     /// Whether the file's rows of `shadow` are copied: all of them, but for the index of a
@@ -57,7 +61,8 @@ struct SalvagedVirtualTable {
     func rebuild(in output: Connection) -> (note: String?, problem: String?) {
         let quoted = Connection.quoteIdentifier(name)
         guard let fullTextModule else {
-            // Another module (an R-tree): its copied rows must still read as a whole.
+            if let rTree { return rTree.rebuildIfBroken(in: output) }
+            // Another module: its copied rows must still read as a whole.
             do {
                 _ = try output.fetchScalar(Int.self, sql: "SELECT count(*) FROM \(quoted)")
                 return (nil, nil)

@@ -14,7 +14,9 @@ extension CipherStoreCommand.Keys {
                 rewritten under it. Either way the rewrite is verified and atomic, and the slot \
                 file DATABASE.keys is written first; if anything fails, both are as they were. \
                 The first passphrase comes from --new-key-file, --new-key-env, --new-key-stdin or \
-                the prompt (asked twice).
+                the prompt (asked twice). An encrypted database is rewritten with the linked \
+                SQLCipher's own settings, whatever the ones it is read with (an older format, \
+                another page size): the slot database opens with its passphrase alone.
 
                 Examples:
                   cipherstore keys init legacy.db --new-key-file first.key
@@ -51,6 +53,7 @@ extension CipherStoreCommand.Keys {
             try CommandRunner.run(json: json, remedies: .inPlaceOnly) {
                 let slotFile = KeySlots.slotFilePath(forDatabase: database)
                 if SlotDatabase.hasSlotFile(database) { throw KeySlotError.slotFileExists(path: slotFile) }
+                try cipher.settings.refuseWriting("converted in place (as keys init does)", option: "--hmac-salt-mask")
                 try OtherProcesses.refuseReplacing(database, force: force)
                 let (options, _) = CommandRunner.conversionOptions(quiet: quiet || json != nil, fullCheck: fullCheck, verb: "converting")
                 let slot: KeySlotInfo
@@ -67,7 +70,7 @@ extension CipherStoreCommand.Keys {
                         current: key.source(role: "current key", confirm: false), as: KeyReader.key(from:_:),
                         new: newKey.newPassphrase, as: KeyReader.passphrase(from:_:))
                     slot = try KeySlots.convert(path: database, currentKey: current, currentCipher: cipher.settings, passphrase: passphrase,
-                                                label: label, kdf: kdf.kdf, cipher: Self.resultSettings(reading: cipher.settings), options: options)
+                                                label: label, kdf: kdf.kdf, cipher: CipherSettings.linkedDefaults, options: options)
                 case .missing, .directory, .notARegularFile, .unreadable:
                     throw CLIError.unusablePath(database, DatabaseFileInfo.inspect(path: database), nothingChanged: true)
                 case .empty, .notADatabase:
@@ -82,15 +85,6 @@ extension CipherStoreCommand.Keys {
                     Back up \(database) and \(slotFile) together\(hasSchemaCopy ? " (and \(schemaCopy), its schema copy for `repair`)" : ""). Add a recovery key with `cipherstore keys recovery \(database)`.
                     """)
             }
-        }
-
-        /// The result of converting an encrypted database: its settings in today's format. A
-        /// file without HMAC gets one, and SQLCipher 2.0's HMAC variants are not written (see
-        /// ``CipherSettings/forWriting``): a slot database is a new start.
-        static func resultSettings(reading settings: CipherSettings) -> CipherSettings {
-            var result = settings.forWriting
-            if result.useHMAC == false { result.useHMAC = true }
-            return result
         }
     }
 }

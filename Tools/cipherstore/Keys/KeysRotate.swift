@@ -52,6 +52,7 @@ extension CipherStoreCommand.Keys {
             let json = output.jsonOutput(command: "rotate", path: database)
             try CommandRunner.run(json: json, remedies: .inPlaceOnly) {
                 try SlotDatabase.requireSlotFile(database)
+                try cipher.refuseInPlace(true)
                 try OtherProcesses.refuseReplacing(database, force: force)
                 var keep = [try KeyReader.readPassphrase(key.currentPassphrase())]
                 var kept = Set<Int>()

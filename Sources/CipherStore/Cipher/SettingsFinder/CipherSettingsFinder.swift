@@ -68,11 +68,14 @@ public enum CipherSettingsFinder {
     }
 
     /// SQLCipher 4 (SHA-512), 3 and 2 (SHA-1), 1 or HMAC off (SHA-1, no HMAC), then SHA-256 and
-    /// the other combinations SQLCipher 4's pragmas allow.
+    /// every other pairing SQLCipher 4's two pragmas allow (each hash for the KDF, each or none
+    /// for the HMAC): the KDF's changed alone, SQLCipher 4's HMAC kept, first.
     static let families = [
         Family(kdf: .sha512, hmac: .sha512), Family(kdf: .sha1, hmac: .sha1), Family(kdf: .sha1, hmac: nil),
-        Family(kdf: .sha256, hmac: .sha256), Family(kdf: .sha512, hmac: nil), Family(kdf: .sha256, hmac: nil),
-        Family(kdf: .sha512, hmac: .sha1), Family(kdf: .sha512, hmac: .sha256), Family(kdf: .sha1, hmac: .sha512),
+        Family(kdf: .sha256, hmac: .sha256), Family(kdf: .sha256, hmac: .sha512), Family(kdf: .sha1, hmac: .sha512),
+        Family(kdf: .sha512, hmac: nil), Family(kdf: .sha256, hmac: nil),
+        Family(kdf: .sha512, hmac: .sha1), Family(kdf: .sha512, hmac: .sha256),
+        Family(kdf: .sha1, hmac: .sha256), Family(kdf: .sha256, hmac: .sha1),
     ]
 
     /// Tries the settings SQLCipher writes with `key` and returns the first that opens the
