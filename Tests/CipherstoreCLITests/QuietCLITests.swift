@@ -30,6 +30,16 @@ extension QuietCLITests {
         defer { try? db.close() }
         #expect(try db.fetchScalar(String.self, sql: "SELECT x FROM t") == "row")
     }
+
+    @Test func keysRotateQuietPrintsOnlyItsWarning() throws {
+        try #require(try CLI.run(["keys", "init", database, "--new-key-file", passphraseFile, "--slot-kdf-ms", "10", "--quiet"]).status == 0)
+        let before = fileBytes(database).prefix(16)
+        let result = try CLI.run(["keys", "rotate", database, "--key-file", passphraseFile, "--quiet"])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.output.isEmpty, "\(result.output)")
+        #expect(result.errorOutput.contains("back up") && !result.errorOutput.contains("%"), "\(result.errorOutput)")
+        #expect(fileBytes(database).prefix(16) != before, "a new data key, with a new salt")
+    }
 }
 
 extension QuietCLITests {

@@ -157,6 +157,19 @@ import Testing
         }
     }
 
+    /// `settings` changes nothing: a database in WAL mode is left without a -wal or -shm it
+    /// did not have.
+    @Test func aWALDatabaseIsLeftAsItWasFound() throws {
+        let path = workspace.path("wal.db")
+        let db = try Connection(path: path, key: .passphrase("settings passphrase"), configuration: Configuration(journalMode: .wal))
+        try db.executeScript("CREATE TABLE t(x); INSERT INTO t VALUES ('row');")
+        try db.close()
+        let before = try FileManager.default.contentsOfDirectory(atPath: workspace.url.path).sorted()
+        let result = try CLI.run(["settings", path, "--key-file", keyFile, "--max-kdf-iterations", "0"])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: workspace.url.path).sorted() == before)
+    }
+
     /// A file cut after its first page: the settings are found, and the answer is damage
     /// (exit 67), not a library-version problem; `verify` says damaged with 67 too.
     @Test func aFileCutAfterItsFirstPageIsDamaged() throws {

@@ -73,9 +73,14 @@ import Testing
         // The source is left as it was: still SQLCipher 3.
         _ = try Connection(path: copy, key: key, configuration: Configuration(cipher: .sqlcipher3))
 
-        // Upgrading again reads the file as SQLCipher 3, which it no longer is.
+        // Upgrading again: the file is in SQLCipher 4's format already, which is said, not a wrong key.
+        let before = fileBytes(output)
         let again = try CLI.run(["upgrade", output, "--in-place", "--key-file", keyFile])
-        #expect(again.status == 65, "\(again.errorOutput)")
+        #expect(again.status == 66 && again.errorOutput.contains("is in SQLCipher 4's format already"), "\(again.errorOutput)")
+        #expect(fileBytes(output) == before)
+        // A wrong key is still a wrong key.
+        let wrongKey = try workspace.keyFile("wrong.key", String(repeating: "0f", count: 32))
+        #expect(try CLI.run(["upgrade", output, "--in-place", "--key-file", wrongKey]).status == 65)
     }
 
     @Test(.enabled(if: SQLCipherLibrary.sqlcipherMajorVersion >= 4, "SQLCipher 4 only; counterpart: upgradeExplainsThatItNeedsSQLCipher4"))

@@ -47,9 +47,19 @@ extension CipherStoreCommand {
                 try oldCipher.refuseInPlace(output.inPlace)
             }) { options, _ in
                 let databaseKey = try SlotDatabase.openingKey(for: database, from: key.source(confirm: false))
-                let report = try DatabaseFile.upgrade(
-                    path: database, key: databaseKey, oldCipher: oldCipher.settings(base: .sqlcipher3),
-                    to: output.destination(backup: nil), options: options())
+                let report: DatabaseFileReport
+                do {
+                    report = try DatabaseFile.upgrade(
+                        path: database, key: databaseKey, oldCipher: oldCipher.settings(base: .sqlcipher3),
+                        to: output.destination(backup: nil), options: options())
+                } catch CipherStoreError.wrongKey {
+                    // The key may be right for a file that is in SQLCipher 4's format already.
+                    if let db = try? DatabaseFile.openForReading(path: database, key: databaseKey) {
+                        try? db.close()
+                        throw CLIError(exitCode: ExitCodes.wrongFileKind, message: "'\(database)' is in SQLCipher 4's format already: it opens with this key and the linked SQLCipher's defaults. Nothing was changed; there is nothing to upgrade.", kind: "alreadyUpgraded")
+                    }
+                    throw CipherStoreError.wrongKey(path: database)
+                }
                 return .init(report: report, verb: "Upgraded to SQLCipher 4's format")
             }
         }

@@ -46,6 +46,9 @@ extension CipherStoreCommand.Keys {
         @Flag(help: "Replace the database even though another process has it open (that program then fails or loses its writes).")
         var force = false
 
+        @Flag(help: "Print nothing but errors and warnings; no progress bar.")
+        var quiet = false
+
         @OptionGroup var output: KeysOutputOptions
 
         func run() throws {
@@ -72,7 +75,7 @@ extension CipherStoreCommand.Keys {
                 if !dropRecoveryKey, dropped.contains(where: { $0.kind == .recoveryKey }) {
                     throw CLIError(exitCode: 64, message: "The rotation would drop \(Self.list(dropped)), and a recovery key's slot among them: the recovery key would open nothing afterwards. Nothing was changed. Keep it with --keep-key-file FILE (a file holding the recovery key), or pass --drop-recovery-key to drop it.")
                 }
-                let (options, _) = CommandRunner.conversionOptions(quiet: json != nil, fullCheck: fullCheck, verb: "rotating")
+                let (options, _) = CommandRunner.conversionOptions(quiet: quiet || json != nil, fullCheck: fullCheck, verb: "rotating")
                 let clock = ContinuousClock()
                 let start = clock.now
                 let slots: [KeySlotInfo]
@@ -87,7 +90,7 @@ extension CipherStoreCommand.Keys {
                 }
                 let elapsed = clock.now - start
                 let warning = "back up \(database) and \(KeySlots.slotFilePath(forDatabase: database)) again, together (and \(DatabaseFile.schemaCopyPath(forDatabase: database)), its schema copy for `repair`): older backups hold the old data key."
-                output.finish(json, ["slots": slots.map(Summary.fields), "dropped": dropped.map(Summary.fields), "milliseconds": Summary.millisecondsValue(elapsed), "warnings": [warning]],
+                output.finish(json, quiet: quiet, ["slots": slots.map(Summary.fields), "dropped": dropped.map(Summary.fields), "milliseconds": Summary.millisecondsValue(elapsed), "warnings": [warning]],
                               text: (["Rotated the data key in \(Summary.milliseconds(elapsed)): the database was rewritten and verified; \(Summary.counted(slots.count, "slot")) kept:"]
                                      + slots.map { "  " + Summary.text($0) }
                                      + (dropped.isEmpty ? [] : ["\(Summary.counted(dropped.count, "slot")) dropped (they open nothing now):"] + dropped.map { "  " + Summary.text($0) }))

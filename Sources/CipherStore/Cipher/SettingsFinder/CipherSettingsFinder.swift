@@ -181,8 +181,10 @@ public enum CipherSettingsFinder {
                 && (settings.plaintextHeaderSize ?? 0) == 0)
     }
 
+    /// Opened as `verify` opens a file: it leaves no `-wal` or `-shm` behind (see
+    /// ``DatabaseFile/openForReading(path:key:cipher:)``).
     static func opensWithLinkedSQLCipher(_ path: String, key: DatabaseKey, settings: CipherSettings) -> Bool {
-        guard let db = try? Connection(path: path, key: key, configuration: Configuration(cipher: settings, readOnly: true)) else {
+        guard let db = try? DatabaseFile.openForReading(path: path, key: key, cipher: settings) else {
             return false
         }
         try? db.close()
