@@ -122,8 +122,8 @@ import Testing
 
     /// The fraction done tells the time left: when the copy of a file with indexes ends, the
     /// time left computed from it (as the CLI's progress bar does) is of the order of the
-    /// time the integrity check and the comparison then take — not a tenth of it, as when the
-    /// copy counted for 80 % of the whole.
+    /// time the integrity check and the comparison then take — not a twentieth of it, as when
+    /// the copy counted for 80 % of the whole.
     @Test func theFractionAtTheEndOfTheCopyForetellsTheTimeLeft() throws {
         let source = directory.path("indexed.sqlite")
         let db = try Connection(path: source, key: nil)
@@ -146,7 +146,9 @@ import Testing
         let elapsed = (copied.at - started) / .seconds(1)
         let foretold = elapsed / copied.fraction - elapsed
         let actual = (done.at - copied.at) / .seconds(1)
-        #expect(foretold >= actual / 4, "at \(copied.fraction) after \(elapsed) s: \(foretold) s left foretold, \(actual) s taken")
+        // Measured alone: a third to a half of what is left; under the whole suite's load, a
+        // fifth. When the copy counted for 80 %, a twentieth.
+        #expect(foretold >= actual / 10, "at \(copied.fraction) after \(elapsed) s: \(foretold) s left foretold, \(actual) s taken")
     }
 
     @Test func progressIsReportedAndCancellationLeavesTheSourceUntouched() throws {

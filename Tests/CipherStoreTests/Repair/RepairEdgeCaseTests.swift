@@ -24,15 +24,8 @@ import Testing
         try db.close()
     }
 
-    /// Flips bytes of `page` in the part its HMAC covers (past the salt on page 1).
     func damage(page: Int) throws {
-        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
-        defer { try? handle.close() }
-        let offset = UInt64((page - 1) * SQLCipherLibrary.defaultPageSize + 100)
-        try handle.seek(toOffset: offset)
-        let before = try #require(try handle.read(upToCount: 16))
-        try handle.seek(toOffset: offset)
-        try handle.write(contentsOf: Data(before.map { $0 ^ 0xA5 }))
+        try damagePage(page, of: path)
     }
 
     func rows(_ sql: String) throws -> [[DatabaseValue]] {

@@ -39,14 +39,6 @@ import Testing
         return boxes
     }
 
-    /// Flips bytes of `page` where its HMAC covers them.
-    func damage(page: Int) throws {
-        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
-        defer { try? handle.close() }
-        try handle.seek(toOffset: UInt64((page - 1) * SQLCipherLibrary.defaultPageSize + 100))
-        try handle.write(contentsOf: Data(repeating: 0xA5, count: 16))
-    }
-
     func boxes(_ sql: String = "SELECT id, minX, maxX, minY, maxY FROM box") throws -> [Int64: [Double]] {
         let db = try Connection(path: output, key: key)
         defer { try? db.close() }
@@ -60,7 +52,7 @@ import Testing
     @Test func anRTreeWithLostPagesIsRebuiltFromItsSurvivingLeaves() throws {
         let original = try make(count: 3000)
         let pages = Int(DatabaseFileInfo.inspect(path: path).size) / SQLCipherLibrary.defaultPageSize
-        for fraction in [0.3, 0.5, 0.7] { try damage(page: Int(Double(pages) * fraction)) }
+        for fraction in [0.3, 0.5, 0.7] { try damagePage(Int(Double(pages) * fraction), of: path) }
         // Copied as found, the tree would not read: a node it points to is gone.
         let report = try DatabaseRepair.salvage(path: path, key: key, to: output)
         #expect(report.problems.contains { $0.contains("pages of R-tree box were lost: it was rebuilt from the") }, "\(report.problems)")
