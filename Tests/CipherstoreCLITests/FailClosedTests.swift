@@ -103,6 +103,33 @@ import Testing
         }
     }
 
+    /// A slot file that cannot be written on a full disk: exit 74, said as a full disk (not a
+    /// raw system error), the slot file as it was and no temporary file left.
+    @Test func aSlotFileWriteOnAFullDiskFailsCleanly() throws {
+        try #require(getuid() == 0, "mounting a small file system needs root")
+        let workspace = try TemporaryDirectory()
+        let small = workspace.path("small")
+        try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: true)
+        try #require(Shell.succeeds("mount -t tmpfs -o size=256k tmpfs '\(small)'"))
+        defer { _ = Shell.succeeds("umount '\(small)'") }
+        let path = small + "/slots.db"
+        let db = try Connection(path: path, key: nil)
+        try db.executeScript("CREATE TABLE t(x); INSERT INTO t VALUES ('row');")
+        try db.close()
+        let first = try workspace.keyFile("first", "first full-disk passphrase")
+        let second = try workspace.keyFile("second", "second full-disk passphrase")
+        try #require(try CLI.run(["keys", "init", path, "--new-key-file", first, "--slot-kdf-ms", "5", "--quiet"]).status == 0)
+        _ = Shell.succeeds("dd if=/dev/zero of='\(small)/fill' bs=4k count=1000 2>/dev/null")
+        let slots = fileBytes(path + ".keys")
+        let listing = try FileManager.default.contentsOfDirectory(atPath: small).sorted()
+        let result = try CLI.run(["keys", "add", path, "--key-file", first, "--new-key-file", second, "--slot-kdf-ms", "5"])
+        #expect(result.status == 74, "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("The disk (or the user's quota) is full"), "\(result.errorOutput)")
+        #expect(!result.errorOutput.contains("NSError") && !result.errorOutput.contains("Domain="), "\(result.errorOutput)")
+        #expect(fileBytes(path + ".keys") == slots)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: small).sorted() == listing)
+    }
+
     @Test func runningOutOfFileDescriptorsFailsCleanly() throws {
         let workspace = try TemporaryDirectory()
         let source = try Self.makePlainDatabase(in: workspace)

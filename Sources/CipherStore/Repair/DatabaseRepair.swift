@@ -210,6 +210,8 @@ public enum DatabaseRepair {
         let reader = EncryptedPageReader(image: image, log: log, pageSize: pageSize, cipher: nil)
         guard reader.pageCount > 0 else { return (0, 0) }
         let salvage = DatabaseSalvage(pages: reader, output: output, schemaCopy: .none) { _ in }
+        // As the repair's own output: a collation the schema names and the tool lacks gets a stand-in.
+        try output.substituteMissingCollations()
         try output.beginTransaction(.immediate)
         defer { try? output.rollback() }
         let result = try salvage.run()

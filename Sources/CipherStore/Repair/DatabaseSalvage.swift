@@ -553,17 +553,29 @@ final class DatabaseSalvage {
 
     private func tableTarget(_ name: String) throws -> TableTarget {
         let quoted = Connection.quoteIdentifier(name)
-        let columns = try output.fetchAll(sql: "PRAGMA table_info(\(quoted))")
-        let names = try columns.map { try $0.value(String.self, at: 1) }
-        let keys = try columns.filter { try $0.value(Int.self, at: 5) > 0 }
+        // Read by column index, without rows: a repair (and its fuzzer) asks this of every table.
+        var names: [String] = []
+        var keys: [(index: Int, name: String, type: String)] = []
+        let columns = try output.makeStatement(sql: "PRAGMA table_info(\(quoted))")
+        while try columns.step() {
+            guard case .text(let column) = columns.databaseValue(at: 1) else { continue }
+            if case .integer(let key) = columns.databaseValue(at: 5), key > 0 {
+                let type: String
+                if case .text(let declared) = columns.databaseValue(at: 2) { type = declared } else { type = "" }
+                keys.append((names.count, column, type))
+            }
+            names.append(column)
+        }
         var rowIDColumn: Int?
-        if keys.count == 1, try keys[0].value(String.self, at: 2).uppercased() == "INTEGER" {
+        if keys.count == 1, keys[0].type.uppercased() == "INTEGER" {
             // Whether it is the rowid itself, as SQLite decides (`INTEGER PRIMARY KEY DESC` is
             // not): a read of it compiles to the Rowid instruction, not Column.
-            let key = try keys[0].value(String.self, at: 1)
-            let program = try output.fetchAll(sql: "EXPLAIN SELECT \(Connection.quoteIdentifier(key)) FROM \(quoted)")
-            if try program.contains(where: { try $0.value(String.self, at: 1) == "Rowid" }) {
-                rowIDColumn = try keys[0].value(Int.self, at: 0)
+            let program = try output.makeStatement(sql: "EXPLAIN SELECT \(Connection.quoteIdentifier(keys[0].name)) FROM \(quoted)")
+            while try program.step() {
+                if case .text("Rowid") = program.databaseValue(at: 1) {
+                    rowIDColumn = keys[0].index
+                    break
+                }
             }
         }
         var target = TableTarget(name: name, columns: names.map(Connection.quoteIdentifier), rowIDColumn: rowIDColumn)
