@@ -84,9 +84,12 @@ struct SalvagedRTree {
                     break
                 }
                 interior.formUnion(level)
-                // An interior entry's rowid is a child node's number; a loop or a lie ends
-                // where the nodes run out.
-                level = level.flatMap { nodes[$0].map(entries(in:)) ?? [] }.map(\.id).filter { nodes[$0] != nil && !interior.contains($0) }
+                // An interior entry's rowid is a child node's number. Each node is visited once
+                // (a damaged tree may name one many times, or loop), and the walk ends where
+                // the nodes run out.
+                level = Set(level.flatMap { nodes[$0].map(entries(in:)) ?? [] }.map(\.id))
+                    .filter { nodes[$0] != nil && !interior.contains($0) }.sorted()
+                if level.isEmpty { break }
             }
         }
         leaves.subtract(interior)

@@ -76,4 +76,39 @@ import Testing
         #expect(!report.problems.contains { $0.contains("R-tree") }, "\(report.problems)")
         #expect(try boxes() == original)
     }
+
+    /// Nodes that lie (a depth of 20, every entry naming the same child, a node naming itself,
+    /// a count larger than the blob) are each read once and within their bytes: the rebuild
+    /// ends at once, with the entries of the one leaf the rowid table names.
+    @Test func hostileNodesAreReadOnceAndWithinTheirBytes() throws {
+        let db = try Connection(location: .inMemory, key: nil)
+        defer { try? db.close() }
+        let sql = "CREATE VIRTUAL TABLE box USING rtree(id, minX, maxX)"
+        try db.execute(sql: sql)
+        try db.executeScript("DELETE FROM box_node; DELETE FROM box_rowid; DELETE FROM box_parent;")
+        /// A node blob: depth, count, then (id, minX, maxX) entries as 32-bit floats.
+        func node(depth: UInt16, count: UInt16, entries: [(Int64, Float, Float)]) -> Data {
+            var bytes = [UInt8(depth >> 8), UInt8(depth & 0xFF), UInt8(count >> 8), UInt8(count & 0xFF)]
+            for (id, low, high) in entries {
+                bytes += (0..<8).reversed().map { UInt8(truncatingIfNeeded: UInt64(bitPattern: id) >> (8 * UInt64($0))) }
+                for value in [low, high] { bytes += (0..<4).reversed().map { UInt8(truncatingIfNeeded: value.bitPattern >> (8 * UInt32($0))) } }
+            }
+            return Data(bytes)
+        }
+        let toChild = Array(repeating: (Int64(2), Float(0), Float(1)), count: 40)
+        try db.execute(sql: "INSERT INTO box_node VALUES (1, ?)", arguments: [node(depth: 20, count: 40, entries: toChild)])
+        try db.execute(sql: "INSERT INTO box_node VALUES (2, ?)", arguments: [node(depth: 0, count: 40, entries: toChild)])
+        // A leaf whose count claims more entries than its bytes hold.
+        try db.execute(sql: "INSERT INTO box_node VALUES (3, ?)", arguments: [node(depth: 0, count: 65_000, entries: [(7, 1.5, 2.5), (8, 3, 4)])])
+        try db.execute(sql: "INSERT INTO box_rowid VALUES (7, 3)")
+        let rTree = try #require(SalvagedRTree(name: "box", sql: sql, shadowTables: ["box_node", "box_rowid", "box_parent"], in: db))
+        let started = ContinuousClock.now
+        let (_, problem) = rTree.rebuildIfBroken(in: db)
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(problem?.contains("rebuilt from the 2 entries") == true, "\(String(describing: problem))")
+        let rows = try db.fetchAll(sql: "SELECT id, minX, maxX FROM box ORDER BY id").map { row in
+            [try row.value(Double.self, at: 0), try row.value(Double.self, at: 1), try row.value(Double.self, at: 2)]
+        }
+        #expect(rows == [[7, 1.5, 2.5], [8, 3, 4]])
+    }
 }
