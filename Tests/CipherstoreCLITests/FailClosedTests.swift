@@ -75,59 +75,62 @@ import Testing
     /// `query --write` on a full file system exits 74 and says to free space, in rollback and
     /// WAL mode (where the WAL index cannot grow either), and changes nothing.
     @Test func aWriteOnAFullDiskExits74AndSaysToFreeSpace() throws {
-        try #require(getuid() == 0, "mounting a small file system needs root")
-        let workspace = try TemporaryDirectory()
-        let small = workspace.path("small")
-        try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: true)
-        try #require(Shell.succeeds("mount -t tmpfs -o size=256k tmpfs '\(small)'"))
-        defer { _ = Shell.succeeds("umount '\(small)'") }
-        let keyFile = try workspace.keyFile("key", "full disk passphrase")
-        for mode in [JournalMode.delete, .wal] {
-            let path = small + "/\(mode.rawValue).db"
-            let db = try Connection(path: path, key: .passphrase("full disk passphrase"), configuration: Configuration(journalMode: mode))
-            try db.executeScript("CREATE TABLE t(x); INSERT INTO t VALUES ('row');")
-            try db.close()
-        }
-        // Fill what is left.
-        _ = Shell.succeeds("dd if=/dev/zero of='\(small)/fill' bs=4k count=1000 2>/dev/null")
-        for mode in ["delete", "wal"] {
-            let path = small + "/\(mode).db"
-            let result = try CLI.run(["query", path, "INSERT INTO t SELECT randomblob(4000) FROM t", "--write", "--key-file", keyFile])
-            #expect(result.status == 74, "\(mode): \(result.errorOutput)")
-            #expect(result.errorOutput.contains("free space") || result.errorOutput.contains("Free some space"), "\(mode): \(result.errorOutput)")
-        }
-        try FileManager.default.removeItem(atPath: small + "/fill")
-        for mode in ["delete", "wal"] {
-            let count = try CLI.run(["query", small + "/\(mode).db", "SELECT count(*) FROM t", "--key-file", keyFile, "--format", "csv"])
-            #expect(count.output == "count(*)\n1\n", "\(mode): \(count.output) \(count.errorOutput)")
+        try Self.onASmallFileSystem { workspace, small in
+            let keyFile = try workspace.keyFile("key", "full disk passphrase")
+            for mode in [JournalMode.delete, .wal] {
+                let path = small + "/\(mode.rawValue).db"
+                let db = try Connection(path: path, key: .passphrase("full disk passphrase"), configuration: Configuration(journalMode: mode))
+                try db.executeScript("CREATE TABLE t(x); INSERT INTO t VALUES ('row');")
+                try db.close()
+            }
+            // Fill what is left.
+            _ = Shell.succeeds("dd if=/dev/zero of='\(small)/fill' bs=4k count=1000 2>/dev/null")
+            for mode in ["delete", "wal"] {
+                let path = small + "/\(mode).db"
+                let result = try CLI.run(["query", path, "INSERT INTO t SELECT randomblob(4000) FROM t", "--write", "--key-file", keyFile])
+                #expect(result.status == 74, "\(mode): \(result.errorOutput)")
+                #expect(result.errorOutput.contains("free space") || result.errorOutput.contains("Free some space"), "\(mode): \(result.errorOutput)")
+            }
+            try FileManager.default.removeItem(atPath: small + "/fill")
+            for mode in ["delete", "wal"] {
+                let count = try CLI.run(["query", small + "/\(mode).db", "SELECT count(*) FROM t", "--key-file", keyFile, "--format", "csv"])
+                #expect(count.output == "count(*)\n1\n", "\(mode): \(count.output) \(count.errorOutput)")
+            }
         }
     }
 
     /// A slot file that cannot be written on a full disk: exit 74, said as a full disk (not a
     /// raw system error), the slot file as it was and no temporary file left.
     @Test func aSlotFileWriteOnAFullDiskFailsCleanly() throws {
+        try Self.onASmallFileSystem { workspace, small in
+            let path = small + "/slots.db"
+            let db = try Connection(path: path, key: nil)
+            try db.executeScript("CREATE TABLE t(x); INSERT INTO t VALUES ('row');")
+            try db.close()
+            let first = try workspace.keyFile("first", "first full-disk passphrase")
+            let second = try workspace.keyFile("second", "second full-disk passphrase")
+            try #require(try CLI.run(["keys", "init", path, "--new-key-file", first, "--slot-kdf-ms", "5", "--quiet"]).status == 0)
+            _ = Shell.succeeds("dd if=/dev/zero of='\(small)/fill' bs=4k count=1000 2>/dev/null")
+            let slots = fileBytes(path + ".keys")
+            let listing = try FileManager.default.contentsOfDirectory(atPath: small).sorted()
+            let result = try CLI.run(["keys", "add", path, "--key-file", first, "--new-key-file", second, "--slot-kdf-ms", "5"])
+            #expect(result.status == 74, "\(result.errorOutput)")
+            #expect(result.errorOutput.contains("The disk (or the user's quota) is full"), "\(result.errorOutput)")
+            #expect(!result.errorOutput.contains("NSError") && !result.errorOutput.contains("Domain="), "\(result.errorOutput)")
+            #expect(fileBytes(path + ".keys") == slots)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: small).sorted() == listing)
+        }
+    }
+
+    /// Runs `body` with a workspace and a 256 KiB file system mounted in it, unmounted after.
+    static func onASmallFileSystem(_ body: (TemporaryDirectory, String) throws -> Void) throws {
         try #require(getuid() == 0, "mounting a small file system needs root")
         let workspace = try TemporaryDirectory()
         let small = workspace.path("small")
         try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: true)
         try #require(Shell.succeeds("mount -t tmpfs -o size=256k tmpfs '\(small)'"))
         defer { _ = Shell.succeeds("umount '\(small)'") }
-        let path = small + "/slots.db"
-        let db = try Connection(path: path, key: nil)
-        try db.executeScript("CREATE TABLE t(x); INSERT INTO t VALUES ('row');")
-        try db.close()
-        let first = try workspace.keyFile("first", "first full-disk passphrase")
-        let second = try workspace.keyFile("second", "second full-disk passphrase")
-        try #require(try CLI.run(["keys", "init", path, "--new-key-file", first, "--slot-kdf-ms", "5", "--quiet"]).status == 0)
-        _ = Shell.succeeds("dd if=/dev/zero of='\(small)/fill' bs=4k count=1000 2>/dev/null")
-        let slots = fileBytes(path + ".keys")
-        let listing = try FileManager.default.contentsOfDirectory(atPath: small).sorted()
-        let result = try CLI.run(["keys", "add", path, "--key-file", first, "--new-key-file", second, "--slot-kdf-ms", "5"])
-        #expect(result.status == 74, "\(result.errorOutput)")
-        #expect(result.errorOutput.contains("The disk (or the user's quota) is full"), "\(result.errorOutput)")
-        #expect(!result.errorOutput.contains("NSError") && !result.errorOutput.contains("Domain="), "\(result.errorOutput)")
-        #expect(fileBytes(path + ".keys") == slots)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: small).sorted() == listing)
+        try body(workspace, small)
     }
 
     @Test func runningOutOfFileDescriptorsFailsCleanly() throws {
