@@ -74,7 +74,7 @@ import Testing
         let database = try open(.queue)
         let changes = Changes()
         var cancellable: AnyDatabaseCancellable? = DatabaseRegionObservation(
-            tracking: DatabaseRegion(table: "TAG"), Note.filter(sql: "title = ?", arguments: [.text("x")])
+            tracking: DatabaseRegion(table: "TAG"), Note.filter(sql: "title = ?", arguments: ["x"])
         ).start(in: database) { error in
             Issue.record("unexpected error \(error)")
         } onChange: { _ in

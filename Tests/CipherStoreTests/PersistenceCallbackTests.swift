@@ -54,6 +54,7 @@ import Testing
         directory = try TemporaryDirectory()
         db = try Connection(path: directory.path("players.db"), key: .rawKey(hex: String(repeating: "5e", count: 32)))
         try db.execute(sql: "CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, score INTEGER NOT NULL DEFAULT 0, updatedAt TEXT)")
+        try db.execute(sql: "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
     }
 
     @Test func callbacksRunInOrderAndDidInsertSetsTheID() throws {
@@ -89,6 +90,86 @@ import Testing
         try kept.insert(db)
         #expect(throws: Player.RecordError.protected) { try kept.delete(db) }
         #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM player") == 1)
+    }
+
+    @Test func updateChangesRunsTheUpdateCallbacksWithTheChangedColumns() throws {
+        var player = Player(name: "Arthur", score: 10)
+        try player.insert(db)
+        let stored = try #require(try Player.fetchOne(db, key: player.id))
+        player.log.events = []
+
+        // Nothing differs: no callback, no write (GRDB's behavior).
+        #expect(try player.updateChanges(db, from: player) == false)
+        #expect(player.log.events.isEmpty)
+
+        var changed = stored
+        changed.log = player.log
+        changed.score = 30
+        changed.updatedAt = nil   // willSave sets it again: a change that counts, and is written
+        #expect(try changed.updateChanges(db, from: stored))
+        #expect(player.log.events == ["willSave", "willUpdate score", "didUpdate", "didSave \"Arthur\""])
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT score FROM player WHERE id = ?", arguments: [player.id]) == 30)
+
+        #expect(changed.updatedAt == nil, "the callbacks ran on a copy: the record is unchanged")
+        #expect(try db.fetchScalar(String.self, sql: "SELECT updatedAt FROM player WHERE id = ?", arguments: [player.id]) == "2027-01-15 08:00:00.000")
+    }
+
+    /// Generic code sees a record through the protocol it asks for: the callbacks and the id
+    /// still follow the record's own type.
+    @Test func genericCodeRunsTheRecordsOwnCallbacks() throws {
+        func insertAll<T: TableRecord & Encodable>(_ records: [T], _ db: Connection) throws {
+            for record in records { try record.insert(db) }
+        }
+        func insertSettingIDs<T: TableRecord & RowIDRecord>(_ records: inout [T], _ db: Connection) throws {
+            for index in records.indices { try records[index].insert(db) }
+        }
+        func insertMutable<T: MutablePersistableRecord>(_ record: inout T, _ db: Connection) throws {
+            try record.insert(db)
+        }
+        func saveMutable<T: MutablePersistableRecord>(_ record: inout T, _ db: Connection) throws {
+            try record.save(db)
+        }
+        func deleteAll<T: TableRecord & Encodable>(_ records: [T], _ db: Connection) throws -> [Bool] {
+            try records.map { try $0.delete(db) }
+        }
+        func updateChanges<T: TableRecord & Encodable>(_ record: T, from old: T, _ db: Connection) throws -> Bool {
+            try record.updateChanges(db, from: old)
+        }
+
+        let log = EventLog()
+        try insertAll([Player(name: "Arthur", score: 1, log: log)], db)
+        #expect(log.events == ["willSave", "willInsert", "didInsert 1", "didSave \"Arthur\""])
+        #expect(try db.fetchScalar(String.self, sql: "SELECT updatedAt FROM player WHERE id = 1") == "2027-01-15 08:00:00.000")
+
+        // A record that is a RowIDRecord and has callbacks, seen as either.
+        var notes = [Note(id: nil, body: "a", log: log), Note(id: nil, body: "b", log: log)]
+        log.events = []
+        try insertSettingIDs(&notes, db)
+        #expect(notes.map(\.id) == [1, 2])
+        #expect(log.events == ["willInsert a", "didInsert 1", "willInsert b", "didInsert 2"])
+
+        var third = Note(id: nil, body: "c", log: log)
+        log.events = []
+        try insertMutable(&third, db)
+        #expect(third.id == 3, "the id of a RowIDRecord is set in code generic over MutablePersistableRecord")
+        #expect(log.events == ["willInsert c", "didInsert 3"])
+
+        var fourth = Note(id: nil, body: "d", log: log)
+        log.events = []
+        try saveMutable(&fourth, db)
+        #expect(fourth.id == 4)
+        #expect(log.events == ["willInsert d", "didInsert 4"], "a nil id inserts without trying an update")
+
+        var edited = third
+        edited.body = "c2"
+        log.events = []
+        #expect(try updateChanges(edited, from: third, db))
+        #expect(log.events == ["willUpdate body"])
+
+        log.events = []
+        #expect(try deleteAll([third, Note(id: 99, body: "gone", log: log)], db) == [true, false])
+        #expect(log.events == ["willDelete 3", "didDelete true", "willDelete 99", "didDelete false"])
+        #expect(try db.fetchAll(String.self, sql: "SELECT body FROM note ORDER BY id") == ["a", "b", "d"])
     }
 
     @Test func conflictResolutionsAreTheSQLOnes() throws {
@@ -189,5 +270,34 @@ extension PersistenceCallbackTests.Player {
     func upsertAndFetchCopy(_ db: Connection) throws -> Self {
         var copy = self
         return try copy.upsertAndFetch(db)
+    }
+}
+
+extension PersistenceCallbackTests {
+    /// A record whose id is the rowid, with callbacks that log.
+    struct Note: Codable, MutablePersistableRecord, RowIDRecord {
+        static let databaseTableName = "note"
+        var id: Int64?
+        var body: String
+        var log: EventLog
+
+        enum CodingKeys: String, CodingKey { case id, body }
+
+        init(id: Int64?, body: String, log: EventLog) {
+            self.id = id
+            self.body = body
+            self.log = log
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(id: try container.decode(Int64?.self, forKey: .id), body: try container.decode(String.self, forKey: .body), log: EventLog())
+        }
+
+        mutating func willInsert(_ db: Database) throws { log.events.append("willInsert \(body)") }
+        mutating func didInsert(_ inserted: InsertionSuccess) { log.events.append("didInsert \(inserted.rowID)") }
+        func willUpdate(_ db: Database, columns: Set<String>) throws { log.events.append("willUpdate \(columns.sorted().joined(separator: ","))") }
+        func willDelete(_ db: Database) throws { log.events.append("willDelete \(id ?? 0)") }
+        func didDelete(deleted: Bool) { log.events.append("didDelete \(deleted)") }
     }
 }

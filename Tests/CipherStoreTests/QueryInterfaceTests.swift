@@ -110,6 +110,48 @@ import Testing
         #expect(try Note.fetchCount(db) == 200)
     }
 
+    /// SQL written out in a request, GRDB's `filter(sql:arguments:)` and its siblings: `?` or
+    /// names, each request checked against the same SQL; arguments that do not fit refuse the
+    /// request before anything runs.
+    @Test func sqlFragmentsTakePositionalOrNamedArguments() throws {
+        let positional = Note.filter(Column("done") == false).filter(sql: "score > ? AND body <> ?", arguments: [10, "note 001"]).order(Column("id"))
+        #expect(try positional.fetchAll(db) == sql("SELECT * FROM note WHERE done = 0 AND score > 10 AND body <> 'note 001' ORDER BY id"))
+        // Names, one used twice, beside a column value bound before them; a ':' inside a string
+        // and names in comments and quotes are not parameters.
+        let named = Note.filter(Column("tag") != "tag1")
+            .filter(sql: "(score BETWEEN :low AND :high OR id = :low) AND body <> ':low' /* :high */ AND \"body\" IS NOT NULL -- :x",
+                    arguments: ["low": 5, ":high": 12.5])
+            .order(sql: "score DESC, id").limit(20)
+        #expect(try named.fetchAll(db) == sql("SELECT * FROM note WHERE tag <> 'tag1' AND (score BETWEEN 5 AND 12.5 OR id = 5) ORDER BY score DESC, id LIMIT 20"))
+        #expect(try named.makeSQL(db).arguments == [.text("tag1"), .integer(5), .real(12.5), .integer(5), .integer(20)])
+        #expect(try Note.order(sql: "length(body) DESC, id DESC").fetchOne(db)?.id == 200)
+        #expect(try Note.filter(sql: "id <= @n", arguments: ["n": 3]).fetchCount(db) == 3)
+        let grouped = try Note.select(sql: "tag, count(*) AS n").group(sql: "tag").having(sql: "count(*) > ?", arguments: [30])
+            .asRequest(of: Row.self).fetchAll(db)
+        let expectedGroups = try db.fetchAll(sql: "SELECT tag, count(*) AS n FROM note GROUP BY tag HAVING count(*) > 30")
+        #expect(grouped.map { try! $0.value(Int.self, at: 1) } == expectedGroups.map { try! $0.value(Int.self, at: 1) })
+        #expect(!grouped.isEmpty)
+
+        let refused: [(String, QueryInterfaceRequest<Note>)] = [
+            ("2 placeholder(s) and 1 argument(s)", Note.filter(sql: "id > ? AND id < ?", arguments: [1])),
+            ("1 placeholder(s) and 2 argument(s)", Note.filter(sql: "id > ?", arguments: [1, 2])),
+            ("no value for parameter :high", Note.filter(sql: "score BETWEEN :low AND :high", arguments: ["low": 1])),
+            ("the argument 'typo' names no parameter", Note.filter(sql: "id = :id", arguments: ["id": 1, "typo": 2])),
+            ("arguments are positional: pass them by name", Note.filter(sql: "id = :id", arguments: [1])),
+            ("also has ? placeholders", Note.filter(sql: "id = :id OR id = ?", arguments: ["id": 1])),
+            ("numbered placeholders (?1)", Note.filter(sql: "id = ?1", arguments: [1])),
+        ]
+        for (reason, request) in refused {
+            #expect {
+                _ = try request.deleteAll(db)
+            } throws: { error in
+                guard let message = (error as? DatabaseError)?.message else { return false }
+                return message.contains(reason) && message.contains("nothing was run")
+            }
+        }
+        #expect(try Note.fetchCount(db) == 200, "a refused request deleted rows")
+    }
+
     @Test func deleteAllOnARequestDeletesWhatItMatches() throws {
         #expect(try Note.filter(Column("done") == true).deleteAll(db) == 66)
         #expect(try Note.fetchCount(db) == 134)

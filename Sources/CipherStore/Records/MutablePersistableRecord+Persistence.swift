@@ -28,13 +28,40 @@ extension MutablePersistableRecord {
         try performSave(db, onConflict: onConflict)
     }
 
+    /// `willSave`, then an update, or an insert when the key is nil (a ``RowIDRecord`` without
+    /// an id) or the row is gone.
     mutating func performSave(_ db: Connection, onConflict: ConflictResolution?) throws {
         try willSave(db)
+        if let record = self as? any RowIDRecord, record.hasNilID {
+            return try performInsert(db, onConflict: onConflict)
+        }
         do {
             try performUpdate(db, onConflict: onConflict)
         } catch RecordError.rowNotFound, RecordError.nilPrimaryKey {
             try performInsert(db, onConflict: onConflict)
         }
+    }
+
+    /// Updates only the columns whose values differ from `old`'s (the record as it was read),
+    /// running `willSave`, `willUpdate` with those columns, `didUpdate` and `didSave`. When
+    /// nothing differs, nothing runs and nothing is written, as in GRDB. What `willSave`
+    /// changes (an `updatedAt`) counts as a change and is written; the record itself is not
+    /// changed (the callbacks run on a copy).
+    /// - Returns: whether anything was written.
+    /// - Throws: ``RecordError/rowNotFound(table:primaryKey:)`` when the row is gone (nothing
+    ///   written), an error of a `will` callback (nothing written), ``DatabaseError``.
+    @discardableResult
+    public func updateChanges(_ db: Connection, from old: Self) throws -> Bool {
+        guard try !RecordChanges(self, from: old).columns.isEmpty else { return false }
+        var copy = self
+        try copy.willSave(db)
+        let changes = try RecordChanges(copy, from: old)
+        guard !changes.columns.isEmpty else { return false }
+        try copy.willUpdate(db, columns: Set(changes.columns.map(\.name)))
+        try changes.write(db)
+        copy.didUpdate(PersistenceSuccess(changes.all))
+        copy.didSave(PersistenceSuccess(changes.all))
+        return true
     }
 
     /// Deletes the record's row, running `willDelete` and `didDelete(deleted:)` around it.
@@ -84,16 +111,18 @@ extension MutablePersistableRecord {
             + Array(repeating: "?", count: names.count).joined(separator: ", ") + ") ON CONFLICT " + onConflict
     }
 
-    /// `willInsert`, the INSERT, `didInsert` and `didSave`.
-    /// - Parameter takeRowID: what the record does with the new rowid before `didInsert`
-    ///   (a ``RowIDRecord`` sets a nil id).
-    mutating func performInsert(_ db: Connection, onConflict: ConflictResolution?,
-                                takeRowID: (inout Self, Int64) throws -> Void = { _, _ in }) throws {
+    /// `willInsert`, the INSERT, `didInsert` and `didSave`. A ``RowIDRecord`` sets a nil id
+    /// from the new rowid before `didInsert`, also when the caller's code is generic over
+    /// `MutablePersistableRecord` and does not know it is one.
+    mutating func performInsert(_ db: Connection, onConflict: ConflictResolution?) throws {
         try willInsert(db)
         let columns = try db.insert(encoding: self, into: Self.databaseTableName, onConflict: onConflict, named: true)
         // INSERT OR IGNORE that ignored: no row of this record's, no rowid to tell.
         guard db.changesCount > 0 else { return }
-        try takeRowID(&self, db.lastInsertedRowID)
+        if var record = self as? any RowIDRecord {
+            try record.takeRowID(db.lastInsertedRowID, table: Self.databaseTableName)
+            self = record as! Self
+        }
         let inserted = InsertionSuccess(rowID: db.lastInsertedRowID, persistenceContainer: PersistenceSuccess(columns).persistenceContainer)
         didInsert(inserted)
         didSave(PersistenceSuccess(inserted))
@@ -168,33 +197,20 @@ extension PersistableRecord {
     }
 }
 
+// The same as the unconstrained methods, which set the id too: declared so that a type that is
+// both finds one `insert` and one `save` (those of `TableRecord where Self: RowIDRecord` are as
+// specific as the unconstrained ones).
 extension MutablePersistableRecord where Self: RowIDRecord {
     /// Inserts the record; when its `id` is nil, sets it to the new rowid before `didInsert`.
     public mutating func insert(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
         try willSave(db)
-        try performRowIDInsert(db, onConflict: onConflict)
+        try performInsert(db, onConflict: onConflict)
     }
 
     /// Inserts the record when its `id` is nil (setting it), else updates its row, or inserts
     /// it when the row is gone. `willSave` runs once.
     public mutating func save(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
-        try performRowIDSave(db, onConflict: onConflict)
-    }
-
-    mutating func performRowIDSave(_ db: Connection, onConflict: ConflictResolution?) throws {
-        try willSave(db)
-        guard id != nil else { return try performRowIDInsert(db, onConflict: onConflict) }
-        do {
-            try performUpdate(db, onConflict: onConflict)
-        } catch RecordError.rowNotFound {
-            try performRowIDInsert(db, onConflict: onConflict)
-        }
-    }
-
-    mutating func performRowIDInsert(_ db: Connection, onConflict: ConflictResolution?) throws {
-        try performInsert(db, onConflict: onConflict) { record, rowID in
-            try record.takeRowID(rowID, table: Self.databaseTableName)
-        }
+        try performSave(db, onConflict: onConflict)
     }
 }
 
@@ -203,13 +219,53 @@ extension PersistableRecord where Self: RowIDRecord {
     /// changes on insert even when it is a ``PersistableRecord``).
     public mutating func insert(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
         try willSave(db)
-        try performRowIDInsert(db, onConflict: onConflict)
+        try performInsert(db, onConflict: onConflict)
     }
 
     /// Inserts the record when its `id` is nil (setting it), else updates its row, or inserts
     /// it when the row is gone.
     public mutating func save(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
-        try performRowIDSave(db, onConflict: onConflict)
+        try performSave(db, onConflict: onConflict)
+    }
+}
+
+/// The ``TableRecord`` methods of an `Encodable` record call these when the record turns out to
+/// be a ``MutablePersistableRecord``: a caller generic over `TableRecord & Encodable` (or
+/// ``RowIDRecord``) runs the record's callbacks, as a caller that knows its type does.
+extension MutablePersistableRecord {
+    func insertCopyWithCallbacks(_ db: Connection, onConflict: ConflictResolution?) throws {
+        var copy = self
+        try copy.willSave(db)
+        try copy.performInsert(db, onConflict: onConflict)
+    }
+
+    mutating func insertWithCallbacks(_ db: Connection, onConflict: ConflictResolution?) throws {
+        try willSave(db)
+        try performInsert(db, onConflict: onConflict)
+    }
+
+    func updateWithCallbacks(_ db: Connection, onConflict: ConflictResolution?) throws {
+        var copy = self
+        try copy.willSave(db)
+        try copy.performUpdate(db, onConflict: onConflict)
+    }
+
+    func saveCopyWithCallbacks(_ db: Connection, onConflict: ConflictResolution?) throws {
+        var copy = self
+        try copy.performSave(db, onConflict: onConflict)
+    }
+
+    mutating func saveWithCallbacks(_ db: Connection, onConflict: ConflictResolution?) throws {
+        try performSave(db, onConflict: onConflict)
+    }
+
+    /// `old` is a record of the same type, seen by a caller that does not know it.
+    func updateChangesWithCallbacks(_ db: Connection, from old: Any) throws -> Bool {
+        try updateChanges(db, from: old as! Self)
+    }
+
+    func deleteWithCallbacks(_ db: Connection) throws -> Bool {
+        try delete(db)
     }
 }
 

@@ -30,4 +30,7 @@ extension RowIDRecord {
         }
         id = converted
     }
+
+    /// Whether the record has no id yet.
+    var hasNilID: Bool { id == nil }
 }

@@ -63,7 +63,11 @@ extension TableRecord {
     /// The records matching `predicate`. See ``QueryInterfaceRequest``.
     public static func filter(_ predicate: some SQLSpecificExpressible) -> QueryInterfaceRequest<Self> { all().filter(predicate) }
     /// The records matching a condition written in SQL.
-    public static func filter(sql: String, arguments: [DatabaseValue] = []) -> QueryInterfaceRequest<Self> { all().filter(sql: sql, arguments: arguments) }
+    public static func filter(sql: String, arguments: StatementArguments = .none) -> QueryInterfaceRequest<Self> { all().filter(sql: sql, arguments: arguments) }
+    /// Every record in an order written in SQL.
+    public static func order(sql: String, arguments: StatementArguments = .none) -> QueryInterfaceRequest<Self> { all().order(sql: sql, arguments: arguments) }
+    /// A request selecting SQL written out.
+    public static func select(sql: String, arguments: StatementArguments = .none) -> QueryInterfaceRequest<Self> { all().select(sql: sql, arguments: arguments) }
     /// Every record in this order. See ``QueryInterfaceRequest``.
     public static func order(_ orderings: any SQLOrderingTerm...) -> QueryInterfaceRequest<Self> { all().order(orderings) }
     /// At most `limit` records. See ``QueryInterfaceRequest``.

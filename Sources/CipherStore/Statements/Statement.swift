@@ -189,7 +189,7 @@ public final class Statement {
         return indexes[name] ?? Self.unprefixed(name).flatMap { indexes[$0] }
     }
 
-    private static func unprefixed(_ name: String) -> String? {
+    static func unprefixed(_ name: String) -> String? {
         guard let first = name.first, ":@$".contains(first) else { return nil }
         return String(name.dropFirst())
     }

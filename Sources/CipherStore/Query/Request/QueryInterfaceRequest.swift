@@ -29,9 +29,46 @@ public struct QueryInterfaceRequest<RowDecoder>: Sendable {
         return request
     }
 
-    /// Adds a condition written in SQL, with its arguments.
-    public func filter(sql: String, arguments: [DatabaseValue] = []) -> Self {
-        filter(SQLExpression(sql: sql, arguments: arguments))
+    /// Adds a condition written in SQL, with its arguments: `?` placeholders with positional
+    /// arguments, or names (`:name`, `@name`, `$name`) with named ones. Names are not checked
+    /// (a misspelled double-quoted name is read by SQLite 3.15 as a string): prefer ``Column``s.
+    /// A fragment whose arguments do not fit its placeholders (see ``StatementArguments``)
+    /// makes the request throw a ``DatabaseError`` before anything runs.
+    public func filter(sql: String, arguments: StatementArguments = .none) -> Self {
+        withFragment(sql, arguments) { $0.filter($1) }
+    }
+
+    /// Replaces the order with SQL written out: `order(sql: "length(name) DESC")`.
+    public func order(sql: String, arguments: StatementArguments = .none) -> Self {
+        withFragment(sql, arguments) { $0.order($1) }
+    }
+
+    /// Replaces what is selected with SQL written out: `select(sql: "id, upper(name) AS name")`.
+    public func select(sql: String, arguments: StatementArguments = .none) -> Self {
+        withFragment(sql, arguments) { $0.select($1) }
+    }
+
+    /// `GROUP BY` SQL written out.
+    public func group(sql: String, arguments: StatementArguments = .none) -> Self {
+        withFragment(sql, arguments) { $0.group($1) }
+    }
+
+    /// Adds a `HAVING` condition written in SQL.
+    public func having(sql: String, arguments: StatementArguments = .none) -> Self {
+        withFragment(sql, arguments) { $0.having($1) }
+    }
+
+    /// The request refined by `apply` with the fragment, or refused when run if its arguments
+    /// do not fit it.
+    private func withFragment(_ sql: String, _ arguments: StatementArguments, _ apply: (Self, SQL) -> Self) -> Self {
+        switch SQLFragment.literal(sql, arguments) {
+        case .success(let literal):
+            return apply(self, literal)
+        case .failure(let problem):
+            var request = self
+            request.relation.conflicts.append(problem.message)
+            return request
+        }
     }
 
     /// Replaces the order: `order(Column("date").desc, Column("id"))`.
