@@ -152,6 +152,46 @@ import Testing
         #expect(try Note.fetchCount(db) == 200, "a refused request deleted rows")
     }
 
+    /// GRDB's key and id methods, and `reversed()`: each against the same SQL.
+    @Test func recordsByKeysAndIDsAndReversedOrder() throws {
+        struct Entry: Codable, Hashable, FetchableRecord, TableRecord, Identifiable {
+            static let databaseTableName = "note"
+            var id: Int64
+            var body: String
+        }
+        #expect(try Note.filter(key: 7).fetchOne(db) == sql("SELECT * FROM note WHERE id = 7").first)
+        #expect(try Set(Note.filter(keys: [3, 5, 999]).fetchAll(db).map(\.id)) == [3, 5])
+        #expect(try Note.find(db, key: 9).body == "note 009")
+        #expect {
+            _ = try Note.find(db, key: 999)
+        } throws: { error in
+            guard case RecordError.recordNotFound(let table, let key)? = error as? RecordError else { return false }
+            return table == "note" && key == ["id": .integer(999)]
+        }
+        // More keys than one statement binds on SQLite 3.15: run in parts.
+        let many = Array(Int64(150)...Int64(1_350))
+        #expect(try Entry.fetchAll(db, ids: many).count == 51)
+        #expect(try Entry.fetchSet(db, ids: [1, 2, 2, 1_000]) == Set(try Entry.fetchAll(db, sql: "SELECT id, body FROM note WHERE id IN (1, 2, 1000)")))
+        #expect(try Note.fetchAll(db, keys: [Int64]()).isEmpty)
+        #expect(try Entry.selectID().fetchAll(db) == db.fetchAll(Int64.self, sql: "SELECT id FROM note"))
+        #expect(try Entry.filter(Column("done") == true).selectID().fetchSet(db) == Set(db.fetchAll(Int64.self, sql: "SELECT id FROM note WHERE done")))
+
+        let ascending = Note.filter(Column("id") <= 30).order(Column("score"), Column("id").desc)
+        #expect(try ascending.reversed().fetchAll(db) == sql("SELECT * FROM note WHERE id <= 30 ORDER BY score DESC, id ASC"))
+        #expect(try ascending.reversed().reversed().fetchAll(db) == ascending.fetchAll(db))
+        #expect(try ascending.unordered().makeSQL(db).sql == #"SELECT * FROM "note" WHERE ("id" <= ?)"#)
+        #expect(try Note.all().reversed().makeSQL(db).sql == #"SELECT * FROM "note""#, "no order: unchanged, as in GRDB")
+        #expect {
+            _ = try Note.order(sql: "score DESC, id").reversed().fetchAll(db)
+        } throws: { error in
+            (error as? DatabaseError)?.message?.contains("an order written in SQL cannot be reversed") == true
+        }
+
+        #expect(try Entry.deleteAll(db, ids: many) == 51)
+        #expect(try Note.deleteAll(db, keys: [1, 2, 999]) == 2)
+        #expect(try Note.fetchCount(db) == 200 - 53)
+    }
+
     @Test func deleteAllOnARequestDeletesWhatItMatches() throws {
         #expect(try Note.filter(Column("done") == true).deleteAll(db) == 66)
         #expect(try Note.fetchCount(db) == 134)

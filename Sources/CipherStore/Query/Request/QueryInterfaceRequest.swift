@@ -94,6 +94,19 @@ public struct QueryInterfaceRequest<RowDecoder>: Sendable {
         return request
     }
 
+    /// The same request in the opposite order: each ordering term reversed (ascending when it
+    /// had no direction); a request with no order is unchanged, as in GRDB. An order written in
+    /// SQL (`order(sql:)`) cannot be reversed term by term: the request throws a
+    /// ``DatabaseError`` before anything runs.
+    public func reversed() -> Self {
+        var request = self
+        if request.relation.orderings.contains(where: \.isWrittenInSQL) {
+            request.relation.conflicts.append("an order written in SQL cannot be reversed: order by Column values, or write the reversed order with order(sql:)")
+        }
+        request.relation.orderings = request.relation.orderings.map(\.reversed)
+        return request
+    }
+
     // MARK: Selection
 
     /// Replaces what is selected; rows still decode as `RowDecoder`.

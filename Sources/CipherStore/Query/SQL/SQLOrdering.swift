@@ -18,6 +18,12 @@ public struct SQLOrdering: SQLOrderingTerm {
         SQLOrdering(node: node, direction: direction == " DESC" ? " ASC" : " DESC")
     }
 
+    /// Whether the term is SQL written out, which may hold several terms or a direction.
+    var isWrittenInSQL: Bool {
+        if case .literal = node { return true }
+        return false
+    }
+
     func render(_ context: inout SQLRenderContext) -> String {
         node.render(&context) + direction
     }
