@@ -204,6 +204,26 @@ import Testing
         }
     }
 
+    @Test func keysIDsSQLFragmentsAndReversedOrderReadWhatTheSameSQLReads() throws {
+        let dbQueue = try openQueueWithPlayers()
+        try dbQueue.write { db in
+            let expectedSome = try Self.players(db, "SELECT id, name, score, team FROM player WHERE id IN (1, 2, 3)")
+            let expectedBottom = try Self.players(db, "SELECT id, name, score, team FROM player ORDER BY score ASC LIMIT 2")
+            let expectedIDs = try db.fetchAll(Int64.self, sql: "SELECT id FROM player WHERE score > 400 AND team IS NOT NULL")
+
+            let some = try Player.fetchAll(db, ids: [1, 2, 3])
+            let bottom = try Player.order(Player.Columns.score.desc).reversed().limit(2).fetchAll(db)
+            let ids = try Player.filter(sql: "score > :minimum AND team IS NOT NULL", arguments: ["minimum": 400]).selectID().fetchAll(db)
+            let gone = try Player.deleteAll(db, ids: [6, 7])
+
+            #expect(Set(some) == Set(expectedSome) && some.count == 3)
+            #expect(bottom == expectedBottom)
+            #expect(ids.map { $0! }.sorted() == expectedIDs.sorted() && ids.count == 3)
+            #expect(gone == 2)
+            #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM player WHERE id IN (6, 7)") == 0)
+        }
+    }
+
     // MARK: Associations
 
     /// The library's schema and rows; `REFERENCES` is what the associations read.
