@@ -224,6 +224,38 @@ import Testing
         }
     }
 
+    @Test func closuresAndKeyPathsOverColumnsReadWhatTheSameSQLReads() throws {
+        let dbQueue = try openQueueWithPlayers()
+        try dbQueue.write { db in
+            let expectedBest = try Self.players(db, "SELECT id, name, score, team FROM player WHERE score >= 500 ORDER BY score DESC, name")
+            let expectedLow = try db.fetchAll(String.self, sql: "SELECT name FROM player WHERE score < 100 ORDER BY name DESC")
+            let expectedTop = try db.fetchScalar(Int.self, sql: "SELECT max(score) FROM player")
+            let expectedArthur = try db.fetchScalar(Int.self, sql: "SELECT score + 10 FROM player WHERE name = 'Arthur'")
+
+            let best = try Player.filter { $0.score >= 500 }.order { [$0.score.desc, $0.name] }.fetchAll(db)
+            let low = try Player.filter { $0.score < 100 }.order(\.name.desc).select({ $0.name }, as: String.self).fetchAll(db)
+            let top = try Player.select({ max($0.score) }, as: Int.self).fetchOne(db)
+            let raised = try Player.filter { $0.name == "Arthur" }.updateAll(db) { $0.score += 10 }
+
+            #expect(best == expectedBest && best.count == 4)
+            #expect(low == expectedLow && low.count == 2)
+            #expect(top == expectedTop && top == 1000)
+            #expect(raised == 1)
+            #expect(try db.fetchScalar(Int.self, sql: "SELECT score FROM player WHERE name = 'Arthur'") == expectedArthur)
+            // The same SQL as the Column values the closures name.
+            #expect(try Player.filter { $0.score >= 500 }.order(\.score).makeSQL(db).sql
+                    == Player.filter(Column("score") >= 500).order(Column("score")).makeSQL(db).sql)
+
+            // A misspelled column in a record's Columns is checked like any other.
+            #expect {
+                _ = try Misspelled.filter { $0.scroe > 1 }.deleteAll(db)
+            } throws: { error in
+                (error as? DatabaseError)?.message?.contains("no such column: scroe (the columns of player are id, name, score, team)") == true
+            }
+            #expect(try Player.fetchCount(db) == 7)
+        }
+    }
+
     // MARK: Associations
 
     /// The library's schema and rows; `REFERENCES` is what the associations read.
@@ -254,6 +286,23 @@ import Testing
     func author(_ row: Row, at offset: Int) throws -> Author? {
         let id: Int64? = try row.value(at: offset)
         return try id.map { Author(id: $0, name: try row.value(at: offset + 1), country: try row.value(at: offset + 2)) }
+    }
+
+    @Test func associationsTakeClosuresOverTheAssociatedRecordsColumns() throws {
+        let dbQueue = try openLibrary()
+        try dbQueue.read { db in
+            let infos = try Work.filter { $0.year > 1820 }
+                .including(required: Work.writer.filter { $0.country == "FR" }.order(\.name))
+                .order(\.year)
+                .asRequest(of: WorkInfo.self).fetchAll(db)
+            let expected = try db.fetchAll(sql: """
+                SELECT book.id, book.title, author.name FROM book JOIN author ON author.id = book.authorId AND author.country = 'FR'
+                WHERE book.year > 1820 ORDER BY book.year, author.name
+                """)
+            #expect(infos.map(\.work.id) == expected.map { try! $0.value(Int64.self, at: 0) })
+            #expect(infos.map(\.writer.name) == expected.map { try! $0.value(String.self, at: 2) })
+            #expect(infos.count == 4)
+        }
     }
 
     @Test func associationsFetchWhatTheSameJoinsFetch() throws {
@@ -503,5 +552,41 @@ import Testing
             }
             #expect(found, "this example of the article is not in GRDBSnippetsTests.swift:\n\(example.joined(separator: "\n"))")
         }
+    }
+}
+
+extension GRDBSnippetsTests {
+    /// A record whose `Columns` names a column the table does not have.
+    struct Misspelled: Codable, FetchableRecord, TableRecord {
+        static let databaseTableName = "player"
+        var id: Int64
+        enum Columns { static let scroe = Column("scroe") }
+    }
+
+    /// The library's authors and books again, with `Columns` for the closures.
+    struct Writer: Codable, Equatable, FetchableRecord, TableRecord {
+        static let databaseTableName = "author"
+        var id: Int64
+        var name: String
+        var country: String?
+        enum Columns {
+            static let name = Column(CodingKeys.name)
+            static let country = Column(CodingKeys.country)
+        }
+    }
+
+    struct Work: Codable, Equatable, FetchableRecord, TableRecord {
+        static let databaseTableName = "book"
+        static let writer = belongsTo(Writer.self, using: ForeignKey(["authorId"])).forKey("writer")
+        var id: Int64
+        var authorId: Int64?
+        var title: String
+        var year: Int
+        enum Columns { static let year = Column(CodingKeys.year) }
+    }
+
+    struct WorkInfo: Decodable, FetchableRecord {
+        var work: Work
+        var writer: Writer
     }
 }

@@ -23,6 +23,19 @@ public protocol TableRecord {
     static var databaseTableName: String { get }
     /// The primary key column, as the record's coding key spells it; `"id"` by default.
     static var primaryKeyColumn: String { get }
+    /// The record's columns, for the closures and key paths of the query interface, in
+    /// GRDB's spelling: `enum Columns { static let score = Column(CodingKeys.score) }` makes
+    /// `Player.filter { $0.score > 100 }` and `Player.order(\.score.desc)`. Inferred from a
+    /// nested type of that name; `Never` when there is none.
+    associatedtype Columns = Never
+    /// What those closures receive: `Columns.Type` unless the record says otherwise.
+    associatedtype DatabaseComponents = Columns.Type
+    /// The value those closures receive: `Columns.self` by default.
+    static var databaseComponents: DatabaseComponents { get }
+}
+
+extension TableRecord where DatabaseComponents == Columns.Type {
+    public static var databaseComponents: DatabaseComponents { Columns.self }
 }
 
 extension TableRecord {
