@@ -91,7 +91,7 @@ extension TableRecord {
     public static func select<T>(_ selection: any SQLSelectable..., as type: T.Type) -> QueryInterfaceRequest<T> {
         all().select(selection).asRequest(of: T.self)
     }
-    /// Every record with more selected after its columns. See ``QueryInterfaceRequest/annotated(with:)``.
+    /// Every record with more selected after its columns. See ``QueryInterfaceRequest/annotated(with:)-(SQLSelectable...)``.
     public static func annotated(with selection: any SQLSelectable...) -> QueryInterfaceRequest<Self> {
         var request = all()
         request.relation.selection += selection.map(\.sqlSelection)
