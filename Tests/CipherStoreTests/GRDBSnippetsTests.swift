@@ -305,6 +305,68 @@ import Testing
         }
     }
 
+    @Test func associationAggregatesGiveWhatTheSameGroupedJoinGives() throws {
+        let dbQueue = try openLibrary()
+        try dbQueue.write { db in
+            struct AuthorBookCount: Decodable, FetchableRecord {
+                var author: Author
+                var bookCount: Int
+                var maxBookYear: Int?
+            }
+            let prolific = try Author
+                .annotated(with: Author.books.count, Author.books.max(Column("year")))
+                .having(Author.books.count >= 2)
+                .order(Column("name"))
+                .asRequest(of: AuthorBookCount.self)
+                .fetchAll(db)
+            let bookless = try Author.having(Author.books.isEmpty).fetchAll(db)
+
+            let grouped = try db.fetchAll(sql: """
+                SELECT author.id, COUNT(book.id), MAX(book.year) FROM author JOIN book ON book.authorId = author.id
+                GROUP BY author.id HAVING COUNT(book.id) >= 2 ORDER BY author.name
+                """)
+            #expect(prolific.map(\.author.id) == grouped.map { try! $0.value(Int64.self, at: 0) })
+            #expect(prolific.map(\.bookCount) == grouped.map { try! $0.value(Int.self, at: 1) })
+            #expect(prolific.map(\.maxBookYear) == grouped.map { try! $0.value(Int?.self, at: 2) })
+            #expect(prolific.map(\.author.name) == ["Jane Austen", "Victor Hugo"])
+            #expect(bookless.map(\.name) == (try db.fetchAll(String.self, sql: "SELECT name FROM author WHERE NOT EXISTS (SELECT 1 FROM book WHERE book.authorId = author.id)")))
+            #expect(bookless.map(\.name) == ["Homer"])
+
+            // Every author, a count of 0 included; the association's filter applies; GRDB's names.
+            let all = try Author
+                .annotated(with: Author.books.filter(Column("year") > 1850).count.forKey("recent"),
+                           Author.books.min(Column("year")), Author.books.average(Column("year")),
+                           Author.books.sum(Column("year")), Author.books.isEmpty)
+                .order(Column("id"))
+                .asRequest(of: Row.self).fetchAll(db)
+            #expect(all.map(\.columnNames).first == ["id", "name", "country", "recent", "minBookYear", "averageBookYear", "bookYearSum", "hasNoBook"])
+            let expected = try db.fetchAll(sql: """
+                SELECT author.*, (SELECT COUNT(*) FROM book WHERE book.authorId = author.id AND year > 1850),
+                    MIN(book.year), AVG(book.year), SUM(book.year), COUNT(book.id) = 0
+                FROM author LEFT JOIN book ON book.authorId = author.id GROUP BY author.id ORDER BY author.id
+                """)
+            #expect(all.map(\.values) == expected.map(\.values))
+            #expect(try Author.having(Author.books.count == 0).fetchCount(db) == 1)
+
+            // A misspelled column inside an aggregate is named, and nothing runs.
+            #expect {
+                _ = try Author.having(Author.books.max(Column("yaer")) > 1800).deleteAll(db)
+            } throws: { error in
+                (error as? DatabaseError)?.message?.contains("no such column: yaer (association books)") == true
+            }
+            #expect(try Author.fetchCount(db) == 4)
+            // deleteAll through an aggregate deletes what the same SQL picks.
+            let emptyAuthors = try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM author WHERE NOT EXISTS (SELECT 1 FROM book WHERE authorId = author.id)")
+            #expect(try Author.having(Author.books.isEmpty).deleteAll(db) == emptyAuthors)
+
+            // A tree of records: the subquery's table gets another name.
+            try db.execute(sql: "CREATE TABLE person(id INTEGER PRIMARY KEY, name TEXT NOT NULL, managerId INTEGER REFERENCES person(id))")
+            try db.execute(sql: "INSERT INTO person VALUES (1, 'Ann', NULL), (2, 'Bob', 1), (3, 'Cid', 1), (4, 'Dan', 2)")
+            let reports = try Person.annotated(with: Person.reports.count).order(Column("id")).asRequest(of: Row.self).fetchAll(db)
+            #expect(reports.map { try! $0.value(Int.self, named: "personCount") } == [2, 1, 0, 0])
+        }
+    }
+
     @Test func associationsFetchWhatTheSameJoinsFetch() throws {
         let dbQueue = try openLibrary()
         try dbQueue.read { db in
@@ -588,5 +650,14 @@ extension GRDBSnippetsTests {
     struct WorkInfo: Decodable, FetchableRecord {
         var work: Work
         var writer: Writer
+    }
+
+    /// People and the people they manage: an association from a table to itself.
+    struct Person: Codable, FetchableRecord, TableRecord {
+        static let databaseTableName = "person"
+        static let reports = hasMany(Person.self, using: ForeignKey(["managerId"]))
+        var id: Int64
+        var name: String
+        var managerId: Int64?
     }
 }

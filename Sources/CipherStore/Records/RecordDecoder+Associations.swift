@@ -41,6 +41,15 @@ extension RecordDecoder {
         return decoder
     }
 
+    /// A record-typed property of a one-table row that no column names, decoded from the same
+    /// row's columns by a decoder kept for that key.
+    func sameRowRecord<T: Decodable>(_ type: T.Type, forKey key: some CodingKey) throws -> T {
+        let name = key.stringValue
+        let decoder = nestedDecoders[name] ?? RecordDecoder(source: source)
+        nestedDecoders[name] = decoder
+        return try decoder.decode(T.self, from: source)
+    }
+
     /// What the n-th property of a record decoded through ``associated(_:forKey:in:)`` found.
     struct AssociationStep {
         enum Target {

@@ -123,7 +123,15 @@ extension RecordDecoder {
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
             if let scoped = decoder.scoped, let value = try decoder.associated(T.self, forKey: key, in: scoped) { return value }
-            return try decoder.value(T.self, at: decoder.column(for: key), key: key)
+            guard let column = decoder.plannedColumn(for: key) else {
+                // A record-typed property named by no column decodes from the row's own columns
+                // (`var author: Author` beside `var bookCount: Int`), as in GRDB.
+                if decoder.scoped == nil, !(T.self is any DatabaseValueConvertible.Type) {
+                    return try decoder.sameRowRecord(T.self, forKey: key)
+                }
+                throw decoder.error(.missingColumn(availableColumns: decoder.columnNames), key: key)
+            }
+            return try decoder.value(T.self, at: column, key: key)
         }
 
         @inline(__always)

@@ -59,6 +59,13 @@ final class RecordDecoder {
         return try decode(Record.self)
     }
 
+    /// Decodes the current row of another source of the same columns (a record nested in a
+    /// one-table row: the row's source, which a fetched ``Row`` changes from row to row).
+    func decode<Record: Decodable>(_ type: Record.Type, from source: ColumnSource) throws -> Record {
+        self.source = source
+        return try decode(Record.self)
+    }
+
     /// Decodes the source's current row.
     /// - Throws: ``RecordDecodingError``, or an error of the record's own `init(from:)`.
     func decode<Record: Decodable>(_ type: Record.Type) throws -> Record {

@@ -91,6 +91,8 @@ extension TableRecord {
     public static func select<T>(_ selection: any SQLSelectable..., as type: T.Type) -> QueryInterfaceRequest<T> {
         all().select(selection).asRequest(of: T.self)
     }
+    /// The records that match a condition on an association aggregate: `Author.having(Author.books.count >= 2)`.
+    public static func having(_ predicate: some SQLSpecificExpressible) -> QueryInterfaceRequest<Self> { all().having(predicate) }
     /// Every record with more selected after its columns. See ``QueryInterfaceRequest/annotated(with:)-(SQLSelectable...)``.
     public static func annotated(with selection: any SQLSelectable...) -> QueryInterfaceRequest<Self> {
         var request = all()

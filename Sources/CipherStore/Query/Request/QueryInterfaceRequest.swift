@@ -149,10 +149,17 @@ public struct QueryInterfaceRequest<RowDecoder>: Sendable {
         return request
     }
 
-    /// Adds a `HAVING` condition; several are combined with AND.
+    /// Adds a `HAVING` condition; several are combined with AND. A condition on an association
+    /// aggregate (`having(Author.books.count >= 2)`) goes into `WHERE`: each aggregate is a
+    /// subquery for its own record (see ``AssociationAggregate``).
     public func having(_ predicate: some SQLSpecificExpressible) -> Self {
         var request = self
-        request.relation.havings.append(predicate.sqlExpression.node)
+        let node = predicate.sqlExpression.node
+        if node.containsAggregate {
+            request.relation.filters.append(node)
+        } else {
+            request.relation.havings.append(node)
+        }
         return request
     }
 

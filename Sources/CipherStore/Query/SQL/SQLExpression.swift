@@ -27,6 +27,9 @@ public struct SQLExpression: Sendable {
         /// `table MATCH pattern`: a full-text search on the whole row of the request's table
         /// (named by its alias when the query joins tables).
         case tableMatch(table: String, Node)
+        /// A value computed from the associated records (``AssociationAggregate``), replaced
+        /// by its subquery when the request runs (``SQLRelation/resolvingAggregates(_:)``).
+        case associationAggregate(SQLAssociationAggregate)
     }
 
     let node: Node
@@ -106,6 +109,9 @@ extension SQLExpression.Node {
             return left + " BETWEEN " + low + " AND " + upper.renderOperand(&context)
         case .tableMatch(let table, let pattern):
             return Connection.quoteIdentifier(context.qualifier ?? table) + " MATCH " + pattern.renderOperand(&context)
+        case .associationAggregate(let aggregate):
+            // Outside a request (`SQLExpression.sql`), where the schema is not at hand.
+            return "(SELECT … FROM " + Connection.quoteIdentifier(aggregate.association.relation.table) + ")"
         }
     }
 
@@ -121,7 +127,7 @@ extension SQLExpression.Node {
     func collectColumns(into names: inout [String]) {
         switch self {
         case .column(let name): names.append(name)
-        case .value, .literal, .countAll, .tableMatch: break
+        case .value, .literal, .countAll, .tableMatch, .associationAggregate: break
         case .prefix(_, let operand), .postfix(let operand, _): operand.collectColumns(into: &names)
         case .binary(let lhs, _, let rhs):
             lhs.collectColumns(into: &names)
@@ -134,6 +140,32 @@ extension SQLExpression.Node {
         case .between(let operand, let lower, let upper):
             for part in [operand, lower, upper] { part.collectColumns(into: &names) }
         }
+    }
+
+    /// The node with each association aggregate replaced by what `transform` makes of it.
+    func mapAggregates(_ transform: (SQLAssociationAggregate) throws -> SQLExpression.Node) rethrows -> SQLExpression.Node {
+        switch self {
+        case .associationAggregate(let aggregate): return try transform(aggregate)
+        case .column, .value, .literal, .countAll: return self
+        case .prefix(let op, let operand): return .prefix(op, try operand.mapAggregates(transform))
+        case .postfix(let operand, let op): return .postfix(try operand.mapAggregates(transform), op)
+        case .binary(let lhs, let op, let rhs): return .binary(try lhs.mapAggregates(transform), op, try rhs.mapAggregates(transform))
+        case .function(let name, let arguments, let distinct): return .function(name, try arguments.map { try $0.mapAggregates(transform) }, distinct: distinct)
+        case .inList(let operand, let values): return .inList(try operand.mapAggregates(transform), try values.map { try $0.mapAggregates(transform) })
+        case .between(let operand, let lower, let upper):
+            return .between(try operand.mapAggregates(transform), try lower.mapAggregates(transform), try upper.mapAggregates(transform))
+        case .tableMatch(let table, let pattern): return .tableMatch(table: table, try pattern.mapAggregates(transform))
+        }
+    }
+
+    /// Whether the node holds an association aggregate.
+    var containsAggregate: Bool {
+        var found = false
+        _ = mapAggregates { aggregate in
+            found = true
+            return .associationAggregate(aggregate)
+        }
+        return found
     }
 
     /// Whether the node is a NULL value (compared with `IS`, not `=`).

@@ -41,7 +41,7 @@ struct SQLQueryGenerator {
     /// - Parameter extraColumns: columns of the base table to select after all others
     ///   (the child key a prefetch groups rows by).
     mutating func select(_ relation: SQLRelation, extraColumns: [String] = []) throws -> Query {
-        let relation = try relation.resolvingOrigin(db)
+        let relation = try relation.resolvingOrigin(db).resolvingAggregates(db)
         try check(relation)
         let qualify = relation.hasJoinedTables
         let baseAlias = alias(for: relation.table)

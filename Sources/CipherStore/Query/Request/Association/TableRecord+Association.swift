@@ -14,7 +14,7 @@ extension TableRecord {
     /// books). Its default key is the destination's table name in the plural (`book` → `books`).
     public static func hasMany<Destination: TableRecord>(_ destination: Destination.Type, key: String? = nil,
                                                         using foreignKey: ForeignKey? = nil) -> HasManyAssociation<Self, Destination> {
-        HasManyAssociation(_sqlAssociation: association(to: Destination.self, key: key ?? plural(Destination.databaseTableName),
+        HasManyAssociation(_sqlAssociation: association(to: Destination.self, key: key ?? AssociationKeyName.plural(Destination.databaseTableName),
                                                         direction: .has, isToMany: true, foreignKey: foreignKey))
     }
 
@@ -29,16 +29,6 @@ extension TableRecord {
                                                                isToMany: Bool, foreignKey: ForeignKey?) -> SQLAssociationBox {
         SQLAssociationBox(association: SQLAssociation(key: key, isToMany: isToMany, direction: direction, originTable: databaseTableName,
                                                       foreignKey: foreignKey, relation: SQLRelation(table: Destination.databaseTableName)))
-    }
-
-    /// A table name in the plural, for the default key of a to-many association: English's
-    /// regular plurals, and a name that already ends in "s" kept.
-    static func plural(_ name: String) -> String {
-        let lowercased = name.lowercased()
-        if lowercased.hasSuffix("s") { return name }
-        if lowercased.hasSuffix("x") || lowercased.hasSuffix("z") || lowercased.hasSuffix("ch") || lowercased.hasSuffix("sh") { return name + "es" }
-        if lowercased.hasSuffix("y"), let before = lowercased.dropLast().last, !"aeiou".contains(before) { return name.dropLast() + "ies" }
-        return name + "s"
     }
 
     /// Every record, each with an associated record that must exist. See ``QueryInterfaceRequest/including(required:)``.

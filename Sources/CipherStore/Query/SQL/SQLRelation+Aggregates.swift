@@ -1,0 +1,86 @@
+/// Association aggregates (``AssociationAggregate``) rendered as correlated subqueries, against
+/// the schema, when a request runs.
+extension SQLRelation {
+    /// The relation with each association aggregate it holds replaced by its subquery on the
+    /// associated table, correlated with this relation's table by name.
+    /// - Throws: ``DatabaseError`` for an unknown column or association key, or an aggregate
+    ///   used inside an association (not supported); nothing has run then.
+    func resolvingAggregates(_ db: Connection) throws -> SQLRelation {
+        for join in joins where join.association.relation.ownNodes.contains(where: \.containsAggregate) {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "association \(join.association.key): an association aggregate (count, isEmpty, min, max…) is used inside an association; use it on the request's own records; nothing was run")
+        }
+        guard ownNodes.contains(where: \.containsAggregate) else { return self }
+        let resolve = { (aggregate: SQLAssociationAggregate) in try aggregate.subquery(db, parentTable: table) }
+        var resolved = self
+        resolved.selection = try selection.map { selection in
+            switch selection.kind {
+            case .allColumns: return selection
+            case .expression(let node): return SQLSelection(kind: .expression(try node.mapAggregates(resolve)))
+            case .aliased(let node, let name): return SQLSelection(kind: .aliased(try node.mapAggregates(resolve), name))
+            }
+        }
+        resolved.filters = try filters.map { try $0.mapAggregates(resolve) }
+        resolved.groups = try groups.map { try $0.mapAggregates(resolve) }
+        resolved.havings = try havings.map { try $0.mapAggregates(resolve) }
+        resolved.orderings = try orderings.map { SQLOrdering(node: try $0.node.mapAggregates(resolve), direction: $0.direction) }
+        return resolved
+    }
+
+    /// The expressions of the relation itself (not its joins').
+    private var ownNodes: [SQLExpression.Node] {
+        var nodes = filters + groups + havings + orderings.map(\.node)
+        for selection in selection {
+            switch selection.kind {
+            case .allColumns: break
+            case .expression(let node), .aliased(let node, _): nodes.append(node)
+            }
+        }
+        return nodes
+    }
+}
+
+extension SQLAssociationAggregate {
+    /// `(SELECT COUNT(*) FROM "book" WHERE "book"."authorId" = "author"."id")`, with the
+    /// association's filters, or `NOT EXISTS (…)` for `isEmpty`.
+    func subquery(_ db: Connection, parentTable: String) throws -> SQLExpression.Node {
+        let child = association.relation
+        guard child.joins.isEmpty else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "association \(association.key): an aggregate of an association that includes or joins others is not supported; nothing was run")
+        }
+        let generator = SQLQueryGenerator(db: db)
+        let pairs = try association.joinColumns(db)
+        try generator.check(pairs.map(\.parentColumn), in: parentTable, association: association.key)
+        var childColumns = pairs.map(\.childColumn)
+        argument?.collectColumns(into: &childColumns)
+        for filter in child.filters { filter.collectColumns(into: &childColumns) }
+        try generator.check(childColumns, in: child.table, association: association.key)
+
+        // The inner table needs another name only when it is the outer one (a tree of records).
+        let alias = child.table.lowercased() == parentTable.lowercased() ? child.table + "_aggregated" : child.table
+        var from = Connection.quoteIdentifier(child.table)
+        if alias != child.table { from += " " + Connection.quoteIdentifier(alias) }
+        var context = SQLRenderContext(qualifier: alias)
+        let selected: String
+        switch function {
+        case .count, .isEmpty: selected = function.isCount ? "COUNT(*)" : "1"
+        case .function(let name): selected = name + "(" + (argument?.render(&context) ?? "*") + ")"
+        }
+        var conditions = pairs.map {
+            Connection.quoteIdentifier(alias) + "." + Connection.quoteIdentifier($0.childColumn) + " = "
+                + Connection.quoteIdentifier(parentTable) + "." + Connection.quoteIdentifier($0.parentColumn)
+        }
+        conditions += child.filters.map { "(" + $0.render(&context) + ")" }
+        let select = "SELECT " + selected + " FROM " + from + " WHERE " + conditions.joined(separator: " AND ")
+        if case .isEmpty = function {
+            return .literal(SQL(sql: "NOT EXISTS (" + select + ")", arguments: context.arguments))
+        }
+        return .literal(SQL(sql: "(" + select + ")", arguments: context.arguments))
+    }
+}
+
+extension SQLAssociationAggregate.Function {
+    var isCount: Bool {
+        if case .count = self { return true }
+        return false
+    }
+}
