@@ -172,6 +172,50 @@ import Testing
         #expect(try db.fetchAll(String.self, sql: "SELECT body FROM note ORDER BY id") == ["a", "b", "d"])
     }
 
+    /// GRDB's per-type policy: what `insert`, `update` and `save` do on a conflict when the call
+    /// does not say.
+    @Test func aRecordTypesConflictPolicyAppliesWhenTheCallGivesNone() throws {
+        struct Replacing: Codable, FetchableRecord, MutablePersistableRecord {
+            static let databaseTableName = "player"
+            static let persistenceConflictPolicy = PersistenceConflictPolicy(insert: .replace, update: .ignore)
+            var id: Int64
+            var name: String
+            var score: Int
+        }
+        var arthur = Replacing(id: 1, name: "Arthur", score: 1)
+        try arthur.insert(db)
+        var other = Replacing(id: 2, name: "Arthur", score: 2)   // the same unique name: replaces row 1
+        try other.insert(db)
+        #expect(try db.fetchAll(sql: "SELECT id, name, score FROM player ORDER BY id").map(\.values) == [[.integer(2), .text("Arthur"), .integer(2)]])
+
+        var barbara = Replacing(id: 3, name: "Barbara", score: 3)
+        try barbara.insert(db)
+        // UPDATE OR IGNORE: a conflicting update leaves the row as it was, and is no error (the row exists).
+        barbara.name = "Arthur"
+        try barbara.update(db)
+        #expect(try db.fetchScalar(String.self, sql: "SELECT name FROM player WHERE id = 3") == "Barbara")
+        // The call's own resolution wins over the type's.
+        #expect(throws: DatabaseError.self) { try barbara.update(db, onConflict: .abort) }
+        // A gone row is still not found.
+        #expect(throws: RecordError.self) { try Replacing(id: 99, name: "Nobody", score: 0).update(db) }
+
+        // save with an insert policy of .replace inserts at once, as in GRDB.
+        var saved = Replacing(id: 3, name: "Barbara", score: 30)
+        try saved.save(db)
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT score FROM player WHERE id = 3") == 30)
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM player") == 2)
+    }
+
+    @Test func rowsFetchWithGRDBsSpelling() throws {
+        try db.execute(sql: "INSERT INTO player(id, name, score) VALUES (1, 'Arthur', 10), (2, 'Barbara', 20)")
+        #expect(try Row.fetchAll(db, sql: "SELECT * FROM player ORDER BY id").map(\.values) == db.fetchAll(sql: "SELECT * FROM player ORDER BY id").map(\.values))
+        #expect(try Row.fetchOne(db, sql: "SELECT name FROM player WHERE score > ?", arguments: [15])?.value(String.self, at: 0) == "Barbara")
+        let cursor = try Row.fetchCursor(db, sql: "SELECT score FROM player ORDER BY id")
+        var scores: [Int] = []
+        while let row = try cursor.next() { scores.append(try row.value(at: 0)) }
+        #expect(scores == [10, 20])
+    }
+
     @Test func conflictResolutionsAreTheSQLOnes() throws {
         var first = Player(name: "Arthur", score: 1)
         try first.insert(db)

@@ -109,7 +109,9 @@ extension Connection {
         try update(columns: RecordEncoder.columns(of: record), in: table, primaryKey: primaryKey, recordType: Record.self, onConflict: nil)
     }
 
-    /// Updates a row with encoded columns, with `UPDATE OR …` for a conflict resolution.
+    /// Updates a row with encoded columns, with `UPDATE OR …` for a conflict resolution. An
+    /// `UPDATE OR IGNORE` that ignored a conflict is no error when the row exists: it was left
+    /// as it was, as asked.
     func update(columns: [(name: String, value: DatabaseValue)], in table: String, primaryKey: String,
                 recordType: Any.Type, onConflict: ConflictResolution?) throws {
         let key = try primaryKeyColumn(of: columns, table: table, primaryKey: primaryKey, recordType: recordType)
@@ -122,7 +124,11 @@ extension Connection {
         let verb = onConflict.map { "UPDATE OR \($0.rawValue) " } ?? "UPDATE "
         try execute(sql: verb + "\(Self.quoteIdentifier(table)) SET \(assignments) WHERE \(quotedKey) = ?",
                     arguments: .positional(others.map(\.value) + [key.value]))
-        guard changesCount > 0 else { throw RecordError.rowNotFound(table: table, primaryKey: key.name) }
+        guard changesCount == 0 else { return }
+        // UPDATE OR IGNORE changes nothing when it ignores a conflict: the row is there.
+        let exists = try onConflict == .ignore
+            && fetchScalar(Int.self, sql: "SELECT EXISTS (SELECT 1 FROM \(Self.quoteIdentifier(table)) WHERE \(quotedKey) = ?)", arguments: .positional([key.value])) == 1
+        guard exists else { throw RecordError.rowNotFound(table: table, primaryKey: key.name) }
     }
 
     /// Deletes the row of `table` whose `primaryKey` column equals the record's value for it.

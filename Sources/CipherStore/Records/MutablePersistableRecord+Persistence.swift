@@ -35,6 +35,9 @@ extension MutablePersistableRecord {
         if let record = self as? any RowIDRecord, record.hasNilID {
             return try performInsert(db, onConflict: onConflict)
         }
+        if onConflict == nil, Self.persistenceConflictPolicy.conflictResolutionForInsert == .replace {
+            return try performInsert(db, onConflict: nil)
+        }
         do {
             try performUpdate(db, onConflict: onConflict)
         } catch RecordError.rowNotFound, RecordError.nilPrimaryKey {
@@ -116,7 +119,8 @@ extension MutablePersistableRecord {
     /// `MutablePersistableRecord` and does not know it is one.
     mutating func performInsert(_ db: Connection, onConflict: ConflictResolution?) throws {
         try willInsert(db)
-        let columns = try db.insert(encoding: self, into: Self.databaseTableName, onConflict: onConflict, named: true)
+        let columns = try db.insert(encoding: self, into: Self.databaseTableName,
+                                    onConflict: PersistenceConflictPolicy.clause(onConflict, Self.persistenceConflictPolicy.conflictResolutionForInsert), named: true)
         // INSERT OR IGNORE that ignored: no row of this record's, no rowid to tell.
         guard db.changesCount > 0 else { return }
         if var record = self as? any RowIDRecord {
@@ -131,7 +135,8 @@ extension MutablePersistableRecord {
     func performUpdate(_ db: Connection, onConflict: ConflictResolution?) throws {
         let columns = try RecordEncoder.columns(of: self)
         try willUpdate(db, columns: Set(columns.map(\.name)))
-        try db.update(columns: columns, in: Self.databaseTableName, primaryKey: Self.primaryKeyColumn, recordType: Self.self, onConflict: onConflict)
+        try db.update(columns: columns, in: Self.databaseTableName, primaryKey: Self.primaryKeyColumn, recordType: Self.self,
+                      onConflict: PersistenceConflictPolicy.clause(onConflict, Self.persistenceConflictPolicy.conflictResolutionForUpdate))
         didUpdate(PersistenceSuccess(columns))
         didSave(PersistenceSuccess(columns))
     }
@@ -147,7 +152,8 @@ extension MutablePersistableRecord where Self: FetchableRecord {
         try willSave(db)
         try willInsert(db)
         let columns = try RecordEncoder.columns(of: self)
-        let verb = onConflict.map { "INSERT OR \($0.rawValue) INTO " } ?? "INSERT INTO "
+        let verb = PersistenceConflictPolicy.clause(onConflict, Self.persistenceConflictPolicy.conflictResolutionForInsert)
+            .map { "INSERT OR \($0.rawValue) INTO " } ?? "INSERT INTO "
         let sql = verb + Connection.quoteIdentifier(Self.databaseTableName) + " (" + columns.map { Connection.quoteIdentifier($0.name) }.joined(separator: ", ")
             + ") VALUES (" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ") RETURNING *, rowid"
         return try fetchReturned(db, sql: sql, columns: columns)

@@ -37,6 +37,10 @@ public protocol MutablePersistableRecord: EncodableRecord, TableRecord {
     func willDelete(_ db: Connection) throws
     /// After a delete, with whether a row was deleted.
     func didDelete(deleted: Bool)
+    /// How `insert`, `update` and `save` resolve a constraint conflict when the call gives no
+    /// `onConflict:`; plain statements (`ABORT`) by default. With `.replace` for inserts,
+    /// `save` inserts (`INSERT OR REPLACE`) without trying an update first, as in GRDB.
+    static var persistenceConflictPolicy: PersistenceConflictPolicy { get }
 }
 
 /// A ``MutablePersistableRecord`` whose insert does not change it (its key is not the rowid,
@@ -52,6 +56,30 @@ extension MutablePersistableRecord {
     public func didSave(_ saved: PersistenceSuccess) {}
     public func willDelete(_ db: Connection) throws {}
     public func didDelete(deleted: Bool) {}
+    public static var persistenceConflictPolicy: PersistenceConflictPolicy { PersistenceConflictPolicy() }
+}
+
+/// A record type's conflict resolutions for inserts and updates, in GRDB's spelling:
+///
+/// ```swift
+/// static let persistenceConflictPolicy = PersistenceConflictPolicy(insert: .replace, update: .replace)
+/// ```
+public struct PersistenceConflictPolicy: Sendable {
+    /// The resolution of an insert's conflict.
+    public let conflictResolutionForInsert: ConflictResolution
+    /// The resolution of an update's conflict.
+    public let conflictResolutionForUpdate: ConflictResolution
+
+    public init(insert: ConflictResolution = .abort, update: ConflictResolution = .abort) {
+        conflictResolutionForInsert = insert
+        conflictResolutionForUpdate = update
+    }
+
+    /// The clause for a statement: `nil` (a plain statement) for `.abort`, SQLite's default.
+    static func clause(_ given: ConflictResolution?, _ policy: ConflictResolution) -> ConflictResolution? {
+        let resolution = given ?? policy
+        return resolution == .abort ? nil : resolution
+    }
 }
 
 /// What an insert wrote: the new row's rowid, and the values of its columns.

@@ -90,6 +90,21 @@ extension QueryInterfaceRequest {
 }
 
 extension Row {
+    /// The rows of a query, in GRDB's spelling: the same as ``Connection/fetchAll(sql:arguments:)``.
+    public static func fetchAll(_ db: Connection, sql: String, arguments: StatementArguments = .none) throws -> [Row] {
+        try db.fetchAll(sql: sql, arguments: arguments)
+    }
+
+    /// The first row of a query, or `nil`: the same as ``Connection/fetchOne(sql:arguments:)``.
+    public static func fetchOne(_ db: Connection, sql: String, arguments: StatementArguments = .none) throws -> Row? {
+        try db.fetchOne(sql: sql, arguments: arguments)
+    }
+
+    /// A cursor over the rows of a query: the same as ``Connection/fetchCursor(sql:arguments:)``.
+    public static func fetchCursor(_ db: Connection, sql: String, arguments: StatementArguments = .none) throws -> RowCursor {
+        try db.fetchCursor(sql: sql, arguments: arguments)
+    }
+
     /// The rows of any request, as ``Row``s (the columns it selects, associations flat).
     public static func fetchAll<T>(_ db: Connection, _ request: QueryInterfaceRequest<T>) throws -> [Row] {
         var relation = request.relation
