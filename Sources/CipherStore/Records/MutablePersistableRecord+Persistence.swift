@@ -1,5 +1,3 @@
-import CSQLCipher
-
 extension MutablePersistableRecord {
     /// Inserts the record, running `willSave`, `willInsert`, `didInsert` and `didSave` around it.
     /// - Parameters:
@@ -272,24 +270,5 @@ extension MutablePersistableRecord {
 
     func deleteWithCallbacks(_ db: Connection) throws -> Bool {
         try delete(db)
-    }
-}
-
-/// SQL features newer than SQLite 3.15.2 (SQLCipher 3.4.1) that the query interface uses where
-/// the linked SQLite has them, with a clear error where it has not.
-enum SQLiteFeature {
-    /// `RETURNING` (SQLite 3.35), with `ON CONFLICT DO UPDATE` without a target.
-    case returning
-
-    var minimumVersion: (number: Int32, text: String) {
-        switch self {
-        case .returning: return (3_035_000, "3.35")
-        }
-    }
-
-    func require(_ operation: String) throws {
-        guard sqlite3_libversion_number() < minimumVersion.number else { return }
-        throw DatabaseError(resultCode: .SQLITE_ERROR,
-                            message: "\(operation) needs SQLite \(minimumVersion.text) or newer (RETURNING), and the linked SQLCipher \(SQLCipherLibrary.sqlcipherVersion ?? "?") is SQLite \(SQLCipherLibrary.sqliteVersion); nothing was written. Use save(_:) (update, else insert), which works on every version, or link SQLCipher 4.")
     }
 }

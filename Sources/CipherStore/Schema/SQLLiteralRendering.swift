@@ -1,0 +1,48 @@
+/// SQL for a schema, where nothing can be bound: values written as literals, expressions with
+/// their values inline.
+enum SQLLiteralRendering {
+    /// A value as an SQL literal: `NULL`, `42`, `1.5`, `'it''s'`, `X'00FF'`.
+    static func literal(_ value: DatabaseValue) -> String {
+        switch value {
+        case .null: return "NULL"
+        case .integer(let integer): return String(integer)
+        case .real(let real):
+            guard real.isFinite else { return real.isNaN ? "NULL" : (real > 0 ? "9e999" : "-9e999") }
+            return String(real)
+        case .text(let text): return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+        case .blob(let data): return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
+        }
+    }
+
+    /// An expression's SQL with each bound value written in its place.
+    static func render(_ expression: SQLExpression) -> String {
+        var values = expression.arguments.makeIterator()
+        var sql = ""
+        var inString: Character?
+        for character in expression.sql {
+            if let quote = inString {
+                if character == quote { inString = nil }
+                sql.append(character)
+            } else if character == "'" || character == "\"" || character == "`" {
+                inString = character
+                sql.append(character)
+            } else if character == "?", let value = values.next() {
+                sql += literal(value)
+            } else {
+                sql.append(character)
+            }
+        }
+        return sql
+    }
+
+    /// `table(columns) ON DELETE … ON UPDATE … DEFERRABLE INITIALLY DEFERRED`.
+    static func foreignKeyClause(_ table: String, _ columns: [String]?, onDelete: Connection.ForeignKeyAction?,
+                                 onUpdate: Connection.ForeignKeyAction?, deferred: Bool) -> String {
+        var sql = Connection.quoteIdentifier(table)
+        if let columns { sql += "(" + TableDefinition.quoted(columns) + ")" }
+        if let onDelete { sql += " ON DELETE " + onDelete.rawValue }
+        if let onUpdate { sql += " ON UPDATE " + onUpdate.rawValue }
+        if deferred { sql += " DEFERRABLE INITIALLY DEFERRED" }
+        return sql
+    }
+}

@@ -1,0 +1,129 @@
+@testable import CipherStore
+import Foundation
+import TestSupport
+import Testing
+
+/// `db.create(table:)` and its siblings in GRDB's spelling: the SQL each writes into the schema,
+/// checked word for word, and what the schema then does (constraints, defaults, foreign keys),
+/// on the linked SQLCipher.
+@Suite struct SchemaDefinitionTests {
+    let directory: TemporaryDirectory
+    let db: Connection
+    var sqliteHasAlterColumn: Bool { SQLCipherLibrary.sqliteVersion.compare("3.35", options: .numeric) != .orderedAscending }
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        db = try Connection(path: directory.path("schema.db"), key: .rawKey(hex: String(repeating: "3c", count: 32)))
+        try db.execute(sql: "PRAGMA foreign_keys = ON")
+    }
+
+    func schemaSQL(_ name: String) throws -> String? {
+        try db.fetchScalar(String.self, sql: "SELECT sql FROM sqlite_master WHERE name = ?", arguments: [name])
+    }
+
+    @Test func createTableWritesTheSQLOfItsDefinition() throws {
+        try db.create(table: "author") { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("name", .text).notNull().collate(.nocase)
+            t.column("country", .text).defaults(to: "FR")
+        }
+        try db.create(table: "book") { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("authorId", .integer).notNull().indexed().references("author", onDelete: .cascade)
+            t.column("title", .text).notNull().unique(onConflict: .replace)
+            t.column("price", .double).check { $0 >= 0 }.defaults(to: 0.5)
+            t.column("cover", .blob).defaults(to: Data([0, 255]))
+            t.column("note", .text).defaults(to: "it's")
+            t.column("added", .datetime).defaults(sql: "CURRENT_TIMESTAMP")
+            t.uniqueKey(["authorId", "title"])
+            t.check(Column("price") < 1000)
+        }
+        #expect(try schemaSQL("author") == #"CREATE TABLE "author" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "name" TEXT NOT NULL COLLATE "NOCASE", "country" TEXT DEFAULT 'FR')"#)
+        #expect(try schemaSQL("book") == #"""
+            CREATE TABLE "book" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "authorId" INTEGER NOT NULL REFERENCES "author" ON DELETE CASCADE, "title" TEXT NOT NULL UNIQUE ON CONFLICT REPLACE, "price" DOUBLE CHECK ("price" >= 0) DEFAULT 0.5, "cover" BLOB DEFAULT X'00FF', "note" TEXT DEFAULT 'it''s', "added" DATETIME DEFAULT (CURRENT_TIMESTAMP), UNIQUE ("authorId", "title"), CHECK ("price" < 1000))
+            """#)
+        #expect(try schemaSQL("book_on_authorId") == #"CREATE INDEX "book_on_authorId" ON "book"("authorId")"#)
+
+        // What the schema does.
+        try db.execute(sql: "INSERT INTO author(name) VALUES ('Hugo')")
+        try db.execute(sql: "INSERT INTO book(authorId, title) VALUES (1, 'Les Misérables')")
+        let row = try #require(try db.fetchOne(sql: "SELECT price, cover, note, added IS NOT NULL FROM book"))
+        #expect(row.values == [.real(0.5), .blob(Data([0, 255])), .text("it's"), .integer(1)])
+        #expect(try db.fetchScalar(String.self, sql: "SELECT country FROM author") == "FR")
+        #expect(throws: DatabaseError.self) { try db.execute(sql: "INSERT INTO book(authorId, title, price) VALUES (1, 'x', -1)") }
+        #expect(throws: DatabaseError.self) { try db.execute(sql: "INSERT INTO book(authorId, title) VALUES (2, 'no such author')") }
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM author WHERE name = 'HUGO'") == 1, "NOCASE")
+        try db.execute(sql: "DELETE FROM author")
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM book") == 0, "ON DELETE CASCADE")
+    }
+
+    @Test func primaryKeysOptionsAndForeignKeysAsGRDBWritesThem() throws {
+        try db.create(table: "country", options: [.withoutRowID]) { t in
+            t.primaryKey("code", .text)
+            t.column("name", .text)
+        }
+        #expect(try schemaSQL("country") == #"CREATE TABLE "country" ("code" TEXT PRIMARY KEY NOT NULL, "name" TEXT) WITHOUT ROWID"#)
+        try db.create(table: "citizenship", ifNotExists: true) { t in
+            t.column("personId", .integer).notNull()
+            t.column("countryCode", .text).notNull()
+            t.primaryKey(["personId", "countryCode"])
+            t.foreignKey(["countryCode"], references: "country", onDelete: .restrict, deferred: true)
+        }
+        #expect(try schemaSQL("citizenship") == #"CREATE TABLE "citizenship" ("personId" INTEGER NOT NULL, "countryCode" TEXT NOT NULL, PRIMARY KEY ("personId", "countryCode"), FOREIGN KEY ("countryCode") REFERENCES "country" ON DELETE RESTRICT DEFERRABLE INITIALLY DEFERRED)"#)
+        // SQLite keeps the statement without IF NOT EXISTS; a second time is no error.
+        try db.create(table: "citizenship", options: .ifNotExists) { t in t.column("other") }
+        try db.create(index: "citizenship_on_country", on: "citizenship", columns: ["countryCode"], options: [.unique, .ifNotExists],
+                      condition: Column("personId") > 0)
+        #expect(try schemaSQL("citizenship_on_country") == #"CREATE UNIQUE INDEX "citizenship_on_country" ON "citizenship"("countryCode") WHERE "personId" > 0"#)
+        try db.create(index: "country_on_name", on: "country", columns: ["name"], unique: true)
+        #expect(try schemaSQL("country_on_name") == #"CREATE UNIQUE INDEX "country_on_name" ON "country"("name")"#)
+        try db.drop(index: "country_on_name")
+        try db.rename(table: "country", to: "nation")
+        #expect(try schemaSQL("nation") != nil && schemaSQL("country") == nil)
+        try db.drop(table: "citizenship")
+        #expect(try schemaSQL("citizenship") == nil)
+    }
+
+    @Test func aTableAndItsIndexesAreCreatedTogetherOrNotAtAll() throws {
+        try db.execute(sql: "CREATE TABLE other(x)")
+        try db.execute(sql: "CREATE INDEX player_on_name ON other(x)")   // the name the index would take
+        #expect(throws: DatabaseError.self) {
+            try db.create(table: "player") { t in
+                t.column("name", .text).indexed()
+            }
+        }
+        #expect(try schemaSQL("player") == nil, "the table was left without its index")
+    }
+
+    @Test func alterTableAddsColumnsAndRenamesOrDropsWhereTheLinkedSQLiteCan() throws {
+        try db.create(table: "player") { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("name", .text)
+        }
+        try db.execute(sql: "INSERT INTO player(name) VALUES ('Arthur')")
+        try db.alter(table: "player") { t in
+            t.add(column: "score", .integer).notNull().defaults(to: 0)
+        }
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT score FROM player") == 0)
+        let before = try schemaSQL("player")
+        let change = {
+            try db.alter(table: "player") { t in
+                t.add(column: "team", .text)
+                t.rename(column: "name", to: "fullName")
+                t.drop(column: "score")
+            }
+        }
+        if sqliteHasAlterColumn {
+            try change()
+            #expect(try db.fetchAll(sql: "SELECT * FROM player").first?.columnNames == ["id", "fullName", "team"])
+        } else {
+            #expect {
+                try change()
+            } throws: { error in
+                guard let message = (error as? DatabaseError)?.message else { return false }
+                return message.contains("needs SQLite 3.25") && message.contains("RENAME COLUMN") && message.contains("rebuildTable")
+            }
+            #expect(try schemaSQL("player") == before, "nothing changed, not even the column that could be added")
+        }
+    }
+}
