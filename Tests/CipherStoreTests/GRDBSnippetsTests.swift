@@ -367,6 +367,44 @@ import Testing
         }
     }
 
+    @Test func annotationsWithAnAssociationAddItsColumnsFlat() throws {
+        let dbQueue = try openLibrary()
+        try dbQueue.read { db in
+            struct BookWithAuthorName: Decodable, FetchableRecord {
+                var book: Book
+                var authorName: String?
+            }
+            let books = try Book
+                .annotated(withOptional: Book.author.select(Column("name").forKey("authorName")))
+                .order(Column("id"))
+                .asRequest(of: BookWithAuthorName.self)
+                .fetchAll(db)
+            let french = try Book
+                .annotated(withRequired: Book.author.filter(Column("country") == "FR").select(Column("name").forKey("authorName")))
+                .including(optional: Book.author.forKey("writer"))
+                .order(Column("id"))
+                .asRequest(of: Row.self)
+                .fetchAll(db)
+
+            let expected = try db.fetchAll(sql: "SELECT book.*, author.name FROM book LEFT JOIN author ON author.id = book.authorId ORDER BY book.id")
+            #expect(books.map(\.book) == (try expected.map { try book($0, at: 0) }))
+            #expect(books.map(\.authorName) == expected.map { try! $0.value(String?.self, at: 4) })
+            #expect(books.first { $0.book.title == "Beowulf" }?.authorName == nil)
+            let expectedFrench = try db.fetchAll(sql: """
+                SELECT book.*, author.name, writer.* FROM book JOIN author ON author.id = book.authorId AND author.country = 'FR'
+                LEFT JOIN author writer ON writer.id = book.authorId ORDER BY book.id
+                """)
+            #expect(french.map(\.values) == expectedFrench.map(\.values))
+            #expect(french.first?.columnNames.prefix(5) == ["id", "authorId", "title", "year", "authorName"])
+            // The same association annotated and included under one key is refused.
+            #expect {
+                _ = try Book.annotated(withRequired: Book.author.select(Column("name"))).including(required: Book.author).fetchAll(db)
+            } throws: { error in
+                (error as? DatabaseError)?.message?.contains("both annotated") == true
+            }
+        }
+    }
+
     @Test func associationsFetchWhatTheSameJoinsFetch() throws {
         let dbQueue = try openLibrary()
         try dbQueue.read { db in

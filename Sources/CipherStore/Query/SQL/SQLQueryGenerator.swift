@@ -131,7 +131,9 @@ struct SQLQueryGenerator {
         parts.orderingArguments += orderingContext.arguments
         var layout = ScopeLayout(range: start..<position)
 
-        for join in relation.joins where join.kind != .prefetch {
+        // Annotations first: their columns extend this scope, right after its own.
+        let joins = relation.joins.filter(\.isAnnotation) + relation.joins.filter { !$0.isAnnotation }
+        for join in joins where join.kind != .prefetch {
             let child = join.association.relation
             guard !child.joins.contains(where: { $0.kind == .prefetch }) else {
                 throw DatabaseError(resultCode: .SQLITE_ERROR, message: "association \(join.association.key): including(all:) inside a joined association is not supported; fetch it with a request of its own")
@@ -153,7 +155,12 @@ struct SQLQueryGenerator {
             parts.joinArguments += context.arguments
             let childLayout = try walk(child, alias: childAlias, qualify: true, isSelected: isSelected && join.isSelected,
                                        isUnderOptional: isUnderOptional || join.kind == .optional, position: &position, parts: &parts)
-            if isSelected && join.isSelected {
+            if join.isAnnotation {
+                guard childLayout.children.isEmpty else {
+                    throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "association \(join.association.key): an annotation cannot include other associations (their records have no place in a flat row); join them with joining(required:) or joining(optional:); nothing was run")
+                }
+                layout.range = start..<position
+            } else if isSelected && join.isSelected {
                 layout.children.append(.init(key: join.association.key, isOptional: join.kind == .optional, layout: childLayout))
             }
         }

@@ -56,6 +56,10 @@ struct SQLRelation: Sendable {
             joins.append(join)
             return
         }
+        guard joins[index].isAnnotation == join.isAnnotation else {
+            conflicts.append("the association \(join.association.key) is both annotated (annotated(withRequired:)) and included or joined; give one of them another key with forKey(_:)")
+            return
+        }
         guard joins[index].association.isSameLink(as: join.association) else {
             conflicts.append("two different associations use the key \(join.association.key) (to \(joins[index].association.relation.table) and to \(join.association.relation.table)); give one of them another key with forKey(_:)")
             return
@@ -108,6 +112,9 @@ struct SQLJoin: Sendable {
     var kind: Kind
     /// `including` selects the associated columns; `joining` only filters or orders by them.
     var isSelected: Bool
+    /// `annotated(withRequired:)`: the selected columns are the parent's, flat, not a scope
+    /// of their own.
+    var isAnnotation = false
     var association: SQLAssociation
 }
 

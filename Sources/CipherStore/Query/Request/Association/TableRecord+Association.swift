@@ -36,6 +36,16 @@ extension TableRecord {
         all().including(required: association)
     }
 
+    /// Every record with the columns an associated record must have, flat. See ``QueryInterfaceRequest/annotated(withRequired:)``.
+    public static func annotated<A: AssociationToOne>(withRequired association: A) -> QueryInterfaceRequest<Self> where A.OriginRowDecoder == Self {
+        all().annotated(withRequired: association)
+    }
+
+    /// Every record with the columns of an associated record, flat, NULL when there is none.
+    public static func annotated<A: AssociationToOne>(withOptional association: A) -> QueryInterfaceRequest<Self> where A.OriginRowDecoder == Self {
+        all().annotated(withOptional: association)
+    }
+
     /// Every record, each with an associated record or `nil`.
     public static func including<A: AssociationToOne>(optional association: A) -> QueryInterfaceRequest<Self> where A.OriginRowDecoder == Self {
         all().including(optional: association)
@@ -92,6 +102,19 @@ extension QueryInterfaceRequest {
     /// Every row, joined with an associated record when there is one, without selecting it.
     public func joining<A: Association>(optional association: A) -> Self where A.OriginRowDecoder == RowDecoder {
         adding(SQLJoin(kind: .optional, isSelected: false, association: association.sqlAssociation))
+    }
+
+    /// The columns the association selects, added flat to each row (`JOIN`): rows without an
+    /// associated record are left out. Give the columns names with `forKey`:
+    /// `Book.annotated(withRequired: Book.author.select(Column("name").forKey("authorName")))`.
+    public func annotated<A: AssociationToOne>(withRequired association: A) -> Self where A.OriginRowDecoder == RowDecoder {
+        adding(SQLJoin(kind: .required, isSelected: true, isAnnotation: true, association: association.sqlAssociation))
+    }
+
+    /// The columns the association selects, added flat to each row, NULL when there is no
+    /// associated record (`LEFT JOIN`).
+    public func annotated<A: AssociationToOne>(withOptional association: A) -> Self where A.OriginRowDecoder == RowDecoder {
+        adding(SQLJoin(kind: .optional, isSelected: true, isAnnotation: true, association: association.sqlAssociation))
     }
 
     private func adding(_ join: SQLJoin) -> Self {
