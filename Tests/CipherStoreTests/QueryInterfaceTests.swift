@@ -192,6 +192,46 @@ import Testing
         #expect(try Note.fetchCount(db) == 200 - 53)
     }
 
+    /// Keys of several columns, given as dictionaries (GRDB's spelling), checked against the
+    /// table's unique keys.
+    @Test func recordsByDictionaryKeys() throws {
+        struct Membership: Codable, Equatable, FetchableRecord, TableRecord {
+            static let databaseTableName = "membership"
+            var teamId: Int64
+            var playerId: Int64
+            var role: String?
+        }
+        try db.executeScript("""
+            CREATE TABLE membership(teamId INTEGER NOT NULL, playerId INTEGER NOT NULL, role TEXT, PRIMARY KEY (teamId, playerId));
+            CREATE UNIQUE INDEX membership_role ON membership(teamId, role);
+            INSERT INTO membership VALUES (1, 7, 'captain'), (1, 8, NULL), (2, 7, NULL), (2, 9, 'coach');
+            """)
+        #expect(try Membership.fetchOne(db, key: ["teamId": 1, "playerId": 7]) == Membership(teamId: 1, playerId: 7, role: "captain"))
+        #expect(try Membership.fetchOne(db, key: ["TEAMID": 2, "role": "coach"])?.playerId == 9, "a unique index, names without case")
+        #expect(try Membership.fetchOne(db, key: ["teamId": 1, "playerId": 99]) == nil)
+        #expect(try Membership.find(db, key: ["teamId": 2, "playerId": 7]).role == nil)
+        #expect(throws: RecordError.self) { try Membership.find(db, key: ["teamId": 3, "playerId": 7]) }
+        #expect(try Membership.exists(db, key: ["teamId": 2, "playerId": 9]))
+        let some = try Membership.fetchAll(db, keys: [["teamId": 1, "playerId": 8], ["teamId": 2, "playerId": 9], ["teamId": 5, "playerId": 5]])
+        #expect(Set(some.map(\.playerId)) == [8, 9])
+        // nil matches NULL, as IS does; the same rows as the SQL.
+        #expect(try Membership.filter(key: ["teamId": 2, "role": nil]).fetchAll(db)
+                == Membership.fetchAll(db, sql: "SELECT * FROM membership WHERE teamId = 2 AND role IS NULL"))
+        // Not a unique key: refused before anything runs, naming the unique keys.
+        #expect {
+            _ = try Membership.deleteAll(db, keys: [["teamId": 1]])
+        } throws: { error in
+            guard let message = (error as? DatabaseError)?.message else { return false }
+            return message.contains("(teamId) are not a unique key of membership") && message.contains("(playerid, teamid)") && message.contains("nothing was run")
+        }
+        #expect(try Membership.fetchCount(db) == 4)
+        #expect(try Membership.deleteOne(db, key: ["teamId": 1, "playerId": 7]))
+        #expect(try Membership.deleteOne(db, key: ["teamId": 1, "playerId": 7]) == false)
+        #expect(try Membership.deleteAll(db, keys: [["teamId": 1, "playerId": 8], ["teamId": 2, "playerId": 7]]) == 2)
+        #expect(try Membership.fetchCount(db) == 1)
+        #expect(try Membership.filter(keys: []).fetchCount(db) == 0)
+    }
+
     @Test func deleteAllOnARequestDeletesWhatItMatches() throws {
         #expect(try Note.filter(Column("done") == true).deleteAll(db) == 66)
         #expect(try Note.fetchCount(db) == 134)

@@ -95,3 +95,113 @@ extension QueryInterfaceRequest where RowDecoder: TableRecord & Identifiable, Ro
         select(Column(RowDecoder.primaryKeyColumn), as: RowDecoder.ID.self)
     }
 }
+
+/// Records by a key of several columns, given as a dictionary, in GRDB's spelling:
+///
+/// ```swift
+/// let membership = try Membership.fetchOne(db, key: ["teamId": 1, "playerId": 7])
+/// try Membership.deleteAll(db, keys: [["teamId": 1, "playerId": 7], ["teamId": 2, "playerId": 7]])
+/// ```
+///
+/// The columns must be the table's primary key or the columns of one of its unique indexes
+/// (names compared without case): otherwise "the record with this key" could be several, and
+/// the methods that take a connection throw a ``DatabaseError`` before anything runs. A `nil`
+/// value matches NULL (`IS NULL`). `filter(key:)` and `filter(keys:)` make the request without
+/// that check.
+extension TableRecord {
+    /// A request for the record with this key.
+    public static func filter(key: [String: (any DatabaseValueConvertible)?]) -> QueryInterfaceRequest<Self> {
+        filter(keys: [key])
+    }
+
+    /// A request for the records with these keys (none for an empty array).
+    public static func filter(keys: [[String: (any DatabaseValueConvertible)?]]) -> QueryInterfaceRequest<Self> {
+        guard !keys.isEmpty else { return none() }
+        if keys.contains(where: \.isEmpty) {
+            var request = all()
+            request.relation.conflicts.append("a key given as a dictionary needs at least one column")
+            return request
+        }
+        let conditions: [SQLExpression.Node] = keys.map { key in
+            let equalities: [SQLExpression.Node] = key.sorted { $0.key < $1.key }.map { name, value in
+                let value = value?.databaseValue ?? .null
+                return .binary(.column(name), value.isNull ? "IS" : "=", .value(value))
+            }
+            return equalities.dropFirst().reduce(equalities[0]) { .binary($0, "AND", $1) }
+        }
+        return filter(SQLExpression(conditions.dropFirst().reduce(conditions[0]) { .binary($0, "OR", $1) }))
+    }
+
+    /// Deletes the record with this key.
+    /// - Returns: whether there was one.
+    @discardableResult
+    public static func deleteOne(_ db: Connection, key: [String: (any DatabaseValueConvertible)?]) throws -> Bool {
+        try deleteAll(db, keys: [key]) > 0
+    }
+
+    /// Deletes the records with these keys.
+    /// - Returns: how many were deleted.
+    @discardableResult
+    public static func deleteAll(_ db: Connection, keys: [[String: (any DatabaseValueConvertible)?]]) throws -> Int {
+        try checkUniqueKeys(db, keys)
+        return try inChunks(keys) { try filter(keys: Array($0)).deleteAll(db) }.reduce(0, +)
+    }
+
+    /// Whether a record has this key.
+    public static func exists(_ db: Connection, key: [String: (any DatabaseValueConvertible)?]) throws -> Bool {
+        try checkUniqueKeys(db, [key])
+        return try !filter(key: key).isEmpty(db)
+    }
+
+    /// Throws unless every key names the primary key or a unique index of the table.
+    static func checkUniqueKeys(_ db: Connection, _ keys: [[String: (any DatabaseValueConvertible)?]]) throws {
+        let uniqueKeys = try db.uniqueKeys(ofTable: databaseTableName)
+        for key in keys {
+            let columns = Set(key.keys.map { $0.lowercased() })
+            guard !uniqueKeys.contains(columns) else { continue }
+            let known = uniqueKeys.map { "(" + $0.sorted().joined(separator: ", ") + ")" }.joined(separator: ", ")
+            throw DatabaseError(resultCode: .SQLITE_MISUSE,
+                                message: "the columns (\(key.keys.sorted().joined(separator: ", "))) are not a unique key of \(databaseTableName), so a key may match several rows; its unique keys are \(known.isEmpty ? "none" : known); nothing was run")
+        }
+    }
+}
+
+extension TableRecord where Self: FetchableRecord {
+    /// The record with this key, or `nil`.
+    public static func fetchOne(_ db: Connection, key: [String: (any DatabaseValueConvertible)?]) throws -> Self? {
+        try checkUniqueKeys(db, [key])
+        return try filter(key: key).fetchOne(db)
+    }
+
+    /// The record with this key.
+    /// - Throws: ``RecordError/recordNotFound(databaseTableName:key:)`` when there is none.
+    public static func find(_ db: Connection, key: [String: (any DatabaseValueConvertible)?]) throws -> Self {
+        guard let record = try fetchOne(db, key: key) else {
+            throw RecordError.recordNotFound(databaseTableName: databaseTableName, key: key.mapValues { $0?.databaseValue ?? .null })
+        }
+        return record
+    }
+
+    /// The records with these keys, in no particular order.
+    public static func fetchAll(_ db: Connection, keys: [[String: (any DatabaseValueConvertible)?]]) throws -> [Self] {
+        try checkUniqueKeys(db, keys)
+        return try inChunks(keys) { try filter(keys: Array($0)).fetchAll(db) }.flatMap { $0 }
+    }
+}
+
+extension Connection {
+    /// The table's unique keys, lowercased: its primary key (`rowid` when it has none) and the
+    /// columns of each unique index without a condition.
+    func uniqueKeys(ofTable table: String) throws -> [Set<String>] {
+        var keys = [Set(try primaryKeyColumns(ofTable: table).map { $0.lowercased() })]
+        for index in try fetchAll(sql: "PRAGMA index_list(\(Self.quoteIdentifier(table)))") {
+            guard try index.value(Int.self, named: "unique") == 1, try index.value(Int.self, named: "partial") == 0 else { continue }
+            let name: String = try index.value(named: "name")
+            let columns = try fetchAll(sql: "PRAGMA index_info(\(Self.quoteIdentifier(name)))").map { try $0.value(String?.self, named: "name") }
+            // An index on an expression has no name for that column: not a key of columns.
+            guard !columns.contains(nil) else { continue }
+            keys.append(Set(columns.map { $0!.lowercased() }))
+        }
+        return keys
+    }
+}
