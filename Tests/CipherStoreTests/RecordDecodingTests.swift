@@ -151,4 +151,23 @@ import Testing
         let row = try #require(try db.fetchOne(sql: sql))
         #expect(try db.decode(Everything.self, from: row) == expected)
     }
+
+    /// A record-typed property that no column names decodes from the row's own columns, both
+    /// ways; a type that contains itself stops with the missing column instead of recursing.
+    @Test func aRecordPropertyWithoutAColumnDecodesFromTheSameRow() throws {
+        struct Inner: Decodable, Equatable, Sendable { var x: Int; var label: String }
+        struct Outer: Decodable, Equatable, Sendable { var inner: Inner; var extra: Int }
+        final class Chain: Decodable, Sendable { let next: Chain; let x: Int }
+        let directory = try TemporaryDirectory()
+        let db = try Connection(path: directory.path("nested.db"), key: .rawKey(hex: String(repeating: "7d", count: 32)))
+        let sql = "SELECT 1 AS x, 'one' AS label, 2 AS extra UNION ALL SELECT 3, 'three', 4"
+        let expected = [Outer(inner: Inner(x: 1, label: "one"), extra: 2), Outer(inner: Inner(x: 3, label: "three"), extra: 4)]
+        #expect(try db.fetchAll(Outer.self, sql: sql) == expected)
+        #expect(try db.fetchAll(sql: sql).map { try db.decode(Outer.self, from: $0) } == expected)
+        #expect {
+            _ = try db.fetchAll(Chain.self, sql: sql)
+        } throws: { error in
+            (error as? RecordDecodingError)?.column == "next"
+        }
+    }
 }

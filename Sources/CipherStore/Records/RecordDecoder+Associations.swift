@@ -45,7 +45,7 @@ extension RecordDecoder {
     /// row's columns by a decoder kept for that key.
     func sameRowRecord<T: Decodable>(_ type: T.Type, forKey key: some CodingKey) throws -> T {
         let name = key.stringValue
-        let decoder = nestedDecoders[name] ?? RecordDecoder(source: source)
+        let decoder = nestedDecoders[name] ?? RecordDecoder(source: source, nestingDepth: nestingDepth + 1)
         nestedDecoders[name] = decoder
         return try decoder.decode(T.self, from: source)
     }

@@ -126,7 +126,7 @@ extension RecordDecoder {
             guard let column = decoder.plannedColumn(for: key) else {
                 // A record-typed property named by no column decodes from the row's own columns
                 // (`var author: Author` beside `var bookCount: Int`), as in GRDB.
-                if decoder.scoped == nil, !(T.self is any DatabaseValueConvertible.Type) {
+                if decoder.scoped == nil, decoder.nestingDepth < 8, !(T.self is any DatabaseValueConvertible.Type) {
                     return try decoder.sameRowRecord(T.self, forKey: key)
                 }
                 throw decoder.error(.missingColumn(availableColumns: decoder.columnNames), key: key)

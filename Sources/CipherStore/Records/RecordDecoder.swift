@@ -37,10 +37,15 @@ final class RecordDecoder {
     /// so ``releaseContainers()`` breaks the cycle when the decoder is done.
     @exclusivity(unchecked) private var keptContainer: (keyType: ObjectIdentifier, container: AnyObject)?
 
-    init(source: ColumnSource) {
+    /// How many records this one is nested in, on one row (`var author: Author` read from the
+    /// row's own columns): a type that contains itself stops at a bound instead of recursing.
+    let nestingDepth: Int
+
+    init(source: ColumnSource, nestingDepth: Int = 0) {
         self.source = source
         self.scoped = nil
         self.scope = nil
+        self.nestingDepth = nestingDepth
     }
 
     /// A decoder of the rows of a request with associations; give it each row with
@@ -49,6 +54,7 @@ final class RecordDecoder {
         self.source = scoped.source
         self.scoped = scoped
         self.scope = scoped.plan
+        self.nestingDepth = 0
     }
 
     /// Decodes one row of a request with associations. The rows a decoder is given must come
