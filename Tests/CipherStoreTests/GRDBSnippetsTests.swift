@@ -405,6 +405,20 @@ import Testing
         }
     }
 
+    @Test func reversedReversesTheAssociationsOrderAndSQLSelectionsStayOutOfJoins() throws {
+        let dbQueue = try openLibrary()
+        try dbQueue.read { db in
+            let request = Book.including(required: Book.author.order(Column("name"))).order(Column("year")).reversed()
+            let sql = try request.makeSQL(db).sql
+            #expect(sql.hasSuffix(#"ORDER BY "book"."year" DESC, "author"."name" DESC"#))
+            #expect {
+                _ = try Book.select(sql: "book.title, book.id").including(required: Book.author).asRequest(of: Row.self).fetchAll(db)
+            } throws: { error in
+                (error as? DatabaseError)?.message?.contains("cannot be split between the tables") == true
+            }
+        }
+    }
+
     @Test func associationsFetchWhatTheSameJoinsFetch() throws {
         let dbQueue = try openLibrary()
         try dbQueue.read { db in

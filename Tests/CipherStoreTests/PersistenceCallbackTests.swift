@@ -206,6 +206,29 @@ import Testing
         #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM player") == 2)
     }
 
+    @Test func updateChangesFollowsTheConflictPolicyAndRefusesAnOldRecordOfAnotherType() throws {
+        struct Ignoring: Codable, FetchableRecord, MutablePersistableRecord {
+            static let databaseTableName = "player"
+            static let persistenceConflictPolicy = PersistenceConflictPolicy(update: .ignore)
+            var id: Int64
+            var name: String
+            var score: Int
+        }
+        try db.execute(sql: "INSERT INTO player(id, name, score) VALUES (1, 'Arthur', 1), (2, 'Barbara', 2)")
+        let barbara = Ignoring(id: 2, name: "Barbara", score: 2)
+        var renamed = barbara
+        renamed.name = "Arthur"   // UNIQUE: ignored, as the policy says
+        #expect(try renamed.updateChanges(db, from: barbara))
+        #expect(try db.fetchScalar(String.self, sql: "SELECT name FROM player WHERE id = 2") == "Barbara")
+        #expect(throws: DatabaseError.self) { try renamed.updateChanges(db, from: barbara, onConflict: .abort) }
+
+        func updateChanges<T: TableRecord & Encodable>(_ record: T, from old: T) throws -> Bool { try record.updateChanges(db, from: old) }
+        #expect(throws: RecordError.differentRecordTypes(table: "player", record: "Sub", old: "Base")) {
+            _ = try updateChanges(Sub(id: 1, name: "x") as Base, from: Base(id: 1, name: "Arthur"))
+        }
+        #expect(try db.fetchScalar(String.self, sql: "SELECT name FROM player WHERE id = 1") == "Arthur")
+    }
+
     @Test func rowsFetchWithGRDBsSpelling() throws {
         try db.execute(sql: "INSERT INTO player(id, name, score) VALUES (1, 'Arthur', 10), (2, 'Barbara', 20)")
         #expect(try Row.fetchAll(db, sql: "SELECT * FROM player ORDER BY id").map(\.values) == db.fetchAll(sql: "SELECT * FROM player ORDER BY id").map(\.values))
@@ -345,3 +368,16 @@ extension PersistenceCallbackTests {
         func didDelete(deleted: Bool) { log.events.append("didDelete \(deleted)") }
     }
 }
+
+/// A class record and its subclass, which alone has callbacks.
+class Base: Codable, TableRecord, @unchecked Sendable {
+    class var databaseTableName: String { "player" }
+    let id: Int64
+    let name: String
+    init(id: Int64, name: String) {
+        self.id = id
+        self.name = name
+    }
+}
+
+final class Sub: Base, MutablePersistableRecord, @unchecked Sendable {}

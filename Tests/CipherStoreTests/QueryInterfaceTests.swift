@@ -232,6 +232,60 @@ import Testing
         #expect(try Membership.filter(keys: []).fetchCount(db) == 0)
     }
 
+    /// What an outside review found wrong in the fragments, keys and reversed order, each
+    /// pinned: wrong rows or a half-done delete must not come back.
+    @Test func fragmentsKeysAndReversalEdgeCases() throws {
+        // An unclosed /* would comment out the clauses after it: refused.
+        #expect {
+            _ = try Note.filter(sql: "score > 1 /* note").order(Column("id")).fetchAll(db)
+        } throws: { error in
+            guard let message = (error as? DatabaseError)?.message else { return false }
+            return message.contains("not closed") && message.components(separatedBy: "nothing was run").count == 2
+        }
+        // \r\n ends a -- comment; a quote before a combining mark is still a quote; #name is a parameter.
+        #expect(try Note.filter(sql: "score > ? -- minimum\r\nAND id <> ?", arguments: [5, 7]).fetchCount(db)
+                == db.fetchScalar(Int.self, sql: "SELECT count(*) FROM note WHERE score > 5 AND id <> 7"))
+        #expect(try Note.filter(sql: "body = '\u{301}:a' OR tag = :a", arguments: ["a": "tag1"]).fetchCount(db)
+                == db.fetchScalar(Int.self, sql: "SELECT count(*) FROM note WHERE tag = 'tag1'"))
+        #expect(try Note.filter(sql: "id = #x", arguments: ["x": 5]).fetchOne(db)?.id == 5)
+
+        // Keys: repeats count once across parts; nil matches nothing.
+        #expect(try Note.fetchAll(db, keys: Array(repeating: Int64(7), count: 1_200)).count == 1)
+        #expect(try Note.filter(key: Int64?.none).fetchCount(db) == 0)
+        #expect(try Note.exists(db, key: Int64?.none) == false)
+        #expect(try Note.deleteOne(db, key: Int64?.none) == false)
+
+        // deleteAll by keys deletes all or nothing.
+        try db.execute(sql: "CREATE TRIGGER guard BEFORE DELETE ON note WHEN old.id = 150 BEGIN SELECT RAISE(ABORT, 'kept'); END")
+        #expect(throws: DatabaseError.self) { try Note.deleteAll(db, keys: Array(Int64(1)...Int64(200))) }
+        #expect(try Note.fetchCount(db) == 200, "the first 500-key part was deleted before the second failed")
+        try db.execute(sql: "DROP TRIGGER guard")
+
+        // reversed() reverses the associations' orderings too, and an order written in SQL
+        // is refused only while it is the order.
+        #expect(try Note.order(sql: "score").reversed().order(Column("id")).fetchOne(db)?.id == 1)
+        #expect(try Note.order(sql: "score").reversed().reversed().fetchCount(db) == 200)
+    }
+
+    /// Keys of a record that stores its UUID as text follow its strategy.
+    @Test func keysFollowTheRecordsUUIDStrategy() throws {
+        struct Item: Codable, Equatable, FetchableRecord, MutablePersistableRecord, Identifiable {
+            static let databaseTableName = "item"
+            static func databaseUUIDEncodingStrategy(for column: String) -> DatabaseUUIDEncodingStrategy { .uppercaseString }
+            var id: UUID
+            var name: String
+        }
+        try db.execute(sql: "CREATE TABLE item(id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL)")
+        let item = Item(id: UUID(), name: "a")
+        try item.insert(db)
+        #expect(try db.fetchScalar(String.self, sql: "SELECT id FROM item") == item.id.uuidString)
+        #expect(try Item.find(db, id: item.id) == item)
+        #expect(try Item.fetchAll(db, ids: [item.id]) == [item])
+        #expect(try Item.exists(db, id: item.id))
+        #expect(try Item.filter(key: item.id).fetchCount(db) == 1)
+        #expect(try Item.deleteAll(db, ids: [item.id]) == 1)
+    }
+
     @Test func deleteAllOnARequestDeletesWhatItMatches() throws {
         #expect(try Note.filter(Column("done") == true).deleteAll(db) == 66)
         #expect(try Note.fetchCount(db) == 134)

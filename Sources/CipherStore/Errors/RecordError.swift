@@ -21,6 +21,9 @@ public enum RecordError: Error, Sendable, Equatable, CustomStringConvertible {
     case rowIDOutOfRange(table: String, rowID: Int64, idType: String)
     /// `find` found no record with this key (GRDB's spelling).
     case recordNotFound(databaseTableName: String, key: [String: DatabaseValue])
+    /// `updateChanges(_:from:)` was given an old record of another type than the record (a
+    /// superclass instance, in code generic over the superclass): nothing was written.
+    case differentRecordTypes(table: String, record: String, old: String)
 
     public var description: String {
         switch self {
@@ -33,6 +36,8 @@ public enum RecordError: Error, Sendable, Equatable, CustomStringConvertible {
         case .recordNotFound(let table, let key):
             let described = key.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value)" }.joined(separator: ", ")
             return "No record of \(table) has \(described). Use fetchOne(_:id:) where a missing record is expected, or check the id."
+        case .differentRecordTypes(let table, let record, let old):
+            return "updateChanges compares a \(record) with a \(old): records of two types may not have the same columns of \(table), so nothing was written. Pass the record as it was read, of the same type."
         case .rowIDOutOfRange(let table, let rowID, let idType):
             return "The new row of \(table) has rowid \(rowID), which does not fit the record's id type \(idType); the row was inserted, the record's id was not set. Declare id as Int64?."
         }

@@ -51,15 +51,19 @@ extension MutablePersistableRecord {
     /// - Returns: whether anything was written.
     /// - Throws: ``RecordError/rowNotFound(table:primaryKey:)`` when the row is gone (nothing
     ///   written), an error of a `will` callback (nothing written), ``DatabaseError``.
+    /// - Parameters:
+    ///   - db: the connection.
+    ///   - old: the record as it was read.
+    ///   - onConflict: `UPDATE OR …`; the type's ``persistenceConflictPolicy`` by default.
     @discardableResult
-    public func updateChanges(_ db: Connection, from old: Self) throws -> Bool {
+    public func updateChanges(_ db: Connection, from old: Self, onConflict: ConflictResolution? = nil) throws -> Bool {
         guard try !RecordChanges(self, from: old).columns.isEmpty else { return false }
         var copy = self
         try copy.willSave(db)
         let changes = try RecordChanges(copy, from: old)
         guard !changes.columns.isEmpty else { return false }
         try copy.willUpdate(db, columns: Set(changes.columns.map(\.name)))
-        try changes.write(db)
+        try changes.write(db, onConflict: PersistenceConflictPolicy.clause(onConflict, Self.persistenceConflictPolicy.conflictResolutionForUpdate))
         copy.didUpdate(PersistenceSuccess(changes.all))
         copy.didSave(PersistenceSuccess(changes.all))
         return true
@@ -263,9 +267,14 @@ extension MutablePersistableRecord {
         try performSave(db, onConflict: onConflict)
     }
 
-    /// `old` is a record of the same type, seen by a caller that does not know it.
-    func updateChangesWithCallbacks(_ db: Connection, from old: Any) throws -> Bool {
-        try updateChanges(db, from: old as! Self)
+    /// `old` is the record as it was, seen by a caller that does not know its type.
+    /// - Throws: ``RecordError/differentRecordTypes(table:record:old:)`` when `old` is not of
+    ///   this record's type (a superclass instance): its columns may not be this one's.
+    func updateChangesWithCallbacks(_ db: Connection, from old: Any, onConflict: ConflictResolution?) throws -> Bool {
+        guard let old = old as? Self else {
+            throw RecordError.differentRecordTypes(table: Self.databaseTableName, record: "\(Self.self)", old: "\(type(of: old))")
+        }
+        return try updateChanges(db, from: old, onConflict: onConflict)
     }
 
     func deleteWithCallbacks(_ db: Connection) throws -> Bool {

@@ -27,10 +27,10 @@ struct RecordChanges {
 
     /// `UPDATE` the changed columns of the record's row.
     /// - Throws: ``RecordError/rowNotFound(table:primaryKey:)`` when the row is gone.
-    func write(_ db: Connection) throws {
-        let assignments = columns.map { "\(Connection.quoteIdentifier($0.name)) = ?" }.joined(separator: ", ")
-        try db.execute(sql: "UPDATE \(Connection.quoteIdentifier(table)) SET \(assignments) WHERE \(Connection.quoteIdentifier(key.name)) = ?",
-                       arguments: .positional(columns.map(\.value) + [key.value]))
-        guard db.changesCount > 0 else { throw RecordError.rowNotFound(table: table, primaryKey: key.name) }
+    ///
+    /// `UPDATE OR …` with `onConflict`; an `UPDATE OR IGNORE` that ignored a conflict is no
+    /// error when the row exists (see `Connection.update(columns:in:primaryKey:recordType:onConflict:)`).
+    func write(_ db: Connection, onConflict: ConflictResolution?) throws {
+        try db.update(columns: [key] + columns, in: table, primaryKey: key.name, recordType: Any.self, onConflict: onConflict)
     }
 }

@@ -21,19 +21,19 @@ extension TableRecord where Self: FetchableRecord & Identifiable, ID: DatabaseVa
     /// - Throws: ``RecordError/recordNotFound(databaseTableName:key:)`` when there is none.
     public static func find(_ db: Connection, id: ID) throws -> Self {
         guard let record = try fetchOne(db, id: id) else {
-            throw RecordError.recordNotFound(databaseTableName: databaseTableName, key: [primaryKeyColumn: id.databaseValue])
+            throw RecordError.recordNotFound(databaseTableName: databaseTableName, key: [primaryKeyColumn: databaseKeyValue(id)])
         }
         return record
     }
 
     /// A request for the record with this id.
     public static func filter(id: ID) -> QueryRequest<Self> {
-        filter(Column(primaryKeyColumn) == id)
+        filter(key: id)
     }
 
     /// A request for the records with these ids (none for an empty collection).
     public static func filter(ids: some Collection<ID>) -> QueryRequest<Self> {
-        filter(Column(primaryKeyColumn).in(ids))
+        filter(keys: ids)
     }
 
     /// Deletes the record with this id.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Records by primary key, in GRDB's spelling: one key, several, or every record whose key is
 /// in a collection.
 ///
@@ -8,25 +10,50 @@
 /// try Player.deleteAll(db, keys: [1, 2, 3])                   // how many were deleted
 /// ```
 ///
-/// The key is the one column ``TableRecord/primaryKeyColumn``. `fetchAll(_:keys:)` and
-/// `deleteAll(_:keys:)` run one statement per 500 keys (SQLite 3.15 binds at most 999 values
-/// per statement), inside the caller's transaction; an empty collection runs nothing.
+/// The key is the one column ``TableRecord/primaryKeyColumn``, stored as the record stores it:
+/// a `UUID` or `Date` key of an ``EncodableRecord`` follows its encoding strategy for that
+/// column. A `nil` key matches no record (as in GRDB), even where a primary key column allows
+/// NULL. `fetchAll(_:keys:)` and `deleteAll(_:keys:)` take any number of keys (repeats count
+/// once) and run one statement per 500 (SQLite 3.15 binds at most 999 values per statement);
+/// `deleteAll` runs them in one savepoint, so it deletes all or nothing. `filter(keys:)` makes
+/// one statement: at most 999 keys with SQLite 3.15.
 extension TableRecord {
-    /// A request for the record with this primary key.
+    /// A request for the record with this primary key (none for `nil`).
     public static func filter(key: some DatabaseValueConvertible) -> QueryInterfaceRequest<Self> {
-        filter(Column(primaryKeyColumn) == key)
+        let value = databaseKeyValue(key)
+        return value.isNull ? none() : filter(Column(primaryKeyColumn) == value)
     }
 
     /// A request for the records with these primary keys (none for an empty collection).
     public static func filter<Key: DatabaseValueConvertible>(keys: some Collection<Key>) -> QueryInterfaceRequest<Self> {
-        filter(Column(primaryKeyColumn).in(keys))
+        filter(Column(primaryKeyColumn).in(uniqueKeyValues(keys)))
     }
 
-    /// Deletes the rows with these primary keys.
+    /// Deletes the rows with these primary keys, all or none.
     /// - Returns: how many were deleted.
     @discardableResult
     public static func deleteAll<Key: DatabaseValueConvertible>(_ db: Connection, keys: some Collection<Key>) throws -> Int {
-        try inChunks(Array(keys)) { try filter(keys: $0).deleteAll(db) }.reduce(0, +)
+        var deleted = 0
+        try db.inSavepoint {
+            deleted = try inChunks(uniqueKeyValues(keys)) { try filter(keys: $0).deleteAll(db) }.reduce(0, +)
+            return .commit
+        }
+        return deleted
+    }
+
+    /// A key as the table stores it: a `UUID` or `Date` through the record's encoding strategy
+    /// for the primary key column.
+    static func databaseKeyValue(_ key: some DatabaseValueConvertible) -> DatabaseValue {
+        guard let record = Self.self as? any EncodableRecord.Type else { return key.databaseValue }
+        if let uuid = key as? UUID { return record.databaseUUIDEncodingStrategy(for: primaryKeyColumn).databaseValue(uuid) }
+        if let date = key as? Date { return record.databaseDateEncodingStrategy(for: primaryKeyColumn).databaseValue(date) }
+        return key.databaseValue
+    }
+
+    /// The keys as stored, each once, without NULL.
+    static func uniqueKeyValues<Key: DatabaseValueConvertible>(_ keys: some Collection<Key>) -> [DatabaseValue] {
+        var seen: Set<DatabaseValue> = []
+        return keys.map(databaseKeyValue).filter { !$0.isNull && seen.insert($0).inserted }
     }
 
     /// `body` of the keys, 500 at a time.
@@ -42,7 +69,7 @@ extension TableRecord where Self: FetchableRecord {
     /// - Throws: ``RecordError/recordNotFound(databaseTableName:key:)`` when there is none.
     public static func find(_ db: Connection, key: some DatabaseValueConvertible) throws -> Self {
         guard let record = try fetchOne(db, key: key) else {
-            throw RecordError.recordNotFound(databaseTableName: databaseTableName, key: [primaryKeyColumn: key.databaseValue])
+            throw RecordError.recordNotFound(databaseTableName: databaseTableName, key: [primaryKeyColumn: databaseKeyValue(key)])
         }
         return record
     }
@@ -50,7 +77,7 @@ extension TableRecord where Self: FetchableRecord {
     /// The records with these primary keys, in no particular order; keys without a record are
     /// skipped.
     public static func fetchAll<Key: DatabaseValueConvertible>(_ db: Connection, keys: some Collection<Key>) throws -> [Self] {
-        try inChunks(Array(keys)) { try filter(keys: $0).fetchAll(db) }.flatMap { $0 }
+        try inChunks(uniqueKeyValues(keys)) { try filter(keys: $0).fetchAll(db) }.flatMap { $0 }
     }
 }
 
@@ -144,7 +171,12 @@ extension TableRecord {
     @discardableResult
     public static func deleteAll(_ db: Connection, keys: [[String: (any DatabaseValueConvertible)?]]) throws -> Int {
         try checkUniqueKeys(db, keys)
-        return try inChunks(keys) { try filter(keys: Array($0)).deleteAll(db) }.reduce(0, +)
+        var deleted = 0
+        try db.inSavepoint {
+            deleted = try inChunks(keys) { try filter(keys: Array($0)).deleteAll(db) }.reduce(0, +)
+            return .commit
+        }
+        return deleted
     }
 
     /// Whether a record has this key.
@@ -185,7 +217,10 @@ extension TableRecord where Self: FetchableRecord {
     /// The records with these keys, in no particular order.
     public static func fetchAll(_ db: Connection, keys: [[String: (any DatabaseValueConvertible)?]]) throws -> [Self] {
         try checkUniqueKeys(db, keys)
-        return try inChunks(keys) { try filter(keys: Array($0)).fetchAll(db) }.flatMap { $0 }
+        // A key repeated in two parts would fetch its record twice.
+        var seen: Set<[String: DatabaseValue]> = []
+        let unique = keys.filter { key in seen.insert(Dictionary(key.map { ($0.key.lowercased(), $0.value?.databaseValue ?? .null) }) { first, _ in first }).inserted }
+        return try inChunks(unique) { try filter(keys: Array($0)).fetchAll(db) }.flatMap { $0 }
     }
 }
 

@@ -31,11 +31,11 @@ extension TableRecord where Self: Encodable {
     /// - Returns: whether anything was written.
     /// - Throws: ``RecordError/rowNotFound(table:primaryKey:)`` when the row is gone.
     @discardableResult
-    public func updateChanges(_ db: Connection, from old: Self) throws -> Bool {
-        if let record = self as? any MutablePersistableRecord { return try record.updateChangesWithCallbacks(db, from: old) }
+    public func updateChanges(_ db: Connection, from old: Self, onConflict: ConflictResolution? = nil) throws -> Bool {
+        if let record = self as? any MutablePersistableRecord { return try record.updateChangesWithCallbacks(db, from: old, onConflict: onConflict) }
         let changes = try RecordChanges(self, from: old)
         guard !changes.columns.isEmpty else { return false }
-        try changes.write(db)
+        try changes.write(db, onConflict: onConflict)
         return true
     }
 

@@ -80,6 +80,7 @@ public struct QueryInterfaceRequest<RowDecoder>: Sendable {
     public func order(_ orderings: [any SQLOrderingTerm]) -> Self {
         var request = self
         request.relation.orderings = orderings.map(\.sqlOrdering)
+        request.relation.reversesOrderWrittenInSQL = false
         return request
     }
 
@@ -94,16 +95,14 @@ public struct QueryInterfaceRequest<RowDecoder>: Sendable {
         return request
     }
 
-    /// The same request in the opposite order: each ordering term reversed (ascending when it
-    /// had no direction); a request with no order is unchanged, as in GRDB. An order written in
-    /// SQL (`order(sql:)`) cannot be reversed term by term: the request throws a
-    /// ``DatabaseError`` before anything runs.
+    /// The same request in the opposite order: each ordering term reversed (a term without a
+    /// direction, ascending, becomes descending), the associations' orderings too; a request
+    /// with no order is unchanged, as in GRDB. An order written in SQL (`order(sql:)`) cannot
+    /// be reversed term by term: the request throws a ``DatabaseError`` before anything runs,
+    /// unless its order is replaced first.
     public func reversed() -> Self {
         var request = self
-        if request.relation.orderings.contains(where: \.isWrittenInSQL) {
-            request.relation.conflicts.append("an order written in SQL cannot be reversed: order by Column values, or write the reversed order with order(sql:)")
-        }
-        request.relation.orderings = request.relation.orderings.map(\.reversed)
+        request.relation = request.relation.reversed()
         return request
     }
 

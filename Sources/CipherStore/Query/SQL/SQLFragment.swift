@@ -48,7 +48,8 @@ enum SQLFragment {
         let reason: String
 
         /// The message of the error the request throws.
-        var message: String { "the SQL fragment \"\(sql)\" cannot be bound: \(reason); nothing was run" }
+        /// The request's check adds "nothing was run".
+        var message: String { "the SQL fragment \"\(sql)\" cannot be bound: \(reason)" }
     }
 
     /// A placeholder of the fragment: where it is, and its name (`nil` for `?`).
@@ -91,37 +92,46 @@ enum SQLFragment {
         var endsInLineComment = false
     }
 
+    /// Scans Unicode scalars, as SQLite scans bytes: a quote followed by a combining mark is
+    /// still a quote, and `\r\n` ends a `--` comment.
     private static func scan(_ sql: String) -> Result<Scan, Problem> {
         var scanned = Scan()
-        var index = sql.startIndex
-        func skip(past end: Character) {
-            index = sql[index...].firstIndex(of: end).map { sql.index(after: $0) } ?? sql.endIndex
+        let scalars = sql.unicodeScalars
+        var index = scalars.startIndex
+        func skip(past end: Unicode.Scalar) {
+            index = scalars[index...].firstIndex(of: end).map { scalars.index(after: $0) } ?? scalars.endIndex
         }
-        while index < sql.endIndex {
-            let character = sql[index]
-            let next = sql.index(after: index)
-            switch character {
+        func isNext(_ next: String.Index, _ scalar: Unicode.Scalar) -> Bool {
+            next < scalars.endIndex && scalars[next] == scalar
+        }
+        while index < scalars.endIndex {
+            let scalar = scalars[index]
+            let next = scalars.index(after: index)
+            switch scalar {
             case "'", "\"", "`":
                 index = next
-                skip(past: character)
+                skip(past: scalar)
             case "[":
                 index = next
                 skip(past: "]")
-            case "-" where next < sql.endIndex && sql[next] == "-":
+            case "-" where isNext(next, "-"):
                 index = next
                 skip(past: "\n")
-                scanned.endsInLineComment = index == sql.endIndex && sql.last != "\n"
-            case "/" where next < sql.endIndex && sql[next] == "*":
-                index = sql[next...].range(of: "*/")?.upperBound ?? sql.endIndex
+                scanned.endsInLineComment = index == scalars.endIndex && scalars.last != "\n"
+            case "/" where isNext(next, "*"):
+                guard let end = sql[next...].range(of: "*/")?.upperBound else {
+                    return .failure(Problem(sql: sql, reason: "its /* comment is not closed, and would comment out what the request writes after it: close it with */"))
+                }
+                index = end
             case "?":
-                let end = sql[next...].firstIndex { !$0.isASCII || !$0.isNumber } ?? sql.endIndex
+                let end = scalars[next...].firstIndex { !("0"..."9").contains($0) } ?? scalars.endIndex
                 guard end == next else {
                     return .failure(Problem(sql: sql, reason: "numbered placeholders (\(sql[index..<end])) would number the whole request's parameters: write ? or a name"))
                 }
                 scanned.parameters.append(Parameter(range: index..<next, name: nil))
                 index = next
-            case ":", "@", "$":
-                let end = sql[next...].firstIndex { !isNameCharacter($0) } ?? sql.endIndex
+            case ":", "@", "$", "#":
+                let end = scalars[next...].firstIndex { !isNameScalar($0) } ?? scalars.endIndex
                 if end > next {
                     scanned.parameters.append(Parameter(range: index..<end, name: (String(sql[index..<end]), String(sql[next..<end]))))
                 }
@@ -135,7 +145,7 @@ enum SQLFragment {
 
     /// What SQLite reads as part of a parameter's name: letters, digits, `_`, `$` and any
     /// character outside ASCII.
-    private static func isNameCharacter(_ character: Character) -> Bool {
-        !character.isASCII || character.isLetter || character.isNumber || character == "_" || character == "$"
+    private static func isNameScalar(_ scalar: Unicode.Scalar) -> Bool {
+        !scalar.isASCII || ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "_" || scalar == "$"
     }
 }

@@ -120,6 +120,11 @@ struct SQLQueryGenerator {
         if isSelected {
             var context = SQLRenderContext(qualifier: qualify ? alias : nil)
             for selection in relation.selection {
+                // A result split between tables needs each selection's width: SQL written out
+                // may select any number of columns.
+                if qualify, selection.isWrittenInSQL {
+                    throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "a selection written in SQL (select(sql:)) cannot be split between the tables of a request with associations: select Column values there, or write the whole query in SQL; nothing was run")
+                }
                 parts.select.append(selection.render(&context))
                 // Widths matter only to split a joined row; a one-table row is all the base's.
                 position += qualify ? try selection.width(tableColumnCount: db.columnNamesOfTable(relation.table).names.count) : 1
@@ -189,6 +194,9 @@ struct SQLQueryGenerator {
     func check(_ relation: SQLRelation) throws {
         if let conflict = relation.conflicts.first {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: conflict + "; nothing was run")
+        }
+        if relation.reversesOrderWrittenInSQL {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "an order written in SQL cannot be reversed: order by Column values, or write the reversed order with order(sql:); nothing was run")
         }
         try check(relation.namedColumns, in: relation.table, association: nil)
         for join in relation.joins { try check(join.association.relation) }

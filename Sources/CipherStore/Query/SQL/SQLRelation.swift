@@ -70,6 +70,22 @@ struct SQLRelation: Sendable {
     /// Problems found while the request was built, thrown when it runs.
     var conflicts: [String] = []
 
+    /// Set by ``reversed()`` when an ordering is SQL written out; cleared when the order is replaced.
+    var reversesOrderWrittenInSQL = false
+
+    /// The relation with its orderings and its joined associations' reversed.
+    func reversed() -> SQLRelation {
+        var relation = self
+        if orderings.contains(where: \.isWrittenInSQL) { relation.reversesOrderWrittenInSQL.toggle() }
+        relation.orderings = orderings.map(\.reversed)
+        relation.joins = joins.map { join in
+            var join = join
+            join.association.relation = join.association.relation.reversed()
+            return join
+        }
+        return relation
+    }
+
     /// Whether the SQL reads more than one table (columns then need a table qualifier).
     var hasJoinedTables: Bool { joins.contains { $0.kind != .prefetch } }
 

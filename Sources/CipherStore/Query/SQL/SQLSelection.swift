@@ -23,6 +23,14 @@ public struct SQLSelection: SQLSelectable {
         return 1
     }
 
+    /// Whether it is SQL written out, which may select several columns.
+    var isWrittenInSQL: Bool {
+        switch kind {
+        case .expression(.literal), .aliased(.literal, _): return true
+        default: return false
+        }
+    }
+
     func render(_ context: inout SQLRenderContext) -> String {
         switch kind {
         case .allColumns: return context.qualifier.map { Connection.quoteIdentifier($0) + ".*" } ?? "*"

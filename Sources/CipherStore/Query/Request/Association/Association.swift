@@ -65,7 +65,10 @@ extension Association {
 
     /// Orders the associated rows (after the origin request's own order).
     public func order(_ orderings: any SQLOrderingTerm...) -> Self {
-        with { $0.relation.orderings = orderings.map(\.sqlOrdering) }
+        with {
+            $0.relation.orderings = orderings.map(\.sqlOrdering)
+            $0.relation.reversesOrderWrittenInSQL = false
+        }
     }
 
     /// Selects only these of the associated table's columns.
