@@ -216,4 +216,49 @@ import Testing
             }
         }
     }
+
+    /// An aggregate selected beside an included or annotated record, and a having() that mixes
+    /// a group's aggregate with an association aggregate: the rows of the same SQL.
+    @Test func aggregatesBesideAssociations() throws {
+        let counted = try Author.annotated(with: Author.books.count)
+            .including(optional: Author.profile)
+            .annotated(withOptional: Author.profile.forKey("note").select(Column("bio").forKey("profileBio")))
+            .order(Column("id"))
+            .asRequest(of: Row.self).fetchAll(db)
+        let expected = try db.fetchAll(sql: """
+            SELECT author.*, (SELECT COUNT(*) FROM book WHERE book.authorId = author.id), p2.bio, profile.*
+            FROM author LEFT JOIN profile p2 ON p2.authorId = author.id LEFT JOIN profile ON profile.authorId = author.id ORDER BY author.id
+            """)
+        #expect(counted.map(\.values) == expected.map(\.values))
+        #expect(counted.count == 30)
+
+        let grouped = try Author.select(Column("country"), count(Column("id")))
+            .group(Column("country"))
+            .having(count(Column("id")) >= 3 && Author.books.count >= 8)
+            .order(Column("country"))
+            .asRequest(of: Row.self).fetchAll(db)
+        let expectedGroups = try db.fetchAll(sql: """
+            SELECT country, count(id) FROM author WHERE (SELECT COUNT(*) FROM book WHERE book.authorId = author.id) >= 8
+            GROUP BY country HAVING count(id) >= 3 ORDER BY country
+            """)
+        #expect(grouped.map(\.values) == expectedGroups.map(\.values))
+        #expect(!grouped.isEmpty)
+    }
+
+    /// updateAll and deleteAll through including(…) and annotated(withRequired:) change the
+    /// rows the same joins pick; an association aggregate as a value is its subquery.
+    @Test func writesThroughAssociationsAndAggregatesAsValues() throws {
+        let japanese = try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM book JOIN author ON author.id = book.authorId AND author.country = 'JP'")
+        #expect(try Book.annotated(withRequired: Book.author.filter(Column("country") == "JP").select(Column("name")))
+                    .updateAll(db, Column("title").set(to: "jp")) == japanese)
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM book WHERE title = 'jp'") == japanese)
+        let french = try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM book JOIN author ON author.id = book.authorId AND author.country = 'FR'")
+        #expect(try Book.including(required: Book.author.filter(Column("country") == "FR")).deleteAll(db) == french)
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM book JOIN author ON author.id = book.authorId AND author.country = 'FR'") == 0)
+
+        try db.execute(sql: "ALTER TABLE author ADD COLUMN bookCount INTEGER")
+        #expect(try Author.updateAll(db, Column("bookCount").set(to: Author.books.count)) == 30)
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM author WHERE bookCount IS NOT (SELECT COUNT(*) FROM book WHERE book.authorId = author.id)") == 0)
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT sum(bookCount) FROM author") == db.fetchScalar(Int.self, sql: "SELECT count(authorId) FROM book"))
+    }
 }

@@ -214,15 +214,27 @@ import Testing
         #expect(try Membership.exists(db, key: ["teamId": 2, "playerId": 9]))
         let some = try Membership.fetchAll(db, keys: [["teamId": 1, "playerId": 8], ["teamId": 2, "playerId": 9], ["teamId": 5, "playerId": 5]])
         #expect(Set(some.map(\.playerId)) == [8, 9])
-        // nil matches NULL, as IS does; the same rows as the SQL.
-        #expect(try Membership.filter(key: ["teamId": 2, "role": nil]).fetchAll(db)
-                == Membership.fetchAll(db, sql: "SELECT * FROM membership WHERE teamId = 2 AND role IS NULL"))
+        // A nil matches nothing: a unique index lets several rows hold NULL.
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM membership WHERE role IS NULL") == 2)
+        #expect(try Membership.filter(key: ["teamId": 2, "role": nil]).fetchAll(db).isEmpty)
+        #expect(try Membership.fetchOne(db, key: ["teamId": 2, "role": nil]) == nil)
+        #expect(try Membership.exists(db, key: ["teamId": 1, "role": nil]) == false)
+        #expect(try Membership.fetchAll(db, keys: [["teamId": 2, "role": nil], ["teamId": 2, "role": "coach"]]).map(\.playerId) == [9])
+        // A column named twice (in two cases) is refused; the rowid is a key; each unique key is listed once.
+        #expect {
+            _ = try Membership.fetchOne(db, key: ["teamId": 1, "TEAMID": 2, "playerId": 7])
+        } throws: { error in
+            (error as? DatabaseError)?.message?.contains("names a column twice") == true
+        }
+        let rowid = try #require(try db.fetchScalar(Int64.self, sql: "SELECT rowid FROM membership WHERE teamId = 2 AND playerId = 9"))
+        #expect(try Membership.fetchOne(db, key: ["rowid": rowid])?.role == "coach")
         // Not a unique key: refused before anything runs, naming the unique keys.
         #expect {
             _ = try Membership.deleteAll(db, keys: [["teamId": 1]])
         } throws: { error in
             guard let message = (error as? DatabaseError)?.message else { return false }
             return message.contains("(teamId) are not a unique key of membership") && message.contains("(playerid, teamid)") && message.contains("nothing was run")
+                && message.components(separatedBy: "(playerid, teamid)").count == 2
         }
         #expect(try Membership.fetchCount(db) == 4)
         #expect(try Membership.deleteOne(db, key: ["teamId": 1, "playerId": 7]))
@@ -230,6 +242,45 @@ import Testing
         #expect(try Membership.deleteAll(db, keys: [["teamId": 1, "playerId": 8], ["teamId": 2, "playerId": 7]]) == 2)
         #expect(try Membership.fetchCount(db) == 1)
         #expect(try Membership.filter(keys: []).fetchCount(db) == 0)
+        // A nil on a unique column deletes nothing (it deleted every NULL row).
+        #expect(try Membership.deleteAll(db, keys: [["teamId": 2, "role": nil]]) == 0)
+        #expect(try Membership.fetchCount(db) == 1)
+    }
+
+    /// Many keys of two columns: the conditions stay within what SQLite parses and binds, and
+    /// the rows are those of the same SQL.
+    @Test func manyDictionaryKeysOfTwoColumns() throws {
+        struct Cell: Codable, FetchableRecord, TableRecord {
+            static let databaseTableName = "cell"
+            var x: Int
+            var y: Int
+            var value: String
+        }
+        try db.executeScript("""
+            CREATE TABLE cell(x INTEGER NOT NULL, y INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (x, y)) WITHOUT ROWID;
+            WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 1999)
+            INSERT INTO cell SELECT i / 40, i % 40, 'v' || i FROM n;
+            """)
+        let keys: [[String: (any DatabaseValueConvertible)?]] = (0..<1_500).map { ["x": $0 % 60, "y": $0 / 60] }
+        let expected = try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM cell WHERE x < 60 AND y < 25")
+        #expect(try Cell.fetchAll(db, keys: keys).count == expected)
+        #expect(try Cell.filter(keys: Array(keys.prefix(400))).fetchCount(db)
+                == db.fetchScalar(Int.self, sql: "SELECT count(*) FROM cell WHERE y < 6 OR (y = 6 AND x < 40)"))
+        #expect(try Cell.deleteAll(db, keys: keys) == expected)
+        #expect(try Cell.fetchCount(db) == 2_000 - expected!)
+    }
+
+    /// fetchCount fails where fetchAll fails: HAVING without GROUP BY on the rows of a table
+    /// is refused by SQLite 3.15 and 3.46 alike, where a bare `SELECT COUNT(*) … HAVING` counted
+    /// every row.
+    @Test func fetchCountWithHavingWithoutGroup() throws {
+        let request = Note.having(count(Column("id")) > 5)
+        #expect(throws: DatabaseError.self) { try request.fetchAll(db) }
+        #expect(throws: DatabaseError.self) { try request.fetchCount(db) }
+        // With a group, the count is the groups'.
+        let grouped = Note.select(Column("tag")).group(Column("tag")).having(count(Column("id")) > 5)
+        #expect(try grouped.fetchCount(db) == grouped.asRequest(of: Row.self).fetchAll(db).count)
+        #expect(try grouped.fetchCount(db) == db.fetchScalar(Int.self, sql: "SELECT count(*) FROM (SELECT tag FROM note GROUP BY tag HAVING count(id) > 5)"))
     }
 
     /// What an outside review found wrong in the fragments, keys and reversed order, each

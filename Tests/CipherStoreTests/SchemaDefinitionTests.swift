@@ -105,6 +105,11 @@ import Testing
             t.add(column: "score", .integer).notNull().defaults(to: 0)
         }
         #expect(try db.fetchScalar(Int.self, sql: "SELECT score FROM player") == 0)
+        // indexed() on an added column creates its index, as in create(table:).
+        try db.alter(table: "player") { t in
+            t.add(column: "rank", .integer).indexed()
+        }
+        #expect(try schemaSQL("player_on_rank") == #"CREATE INDEX "player_on_rank" ON "player"("rank")"#)
         let before = try schemaSQL("player")
         let change = {
             try db.alter(table: "player") { t in
@@ -115,7 +120,7 @@ import Testing
         }
         if sqliteHasAlterColumn {
             try change()
-            #expect(try db.fetchAll(sql: "SELECT * FROM player").first?.columnNames == ["id", "fullName", "team"])
+            #expect(try db.fetchAll(sql: "SELECT * FROM player").first?.columnNames == ["id", "fullName", "rank", "team"])
         } else {
             #expect {
                 try change()
@@ -125,5 +130,22 @@ import Testing
             }
             #expect(try schemaSQL("player") == before, "nothing changed, not even the column that could be added")
         }
+    }
+
+    /// A NUL inside a text written into the schema (a default, a check) is kept whole: the
+    /// statement's text would end at it.
+    @Test func aNULInsideATextLiteralIsKeptWhole() throws {
+        let text = "a\0b'c\0"
+        try db.create(table: "tag") { t in
+            t.column("id", .integer).primaryKey()
+            t.column("label", .text).defaults(to: text).check { $0 != "x\0y" }
+        }
+        try db.execute(sql: "INSERT INTO tag(id) VALUES (1)")
+        let stored = try db.fetchScalar(Data.self, sql: "SELECT CAST(label AS BLOB) FROM tag")
+        #expect(stored == Data(text.utf8))
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT length(CAST(label AS BLOB)) FROM tag") == 6)
+        // The check compares the whole text: "x\0y" is refused, "x" is not.
+        #expect(throws: DatabaseError.self) { try db.execute(sql: "INSERT INTO tag VALUES (2, CAST(X'780079' AS TEXT))") }
+        try db.execute(sql: "INSERT INTO tag VALUES (3, 'x')")
     }
 }

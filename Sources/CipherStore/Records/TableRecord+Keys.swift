@@ -44,9 +44,15 @@ extension TableRecord {
     /// A key as the table stores it: a `UUID` or `Date` through the record's encoding strategy
     /// for the primary key column.
     static func databaseKeyValue(_ key: some DatabaseValueConvertible) -> DatabaseValue {
+        databaseKeyValue(key, column: primaryKeyColumn)
+    }
+
+    /// A value of `column` as the table stores it: a `UUID` or `Date` through the record's
+    /// encoding strategy for that column.
+    static func databaseKeyValue(_ key: any DatabaseValueConvertible, column: String) -> DatabaseValue {
         guard let record = Self.self as? any EncodableRecord.Type else { return key.databaseValue }
-        if let uuid = key as? UUID { return record.databaseUUIDEncodingStrategy(for: primaryKeyColumn).databaseValue(uuid) }
-        if let date = key as? Date { return record.databaseDateEncodingStrategy(for: primaryKeyColumn).databaseValue(date) }
+        if let uuid = key as? UUID { return record.databaseUUIDEncodingStrategy(for: column).databaseValue(uuid) }
+        if let date = key as? Date { return record.databaseDateEncodingStrategy(for: column).databaseValue(date) }
         return key.databaseValue
     }
 
@@ -130,11 +136,15 @@ extension QueryInterfaceRequest where RowDecoder: TableRecord & Identifiable, Ro
 /// try Membership.deleteAll(db, keys: [["teamId": 1, "playerId": 7], ["teamId": 2, "playerId": 7]])
 /// ```
 ///
-/// The columns must be the table's primary key or the columns of one of its unique indexes
-/// (names compared without case): otherwise "the record with this key" could be several, and
-/// the methods that take a connection throw a ``DatabaseError`` before anything runs. A `nil`
-/// value matches NULL (`IS NULL`). `filter(key:)` and `filter(keys:)` make the request without
-/// that check.
+/// The columns must be the table's primary key, its rowid (`rowid`, `_rowid_` or `oid` where no
+/// column takes the name), or the columns of one of its unique indexes (names compared without
+/// case): otherwise "the record with this key" could be several, and the methods that take a
+/// connection throw a ``DatabaseError`` before anything runs. A key with a `nil` value matches
+/// no record, as a `nil` primary key does: a unique index lets many rows hold NULL, so
+/// "the record whose email is NULL" is not one record. `UUID` and `Date` values follow the
+/// record's encoding strategy for their column. `filter(key:)` and `filter(keys:)` make the
+/// request without the unique-key check; a key naming one column twice (in two cases) is
+/// refused when the request runs.
 extension TableRecord {
     /// A request for the record with this key.
     public static func filter(key: [String: (any DatabaseValueConvertible)?]) -> QueryInterfaceRequest<Self> {
@@ -143,20 +153,16 @@ extension TableRecord {
 
     /// A request for the records with these keys (none for an empty array).
     public static func filter(keys: [[String: (any DatabaseValueConvertible)?]]) -> QueryInterfaceRequest<Self> {
-        guard !keys.isEmpty else { return none() }
-        if keys.contains(where: \.isEmpty) {
+        if let problem = keys.lazy.compactMap(dictionaryKeyProblem).first {
             var request = all()
-            request.relation.conflicts.append("a key given as a dictionary needs at least one column")
+            request.relation.conflicts.append(problem)
             return request
         }
-        let conditions: [SQLExpression.Node] = keys.map { key in
-            let equalities: [SQLExpression.Node] = key.sorted { $0.key < $1.key }.map { name, value in
-                let value = value?.databaseValue ?? .null
-                return .binary(.column(name), value.isNull ? "IS" : "=", .value(value))
-            }
-            return equalities.dropFirst().reduce(equalities[0]) { .binary($0, "AND", $1) }
+        let conditions: [SQLExpression.Node] = keyValues(keys).map { key in
+            balanced(key.sorted { $0.key < $1.key }.map { .binary(.column($0.key), "=", .value($0.value)) }, "AND")
         }
-        return filter(SQLExpression(conditions.dropFirst().reduce(conditions[0]) { .binary($0, "OR", $1) }))
+        guard !conditions.isEmpty else { return none() }
+        return filter(SQLExpression(balanced(conditions, "OR")))
     }
 
     /// Deletes the record with this key.
@@ -166,14 +172,14 @@ extension TableRecord {
         try deleteAll(db, keys: [key]) > 0
     }
 
-    /// Deletes the records with these keys.
+    /// Deletes the records with these keys, all or none.
     /// - Returns: how many were deleted.
     @discardableResult
     public static func deleteAll(_ db: Connection, keys: [[String: (any DatabaseValueConvertible)?]]) throws -> Int {
         try checkUniqueKeys(db, keys)
         var deleted = 0
         try db.inSavepoint {
-            deleted = try inChunks(keys) { try filter(keys: Array($0)).deleteAll(db) }.reduce(0, +)
+            deleted = try inKeyChunks(keys) { try filter(keys: $0).deleteAll(db) }.reduce(0, +)
             return .commit
         }
         return deleted
@@ -185,8 +191,11 @@ extension TableRecord {
         return try !filter(key: key).isEmpty(db)
     }
 
-    /// Throws unless every key names the primary key or a unique index of the table.
+    /// Throws unless every key names the primary key, the rowid or a unique index of the table.
     static func checkUniqueKeys(_ db: Connection, _ keys: [[String: (any DatabaseValueConvertible)?]]) throws {
+        if let problem = keys.lazy.compactMap(dictionaryKeyProblem).first {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: problem + "; nothing was run")
+        }
         let uniqueKeys = try db.uniqueKeys(ofTable: databaseTableName)
         for key in keys {
             let columns = Set(key.keys.map { $0.lowercased() })
@@ -195,6 +204,56 @@ extension TableRecord {
             throw DatabaseError(resultCode: .SQLITE_MISUSE,
                                 message: "the columns (\(key.keys.sorted().joined(separator: ", "))) are not a unique key of \(databaseTableName), so a key may match several rows; its unique keys are \(known.isEmpty ? "none" : known); nothing was run")
         }
+    }
+
+    /// Why a dictionary key cannot name a record, or `nil` when it can.
+    private static func dictionaryKeyProblem(_ key: [String: (any DatabaseValueConvertible)?]) -> String? {
+        if key.isEmpty { return "a key given as a dictionary needs at least one column" }
+        let names = key.keys.map { $0.lowercased() }
+        if Set(names).count < names.count {
+            return "the key (\(key.keys.sorted().joined(separator: ", "))) names a column twice (names are compared without case)"
+        }
+        return nil
+    }
+
+    /// The keys as stored, each once (compared without case of the names), without those that
+    /// hold a NULL: a NULL matches no row.
+    static func keyValues(_ keys: [[String: (any DatabaseValueConvertible)?]]) -> [[String: DatabaseValue]] {
+        var seen: Set<[String: DatabaseValue]> = []
+        var result: [[String: DatabaseValue]] = []
+        for key in keys {
+            var stored: [String: DatabaseValue] = [:]
+            for (column, value) in key {
+                guard let value else { break }
+                let databaseValue = databaseKeyValue(value, column: column)
+                if databaseValue.isNull { break }
+                stored[column] = databaseValue
+            }
+            guard stored.count == key.count else { continue }
+            if seen.insert(Dictionary(stored.map { ($0.key.lowercased(), $0.value) }) { first, _ in first }).inserted {
+                result.append(stored)
+            }
+        }
+        return result
+    }
+
+    /// `body` of the keys, in parts of at most ``AssociationFetch/keysPerQuery`` values.
+    private static func inKeyChunks<Result>(_ keys: [[String: (any DatabaseValueConvertible)?]],
+                                            _ body: ([[String: (any DatabaseValueConvertible)?]]) throws -> Result) rethrows -> [Result] {
+        let stored = keyValues(keys).map { $0.mapValues { $0 as (any DatabaseValueConvertible)? } }
+        let width = max(1, stored.map(\.count).max() ?? 1)
+        let perPart = max(1, AssociationFetch.keysPerQuery / width)
+        return try stride(from: 0, to: stored.count, by: perPart).map {
+            try body(Array(stored[$0..<min($0 + perPart, stored.count)]))
+        }
+    }
+
+    /// The terms joined by `op` as a balanced tree: a long left-nested chain of parenthesized
+    /// terms overflows SQLite's parser stack.
+    private static func balanced(_ terms: [SQLExpression.Node], _ op: String) -> SQLExpression.Node {
+        if terms.count == 1 { return terms[0] }
+        let middle = terms.count / 2
+        return .binary(balanced(Array(terms[..<middle]), op), op, balanced(Array(terms[middle...]), op))
     }
 }
 
@@ -217,25 +276,29 @@ extension TableRecord where Self: FetchableRecord {
     /// The records with these keys, in no particular order.
     public static func fetchAll(_ db: Connection, keys: [[String: (any DatabaseValueConvertible)?]]) throws -> [Self] {
         try checkUniqueKeys(db, keys)
-        // A key repeated in two parts would fetch its record twice.
-        var seen: Set<[String: DatabaseValue]> = []
-        let unique = keys.filter { key in seen.insert(Dictionary(key.map { ($0.key.lowercased(), $0.value?.databaseValue ?? .null) }) { first, _ in first }).inserted }
-        return try inChunks(unique) { try filter(keys: Array($0)).fetchAll(db) }.flatMap { $0 }
+        return try inKeyChunks(keys) { try filter(keys: $0).fetchAll(db) }.flatMap { $0 }
     }
 }
 
 extension Connection {
-    /// The table's unique keys, lowercased: its primary key (`rowid` when it has none) and the
-    /// columns of each unique index without a condition.
+    /// The table's unique keys, lowercased, each once: its primary key, the rowid's names no
+    /// column takes, and the columns of each unique index without a condition.
     func uniqueKeys(ofTable table: String) throws -> [Set<String>] {
-        var keys = [Set(try primaryKeyColumns(ofTable: table).map { $0.lowercased() })]
+        let shape = try TableShape.read(table, in: self)
+        var keys: [Set<String>] = []
+        func add(_ key: Set<String>) { if !key.isEmpty, !keys.contains(key) { keys.append(key) } }
+        add(Set(shape.primaryKey.map { $0.lowercased() }))
+        if shape.rowidName != nil {
+            let taken = Set(shape.columns.map { $0.lowercased() })
+            for name in ["rowid", "_rowid_", "oid"] where !taken.contains(name) { add([name]) }
+        }
         for index in try fetchAll(sql: "PRAGMA index_list(\(Self.quoteIdentifier(table)))") {
             guard try index.value(Int.self, named: "unique") == 1, try index.value(Int.self, named: "partial") == 0 else { continue }
             let name: String = try index.value(named: "name")
             let columns = try fetchAll(sql: "PRAGMA index_info(\(Self.quoteIdentifier(name)))").map { try $0.value(String?.self, named: "name") }
             // An index on an expression has no name for that column: not a key of columns.
             guard !columns.contains(nil) else { continue }
-            keys.append(Set(columns.map { $0!.lowercased() }))
+            add(Set(columns.map { $0!.lowercased() }))
         }
         return keys
     }

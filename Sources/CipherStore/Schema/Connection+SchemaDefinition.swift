@@ -28,8 +28,7 @@ extension Connection {
         let table = TableDefinition(name: name, options: options)
         try body(table)
         let indexes = table.columns.filter(\.isIndexed).map { column in
-            "CREATE INDEX " + (options.contains(.ifNotExists) ? "IF NOT EXISTS " : "")
-                + Connection.quoteIdentifier(name + "_on_" + column.name) + " ON " + Connection.quoteIdentifier(name) + "(" + Connection.quoteIdentifier(column.name) + ")"
+            Self.indexStatement(table: name, column: column.name, ifNotExists: options.contains(.ifNotExists))
         }
         guard !indexes.isEmpty else { return try execute(sql: table.sql) }
         try inSavepoint {
@@ -37,6 +36,12 @@ extension Connection {
             for index in indexes { try execute(sql: index) }
             return .commit
         }
+    }
+
+    /// The index `indexed()` asks for: `CREATE INDEX "table_on_column" ON "table"("column")`.
+    static func indexStatement(table: String, column: String, ifNotExists: Bool = false) -> String {
+        "CREATE INDEX " + (ifNotExists ? "IF NOT EXISTS " : "") + quoteIdentifier(table + "_on_" + column)
+            + " ON " + quoteIdentifier(table) + "(" + quoteIdentifier(column) + ")"
     }
 
     /// `CREATE TABLE` with GRDB's boolean options.
@@ -75,7 +80,8 @@ extension Connection {
         try execute(sql: "ALTER TABLE " + Connection.quoteIdentifier(name) + " RENAME TO " + Connection.quoteIdentifier(newName))
     }
 
-    /// `ALTER TABLE`: columns added, renamed or dropped, one statement each, in a savepoint.
+    /// `ALTER TABLE`: columns added, renamed or dropped, one statement each, in a savepoint;
+    /// an added column marked `indexed()` gets its index (`table_on_column`) in the same savepoint.
     /// Renaming needs SQLite 3.25 and dropping 3.35 (SQLCipher 4): on SQLCipher 3.4.1 they
     /// throw a ``DatabaseError`` that names the version, and nothing changes.
     public func alter(table name: String, body: (TableAlteration) throws -> Void) throws {
@@ -145,11 +151,13 @@ public final class TableAlteration {
 
     var statements: [String] {
         let prefix = "ALTER TABLE " + Connection.quoteIdentifier(table)
-        return changes.map { change in
+        return changes.flatMap { change in
             switch change {
-            case .add(let column): return prefix + " ADD COLUMN " + column.sql
-            case .rename(let name, let newName): return prefix + " RENAME COLUMN " + Connection.quoteIdentifier(name) + " TO " + Connection.quoteIdentifier(newName)
-            case .drop(let name): return prefix + " DROP COLUMN " + Connection.quoteIdentifier(name)
+            case .add(let column):
+                let add = prefix + " ADD COLUMN " + column.sql
+                return column.isIndexed ? [add, Connection.indexStatement(table: table, column: column.name)] : [add]
+            case .rename(let name, let newName): return [prefix + " RENAME COLUMN " + Connection.quoteIdentifier(name) + " TO " + Connection.quoteIdentifier(newName)]
+            case .drop(let name): return [prefix + " DROP COLUMN " + Connection.quoteIdentifier(name)]
             }
         }
     }

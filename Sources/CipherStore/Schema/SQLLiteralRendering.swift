@@ -1,7 +1,7 @@
 /// SQL for a schema, where nothing can be bound: values written as literals, expressions with
 /// their values inline.
 enum SQLLiteralRendering {
-    /// A value as an SQL literal: `NULL`, `42`, `1.5`, `'it''s'`, `X'00FF'`.
+    /// A value as an SQL literal: `NULL`, `42`, `1.5`, `'it''s'`, `X'00FF'`, `('a' || char(0) || 'b')`.
     static func literal(_ value: DatabaseValue) -> String {
         switch value {
         case .null: return "NULL"
@@ -9,9 +9,16 @@ enum SQLLiteralRendering {
         case .real(let real):
             guard real.isFinite else { return real.isNaN ? "NULL" : (real > 0 ? "9e999" : "-9e999") }
             return String(real)
-        case .text(let text): return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+        case .text(let text):
+            // A NUL would end the statement's text early: written as char(0), joined.
+            guard text.contains("\0") else { return quoted(text) }
+            return "(" + text.split(separator: "\0", omittingEmptySubsequences: false).map { quoted(String($0)) }.joined(separator: " || char(0) || ") + ")"
         case .blob(let data): return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
         }
+    }
+
+    private static func quoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     }
 
     /// An expression's SQL with each bound value written in its place.

@@ -68,7 +68,7 @@ extension QueryInterfaceRequest {
         var counted = relation
         counted.orderings = []
         counted.joins.removeAll { $0.kind == .prefetch }
-        let isPlain = !counted.hasJoinedTables && !counted.isDistinct && counted.groups.isEmpty && counted.limit == nil
+        let isPlain = !counted.hasJoinedTables && !counted.isDistinct && counted.groups.isEmpty && counted.havings.isEmpty && counted.limit == nil
             && counted.selection.count == 1 && { if case .allColumns = counted.selection[0].kind { return true } else { return false } }()
         if isPlain {
             counted.selection = [SQLExpression(.countAll).sqlSelection]

@@ -26,9 +26,15 @@ extension QueryInterfaceRequest {
         let generator = SQLQueryGenerator(db: db)
         try generator.check(assigned)
         try generator.check(assignments.map(\.column), in: relation.table)
+        // An association aggregate as a value (`Column("bookCount").set(to: Author.books.count)`)
+        // becomes its subquery, correlated with the updated row.
+        let values = try assigned.resolvingAggregates(db).selection.map { selection -> SQLExpression.Node in
+            guard case .expression(let node) = selection.kind else { preconditionFailure("an assignment's value is an expression") }
+            return node
+        }
         let whereClause = try target(db)
         var context = SQLRenderContext()
-        let set = assignments.map { Connection.quoteIdentifier($0.column) + " = " + $0.value.render(&context) }.joined(separator: ", ")
+        let set = zip(assignments, values).map { Connection.quoteIdentifier($0.column) + " = " + $1.render(&context) }.joined(separator: ", ")
         let verb = onConflict.map { "UPDATE OR \($0.rawValue) " } ?? "UPDATE "
         try db.execute(sql: verb + Connection.quoteIdentifier(relation.table) + " SET " + set + whereClause.sql,
                        arguments: .positional(context.arguments + whereClause.arguments))
@@ -65,6 +71,11 @@ extension QueryInterfaceRequest {
         }
         simple.selection = [Column(key).sqlSelection]
         simple.isDistinct = false
+        // Only the key is selected: the associations' columns would widen the subquery.
+        for index in simple.joins.indices {
+            simple.joins[index].isSelected = false
+            simple.joins[index].isAnnotation = false
+        }
         let query = try generator.select(simple)
         return SQL(sql: " WHERE \(Connection.quoteIdentifier(key)) IN (\(query.sql))", arguments: query.arguments)
     }

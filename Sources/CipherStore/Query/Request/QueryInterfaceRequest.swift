@@ -150,14 +150,18 @@ public struct QueryInterfaceRequest<RowDecoder>: Sendable {
 
     /// Adds a `HAVING` condition; several are combined with AND. A condition on an association
     /// aggregate (`having(Author.books.count >= 2)`) goes into `WHERE`: each aggregate is a
-    /// subquery for its own record (see ``AssociationAggregate``).
+    /// subquery for its own record (see ``AssociationAggregate``), and SQLite 3.15 refuses
+    /// `HAVING` without `GROUP BY`. Each term of an AND chain goes its own way, so
+    /// `having(count(Column("id")) > 1 && Author.books.count >= 2)` keeps the first in `HAVING`;
+    /// a term that mixes both kinds (or holds SQL written out) stays in `HAVING`.
     public func having(_ predicate: some SQLSpecificExpressible) -> Self {
         var request = self
-        let node = predicate.sqlExpression.node
-        if node.containsAggregate {
-            request.relation.filters.append(node)
-        } else {
-            request.relation.havings.append(node)
+        for term in predicate.sqlExpression.node.conjuncts {
+            if term.containsAggregate && !term.mayAggregateRows {
+                request.relation.filters.append(term)
+            } else {
+                request.relation.havings.append(term)
+            }
         }
         return request
     }

@@ -160,12 +160,40 @@ extension SQLExpression.Node {
 
     /// Whether the node holds an association aggregate.
     var containsAggregate: Bool {
-        var found = false
-        _ = mapAggregates { aggregate in
-            found = true
-            return .associationAggregate(aggregate)
+        contains { if case .associationAggregate = $0 { return true } else { return false } }
+    }
+
+    /// Whether the node may aggregate the rows of a group: `COUNT(*)`, one of SQLite's
+    /// aggregate functions of one argument, or SQL written out (it may hold one).
+    var mayAggregateRows: Bool {
+        contains { node in
+            switch node {
+            case .countAll, .literal: return true
+            case .function(let name, let arguments, _):
+                let name = name.lowercased()
+                return ["count", "sum", "total", "avg", "group_concat"].contains(name) || (["min", "max"].contains(name) && arguments.count == 1)
+            default: return false
+            }
         }
-        return found
+    }
+
+    /// The terms of a chain of ANDs, in order (the node itself when it is not one).
+    var conjuncts: [SQLExpression.Node] {
+        if case .binary(let lhs, let op, let rhs) = self, op == "AND" { return lhs.conjuncts + rhs.conjuncts }
+        return [self]
+    }
+
+    /// Whether `predicate` holds for the node or one of the nodes it is made of.
+    func contains(where predicate: (SQLExpression.Node) -> Bool) -> Bool {
+        if predicate(self) { return true }
+        switch self {
+        case .column, .value, .literal, .countAll, .associationAggregate: return false
+        case .prefix(_, let operand), .postfix(let operand, _), .tableMatch(_, let operand): return operand.contains(where: predicate)
+        case .binary(let lhs, _, let rhs): return lhs.contains(where: predicate) || rhs.contains(where: predicate)
+        case .function(_, let arguments, _): return arguments.contains { $0.contains(where: predicate) }
+        case .inList(let operand, let values): return ([operand] + values).contains { $0.contains(where: predicate) }
+        case .between(let operand, let lower, let upper): return [operand, lower, upper].contains { $0.contains(where: predicate) }
+        }
     }
 
     /// Whether the node is a NULL value (compared with `IS`, not `=`).

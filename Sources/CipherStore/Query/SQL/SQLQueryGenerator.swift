@@ -41,6 +41,8 @@ struct SQLQueryGenerator {
     /// - Parameter extraColumns: columns of the base table to select after all others
     ///   (the child key a prefetch groups rows by).
     mutating func select(_ relation: SQLRelation, extraColumns: [String] = []) throws -> Query {
+        // Checked before aggregates are resolved: a resolved aggregate is SQL too, of one column.
+        if relation.hasJoinedTables { try refuseSelectionsWrittenInSQL(relation) }
         let relation = try relation.resolvingOrigin(db).resolvingAggregates(db)
         try check(relation)
         let qualify = relation.hasJoinedTables
@@ -103,6 +105,17 @@ struct SQLQueryGenerator {
                      extraColumnOffsets: extraOffsets, hiddenColumnCount: hidden)
     }
 
+    /// A result split between tables needs each selection's width, and SQL written out may
+    /// select any number of columns: refused in the relation and the joins it selects.
+    private func refuseSelectionsWrittenInSQL(_ relation: SQLRelation) throws {
+        if relation.selection.contains(where: \.isWrittenInSQL) {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "a selection written in SQL (select(sql:)) cannot be split between the tables of a request with associations: select Column values there, or write the whole query in SQL; nothing was run")
+        }
+        for join in relation.joins where join.kind != .prefetch && join.isSelected {
+            try refuseSelectionsWrittenInSQL(join.association.relation)
+        }
+    }
+
     /// The pieces gathered while walking the relation and its joins, in SQL order.
     private struct Parts {
         var select: [String] = []
@@ -120,11 +133,6 @@ struct SQLQueryGenerator {
         if isSelected {
             var context = SQLRenderContext(qualifier: qualify ? alias : nil)
             for selection in relation.selection {
-                // A result split between tables needs each selection's width: SQL written out
-                // may select any number of columns.
-                if qualify, selection.isWrittenInSQL {
-                    throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "a selection written in SQL (select(sql:)) cannot be split between the tables of a request with associations: select Column values there, or write the whole query in SQL; nothing was run")
-                }
                 parts.select.append(selection.render(&context))
                 // Widths matter only to split a joined row; a one-table row is all the base's.
                 position += qualify ? try selection.width(tableColumnCount: db.columnNamesOfTable(relation.table).names.count) : 1
