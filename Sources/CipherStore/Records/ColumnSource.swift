@@ -9,6 +9,7 @@ import CSQLCipher
 /// unspecialised (a generic-metadata lookup per row and a witness call per read, about 13%
 /// more instructions for a 10-column record than this). A switch over two cases costs a
 /// branch, and each case calls its source directly.
+@usableFromInline
 enum ColumnSource {
     case statement(Statement)
     case row(Row)
@@ -99,6 +100,7 @@ enum ColumnSource {
     }
 
     /// The column's value, with its storage class.
+    @usableFromInline
     func databaseValue(at column: Int) -> DatabaseValue {
         switch self {
         case .statement(let statement): return statement.databaseValue(at: column)

@@ -30,6 +30,9 @@ final class RecordDecoder {
     private var recordType: Any.Type = Any.self
     /// The record's type when it is a ``FetchableRecord``: it says how dates are read.
     private var dateStrategies: (any FetchableRecord.Type)?
+    /// The record's `init(row:)` when it is a ``RowDecodableRecord`` (a `RowRecordBuilder` of
+    /// `recordType`): it builds the record instead of `init(from:)`.
+    private var rowBuilder: AnyObject?
     @exclusivity(unchecked) private var plan = DecodingPlan()
     /// The keyed container the last record asked for, kept for the next row while its key type
     /// is the same: the standard library boxes every container in a class instance, and making
@@ -80,6 +83,12 @@ final class RecordDecoder {
         if recordType != Record.self {
             recordType = Record.self
             dateStrategies = Record.self as? any FetchableRecord.Type
+            rowBuilder = RowRecordBuilder.make(Record.self)
+        }
+        if let rowBuilder {
+            let build = unsafeDowncast(rowBuilder, to: RowRecordBuilder<Record>.self).build
+            if let scoped { return try build(RowView(scoped: scoped)) }
+            return try build(RowView(source: source))
         }
         return try Record(from: TopLevel(decoder: self))
     }

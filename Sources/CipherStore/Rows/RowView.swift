@@ -15,13 +15,40 @@
 /// Choose it over ``RowCursor`` for a loop that reads each row once and keeps none: copying a
 /// row costs about as much again as reading it (BENCHMARKS.md).
 public struct RowView: ~Copyable {
-    @usableFromInline let statement: Statement
-    /// The statement's column names and their index, taken once for the whole loop.
+    /// The columns, read where they are: a statement's current row, or a fetched row.
+    @usableFromInline let source: ColumnSource
+    /// This row's column names and their index, taken once for the whole loop.
     @usableFromInline let layout: RowLayout
+    /// The first of this row's columns in `source`: a scope of a row split by association
+    /// starts after the columns before it.
+    @usableFromInline let base: Int
+    /// The row split by association, for a request with associations; `nil` for a one-table row.
+    let scoped: ScopedRow?
 
     init(statement: Statement) {
-        self.statement = statement
+        self.source = .statement(statement)
         self.layout = statement.rowLayout
+        self.base = 0
+        self.scoped = nil
+    }
+
+    /// All the columns of a source.
+    init(source: ColumnSource) {
+        self.source = source
+        switch source {
+        case .statement(let statement): layout = statement.rowLayout
+        case .row(let row): layout = row.layout
+        }
+        self.base = 0
+        self.scoped = nil
+    }
+
+    /// The columns of one scope of a row split by association.
+    init(scoped: ScopedRow) {
+        self.source = scoped.source
+        self.layout = scoped.plan.layout
+        self.base = scoped.plan.range.lowerBound
+        self.scoped = scoped
     }
 
     /// The number of columns.
@@ -36,12 +63,12 @@ public struct RowView: ~Copyable {
     /// The value at a column index. Traps when the index is out of range, like ``Row``.
     public subscript(index: Int) -> DatabaseValue {
         precondition(index >= 0 && index < count, "column index \(index) out of range: the row has \(count) column(s)")
-        return statement.databaseValue(at: index)
+        return source.databaseValue(at: base + index)
     }
 
     /// The value of the named column (case-insensitive), or `nil` when there is no such column.
     public subscript(name: String) -> DatabaseValue? {
-        layout.index(of: name).map { statement.databaseValue(at: $0) }
+        layout.index(of: name).map { source.databaseValue(at: base + $0) }
     }
 
     /// The value at a column index, converted to `T`.
@@ -51,7 +78,7 @@ public struct RowView: ~Copyable {
     @inlinable
     public func value<T: DatabaseValueConvertible>(_ type: T.Type = T.self, at index: Int) throws -> T {
         let index = try layout.checkedIndex(index)
-        let value = statement.databaseValue(at: index)
+        let value = source.databaseValue(at: base + index)
         if let converted = T.fromDatabaseValue(value) { return converted }
         throw Row.conversionError(value, column: layout.columnNames[index], type: T.self)
     }
@@ -63,13 +90,16 @@ public struct RowView: ~Copyable {
     @inlinable
     public func value<T: DatabaseValueConvertible>(_ type: T.Type = T.self, named name: String) throws -> T {
         let index = try layout.checkedIndex(named: name)
-        let value = statement.databaseValue(at: index)
+        let value = source.databaseValue(at: base + index)
         if let converted = T.fromDatabaseValue(value) { return converted }
         throw Row.conversionError(value, column: name, type: T.self)
     }
 
     /// A ``Row`` with this row's values, to keep or to send to another task.
-    public func copy() -> Row { Row(statement: statement) }
+    public func copy() -> Row {
+        if case .statement(let statement) = source, scoped == nil { return Row(statement: statement) }
+        return Row(layout: layout, values: (0..<count).map { source.databaseValue(at: base + $0) })
+    }
 }
 
 extension Connection {
