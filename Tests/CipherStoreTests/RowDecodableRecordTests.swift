@@ -167,4 +167,33 @@ import Testing
             return column == "id"
         }
     }
+
+    /// The typed reads of a statement's row (Int64, Int, Double, String read with SQLite's own
+    /// calls) convert as a fetched row does: the same values, the same refusals.
+    @Test func typedReadsConvertAsAFetchedRowDoes() throws {
+        struct Mixed: Decodable, FetchableRecord, RowDecodableRecord {
+            var values: [String]
+            init(row: borrowing RowView) throws {
+                func read(_ body: () throws -> String) -> String { (try? body()) ?? "refused" }
+                values = (0..<row.count).flatMap { index in [
+                    read { String(try row.decode(Int64.self, atIndex: index)) },
+                    read { String(try row.decode(Int.self, atIndex: index)) },
+                    read { String(try row.decode(Double.self, atIndex: index)) },
+                    read { try row.decode(String.self, atIndex: index) },
+                    read { String(describing: try row.decode(Int64?.self, atIndex: index)) },
+                ] }
+            }
+        }
+        let sql = "SELECT 7, 3.0, 3.5, 'text', NULL, x'01', 9223372036854775807, '12'"
+        let inPlace = try #require(try Mixed.fetchOne(db, sql: sql))
+        let fetched = try db.decode(Mixed.self, from: try #require(try db.fetchOne(sql: sql)))
+        #expect(inPlace.values == fetched.values)
+        #expect(Array(inPlace.values[0..<5]) == ["7", "7", "7.0", "refused", "Optional(7)"])
+        #expect(Array(inPlace.values[5..<10]) == ["3", "3", "3.0", "refused", "Optional(3)"])
+        #expect(Array(inPlace.values[10..<15]) == ["refused", "refused", "3.5", "refused", "refused"])
+        #expect(Array(inPlace.values[15..<20]) == ["refused", "refused", "refused", "text", "refused"])
+        #expect(Array(inPlace.values[20..<25]) == ["refused", "refused", "refused", "refused", "nil"])
+        #expect(inPlace.values[38] == "12", "a text column reads as a String, never as a number")
+        #expect(inPlace.values[35] == "refused")
+    }
 }

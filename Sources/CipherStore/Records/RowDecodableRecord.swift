@@ -21,8 +21,8 @@
 /// in another through an association (`var author: Author` in a `Decodable` struct), and
 /// ``Connection/decode(_:from:)``. The row is read in place, nothing copied; it holds the
 /// record's own columns, and an association's record is read from its scope
-/// (``RowView/decode(_:forKey:)-(_,String)``, ``RowView/decodeIfPresent(_:forKey:)``,
-/// ``RowView/decode(_:forKey:)-(Array<Record>.Type,_)`` for `including(all:)`).
+/// (`row.decode(forKey: "author")`, ``RowView/decodeIfPresent(_:forKey:)``, and
+/// `row.decode([Book].self, forKey: "books")` for `including(all:)`).
 ///
 /// Choose it for the records of hot loops, or to bring over a GRDB record that writes its own
 /// `init(row:)`: a `Decodable` record costs about twice the raw C reads per row through

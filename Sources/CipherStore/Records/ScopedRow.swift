@@ -63,6 +63,11 @@ struct ScopedRow {
 
     func prefetchedRows(_ key: String) -> [ScopedRow]? { prefetched[key] ?? prefetched[key.lowercased()] }
 
+    /// The scope of the child at `index` of this one, on the same columns.
+    func child(at index: Int) -> ScopedRow {
+        ScopedRow(source: source, plan: plan.children[index].plan)
+    }
+
     /// The scope at the end of `path` (from ``ScopePlan/path(to:)``), on the same columns.
     func scope(at path: [Int]) -> ScopedRow {
         var plan = self.plan

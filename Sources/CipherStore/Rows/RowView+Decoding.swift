@@ -17,6 +17,7 @@ extension RowView {
             if let missing = Value.fromDatabaseValue(.null) { return missing }
             throw CipherStoreError.valueConversion(column: name, reason: "no such column; the row has \(layout.columnNames.joined(separator: ", "))")
         }
+        if let stored = storedValue(Value.self, at: base + index) { return stored }
         let value = source.databaseValue(at: base + index)
         if let converted = Value.fromDatabaseValue(value) { return converted }
         throw Row.conversionError(value, column: name, type: Value.self)
@@ -58,7 +59,7 @@ extension RowView {
     private func scope<Record>(forKey key: String, as type: Record.Type) throws -> ScopedRow {
         if let scoped {
             // The usual key is spelled as the association's, lowercased: found without a copy.
-            if let index = scoped.plan.children.firstIndex(where: { $0.key == key }) { return scoped.scope(at: [index]) }
+            if let index = scoped.plan.children.firstIndex(where: { $0.key == key }) { return scoped.child(at: index) }
             if let path = scoped.plan.path(to: key) { return scoped.scope(at: path) }
         }
         throw RecordDecodingError(recordType: "\(Record.self)", column: key,

@@ -1,3 +1,5 @@
+import CSQLCipher
+
 /// The current row of a running query, read in place: nothing is copied out of the statement.
 ///
 /// A `RowView` reads like a ``Row`` (by index or by name, with the same strict conversions)
@@ -24,23 +26,35 @@ public struct RowView: ~Copyable {
     @usableFromInline let base: Int
     /// The row split by association, for a request with associations; `nil` for a one-table row.
     let scoped: ScopedRow?
+    /// The statement's handle when the row is a statement's current row: typed reads call
+    /// SQLite directly (``storedValue(_:at:)``).
+    @usableFromInline let statementPointer: OpaquePointer?
+    /// The number of this row's columns, kept for the bounds check of every read by index.
+    @usableFromInline let columnCount: Int
 
     init(statement: Statement) {
         self.source = .statement(statement)
         self.layout = statement.rowLayout
         self.base = 0
         self.scoped = nil
+        self.statementPointer = statement.pointer
+        self.columnCount = statement.columnCount
     }
 
     /// All the columns of a source.
     init(source: ColumnSource) {
         self.source = source
         switch source {
-        case .statement(let statement): layout = statement.rowLayout
-        case .row(let row): layout = row.layout
+        case .statement(let statement):
+            layout = statement.rowLayout
+            statementPointer = statement.pointer
+        case .row(let row):
+            layout = row.layout
+            statementPointer = nil
         }
         self.base = 0
         self.scoped = nil
+        self.columnCount = layout.columnNames.count
     }
 
     /// The columns of one scope of a row split by association.
@@ -49,6 +63,8 @@ public struct RowView: ~Copyable {
         self.layout = scoped.plan.layout
         self.base = scoped.plan.range.lowerBound
         self.scoped = scoped
+        if case .statement(let statement) = scoped.source { statementPointer = statement.pointer } else { statementPointer = nil }
+        self.columnCount = scoped.plan.range.count
     }
 
     /// The number of columns.
@@ -77,6 +93,7 @@ public struct RowView: ~Copyable {
     ///   range or the value does not convert (a NULL converts only to an `Optional`).
     @inlinable
     public func value<T: DatabaseValueConvertible>(_ type: T.Type = T.self, at index: Int) throws -> T {
+        if index >= 0 && index < columnCount, let stored = storedValue(T.self, at: base + index) { return stored }
         let index = try layout.checkedIndex(index)
         let value = source.databaseValue(at: base + index)
         if let converted = T.fromDatabaseValue(value) { return converted }
@@ -90,9 +107,36 @@ public struct RowView: ~Copyable {
     @inlinable
     public func value<T: DatabaseValueConvertible>(_ type: T.Type = T.self, named name: String) throws -> T {
         let index = try layout.checkedIndex(named: name)
+        if let stored = storedValue(T.self, at: base + index) { return stored }
         let value = source.databaseValue(at: base + index)
         if let converted = T.fromDatabaseValue(value) { return converted }
         throw Row.conversionError(value, column: name, type: T.self)
+    }
+
+    /// The column's value read with the call of its storage class, when `T` is `Int64`, `Int`,
+    /// `Double` or `String`, the row is a statement's current row, and the column stores that
+    /// class; `nil` otherwise (the general conversion then decides, with the same result).
+    /// Specialized in the caller, the type tests fold away: a read costs SQLite's calls, not a
+    /// ``DatabaseValue`` and a conversion.
+    @inlinable
+    func storedValue<T>(_ type: T.Type, at column: Int) -> T? {
+        guard T.self == Int64.self || T.self == Int.self || T.self == Double.self || T.self == String.self,
+              let pointer = statementPointer else { return nil }
+        let value = sqlite3_column_value(pointer, Int32(column))
+        let storage = sqlite3_value_type(value)
+        if T.self == Int64.self {
+            return storage == SQLITE_INTEGER ? unsafeBitCast(sqlite3_value_int64(value), to: T.self) : nil
+        }
+        if T.self == Int.self {
+            guard storage == SQLITE_INTEGER, let integer = Int(exactly: sqlite3_value_int64(value)) else { return nil }
+            return unsafeBitCast(integer, to: T.self)
+        }
+        if T.self == Double.self {
+            return storage == SQLITE_FLOAT ? unsafeBitCast(sqlite3_value_double(value), to: T.self) : nil
+        }
+        guard storage == SQLITE_TEXT, let text = sqlite3_column_text(pointer, Int32(column)) else { return nil }
+        let string = String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(pointer, Int32(column)))), as: UTF8.self)
+        return unsafeBitCast(string, to: T.self)
     }
 
     /// A ``Row`` with this row's values, to keep or to send to another task.

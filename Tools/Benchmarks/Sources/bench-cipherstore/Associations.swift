@@ -36,6 +36,55 @@ struct BenchFlatBookInfo: Decodable, FetchableRecord {
     var country: String
 }
 
+/// A book and its author, each built by its own `init(row:)`, the author from the association's scope.
+struct BenchBookRow: Decodable, FetchableRecord, RowDecodableRecord {
+    var id: Int64
+    var authorId: Int64
+    var title: String
+    var year: Int64
+    var author: BenchAuthorRow
+
+    init(row: borrowing RowView) throws {
+        id = try row.decode(forColumn: "id")
+        authorId = try row.decode(forColumn: "authorId")
+        title = try row.decode(forColumn: "title")
+        year = try row.decode(forColumn: "year")
+        author = try row.decode(forKey: "author")
+    }
+}
+
+/// An author built by its `init(row:)`.
+struct BenchAuthorRow: Decodable, FetchableRecord, RowDecodableRecord {
+    var id: Int64
+    var name: String
+    var country: String
+
+    init(row: borrowing RowView) throws {
+        id = try row.decode(forColumn: "id")
+        name = try row.decode(forColumn: "name")
+        country = try row.decode(forColumn: "country")
+    }
+}
+
+/// The same six columns flat from the join, built by `init(row:)`.
+struct BenchFlatBookRow: Decodable, FetchableRecord, RowDecodableRecord {
+    var id: Int64
+    var authorId: Int64
+    var title: String
+    var year: Int64
+    var authorName: String
+    var country: String
+
+    init(row: borrowing RowView) throws {
+        id = try row.decode(forColumn: "id")
+        authorId = try row.decode(forColumn: "authorId")
+        title = try row.decode(forColumn: "title")
+        year = try row.decode(forColumn: "year")
+        authorName = try row.decode(forColumn: "authorName")
+        country = try row.decode(forColumn: "country")
+    }
+}
+
 /// Workload 13: a request with an association against the same SQL written out.
 func associationWorkloads(_ bench: Benchmark, directory: String, books count: Int, key: DatabaseKey) throws -> [String] {
     let queue = try DatabaseQueue(path: directory + "/associations.db", key: key)
@@ -82,6 +131,25 @@ func associationWorkloads(_ bench: Benchmark, directory: String, books count: In
         }
         results.append(Benchmark.row("13. \(count) books with their authors: Decodable through the association vs a flat Decodable",
                                      baseline: flat, library: nested, target: "≤ 1.20×"))
+        let rowRequest = request.asRequest(of: BenchBookRow.self)
+        let (flatRow, nestedRow) = try bench.compare("CipherStore: flat init(row:) record from the join", "CipherStore: init(row:) records { book, author } through the association", baseline: {
+            let infos = try BenchFlatBookRow.fetchAll(db, sql: flatSQL)
+            precondition(infos.count == count && infos.reduce(0) { $0 &+ $1.year &+ $1.authorId } == check)
+        }) {
+            let infos = try rowRequest.fetchAll(db)
+            precondition(infos.count == count && infos.reduce(0) { $0 &+ $1.year &+ $1.author.id } == check)
+        }
+        results.append(Benchmark.row("13. \(count) books with their authors: init(row:) records through the association vs the same record flat",
+                                     baseline: flatRow, library: nestedRow, target: "≤ 1.20×"))
+        let (flatAgain, nestedRowVsDecodable) = try bench.compare("CipherStore: flat Decodable from the join", "CipherStore: init(row:) records { book, author } through the association", baseline: {
+            let infos = try BenchFlatBookInfo.fetchAll(db, sql: flatSQL)
+            precondition(infos.count == count && infos.reduce(0) { $0 &+ $1.year &+ $1.authorId } == check)
+        }) {
+            let infos = try rowRequest.fetchAll(db)
+            precondition(infos.count == count && infos.reduce(0) { $0 &+ $1.year &+ $1.author.id } == check)
+        }
+        results.append(Benchmark.row("13. \(count) books with their authors: init(row:) records through the association vs a flat Decodable",
+                                     baseline: flatAgain, library: nestedRowVsDecodable, target: "≤ 1.20×"))
     }
     return results
 }

@@ -65,6 +65,18 @@ func fetchingWorkloads(_ bench: Benchmark, directory: String, rows: Int, key: Da
         statement.reset()
         precondition(sum == check)
     }
+    let (baselineRow, rowRecord) = try bench.compare("raw C: fetch by index", "CipherStore: fetch init(row:) records, by index", baseline: rawFetch) {
+        let cursor = try db.fetchCursor(ItemRow.self, sql: "SELECT * FROM item")
+        var sum: Int64 = 0
+        while let item = try cursor.next() { sum &+= item.sum }
+        precondition(sum == check)
+    }
+    let (baselineRowByName, rowRecordByName) = try bench.compare("raw C: fetch by index", "CipherStore: fetch init(row:) records, by name", baseline: rawFetch) {
+        let cursor = try db.fetchCursor(ItemRowByName.self, sql: "SELECT * FROM item")
+        var sum: Int64 = 0
+        while let item = try cursor.next() { sum &+= item.sum }
+        precondition(sum == check)
+    }
     // The query interface builds the same SELECT and decodes the same way: its cost is the
     // request's SQL, measured against the SQL written out.
     let (baseline6, request) = try bench.compare("CipherStore: Item.fetchAll(db, sql:)", "CipherStore: Item.all().fetchAll(db)", baseline: {
@@ -81,6 +93,8 @@ func fetchingWorkloads(_ bench: Benchmark, directory: String, rows: Int, key: Da
         Benchmark.row("2. fetch by name (Row cursor, each row copied)", baseline: baseline3, library: byName, target: VersusWorkload.fetchByName.cipherStoreTarget),
         Benchmark.row("2. fetch by name (`forEachRow`, rows read in place)", baseline: baselineView2, library: byNameView, target: VersusWorkload.fetchByNameInPlace.cipherStoreTarget),
         Benchmark.row("3. Decodable fetch", baseline: baseline4, library: decodable, target: VersusWorkload.decodable.cipherStoreTarget),
+        Benchmark.row("3. record with `init(row:)` (`RowDecodableRecord`), read by index", baseline: baselineRow, library: rowRecord, target: VersusWorkload.decodable.cipherStoreTarget),
+        Benchmark.row("3. record with `init(row:)` (`RowDecodableRecord`), read by name", baseline: baselineRowByName, library: rowRecordByName, target: "—"),
         Benchmark.row("3. hand-written initialiser", baseline: baseline5, library: handWritten, target: "—"),
         Benchmark.row("3. query interface `Item.all().fetchAll(db)` vs the same SQL (`Item.fetchAll(db, sql:)`, baseline column)", baseline: baseline6, library: request, target: "≤ 1.1×"),
     ]
