@@ -242,6 +242,11 @@ import Testing
             #expect(top == expectedTop && top == 1000)
             #expect(raised == 1)
             #expect(try db.fetchScalar(Int.self, sql: "SELECT score FROM player WHERE name = 'Arthur'") == expectedArthur)
+            // Grouping closures, static and on a request.
+            let shared = try db.fetchAll(Int.self, sql: "SELECT score FROM player GROUP BY score HAVING count(name) >= 2 ORDER BY score")
+            #expect(try Player.group { [$0.score] }.having { count($0.name) >= 2 }.order(\.score).select({ $0.score }, as: Int.self).fetchAll(db) == shared)
+            #expect(try Player.having { count($0.name) >= 2 }.group { [$0.score] }.order(\.score).select({ $0.score }, as: Int.self).fetchAll(db) == shared)
+            #expect(shared == [500])
             // The same SQL as the Column values the closures name.
             #expect(try Player.filter { $0.score >= 500 }.order(\.score).makeSQL(db).sql
                     == Player.filter(Column("score") >= 500).order(Column("score")).makeSQL(db).sql)

@@ -114,6 +114,17 @@ extension TableRecord {
         try all().select(selection, as: T.self)
     }
 
+    /// Every record, grouped by the expressions the closure makes: `Player.group { [$0.team] }`.
+    public static func group(_ expressions: (DatabaseComponents) throws -> [any SQLExpressible]) rethrows -> QueryInterfaceRequest<Self> {
+        try all().group(expressions)
+    }
+
+    /// Every record, with the `HAVING` condition the closure makes (an association aggregate's
+    /// condition goes into `WHERE`, as in the request's `having(_:)`).
+    public static func having(_ predicate: (DatabaseComponents) throws -> any SQLSpecificExpressible) rethrows -> QueryInterfaceRequest<Self> {
+        try all().having(predicate)
+    }
+
     /// Updates every row with the assignment the closure makes.
     /// - Returns: how many rows were updated.
     @discardableResult
