@@ -270,6 +270,35 @@ import Testing
         #expect(try Cell.fetchCount(db) == 2_000 - expected!)
     }
 
+    /// A unique index compares with its own collation: a key finds the one row it guarantees,
+    /// even on a column of another collation; and keys SQLite takes as equal, in two parts,
+    /// find their row once.
+    @Test func keysCompareAsTheirUniqueIndexAndFindEachRowOnce() throws {
+        struct Account: Codable, FetchableRecord, TableRecord {
+            static let databaseTableName = "account"
+            var id: Int64
+            var email: String?
+        }
+        try db.executeScript("""
+            CREATE TABLE account(id INTEGER PRIMARY KEY, email TEXT COLLATE NOCASE);
+            CREATE UNIQUE INDEX account_email ON account(email COLLATE BINARY);
+            INSERT INTO account VALUES (1, 'A'), (2, 'a'), (3, 'b');
+            """)
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM account WHERE email = 'a'") == 2, "the column compares without case")
+        #expect(try Account.fetchOne(db, key: ["email": "a"])?.id == 2)
+        #expect(try Account.fetchAll(db, keys: [["email": "A"], ["email": "b"]]).map(\.id).sorted() == [1, 3])
+        #expect(try Account.deleteOne(db, key: ["email": "a"]))
+        #expect(try db.fetchAll(Int64.self, sql: "SELECT id FROM account ORDER BY id") == [1, 3])
+
+        // 1, '1' and 1.0 are one key of an integer column: in different parts, one record.
+        let keys: [any DatabaseValueConvertible] = [Int64(1)] + (100...700).map { Int64($0) } + ["1", 1.0]
+        #expect(try Note.fetchAll(db, keys: keys.map { $0.databaseValue }).filter { $0.id == 1 }.count == 1)
+        let dictionaryKeys: [[String: (any DatabaseValueConvertible)?]] = [["id": 1]] + (100...700).map { ["id": $0] } + [["id": "1"], ["id": "01"]]
+        let found = try Note.fetchAll(db, keys: dictionaryKeys)
+        #expect(found.filter { $0.id == 1 }.count == 1)
+        #expect(found.count == (try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM note WHERE id IN (1, '01') OR id BETWEEN 100 AND 700")))
+    }
+
     /// fetchCount fails where fetchAll fails: HAVING without GROUP BY on the rows of a table
     /// is refused by SQLite 3.15 and 3.46 alike, where a bare `SELECT COUNT(*) … HAVING` counted
     /// every row.

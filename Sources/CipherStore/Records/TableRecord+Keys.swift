@@ -83,7 +83,7 @@ extension TableRecord where Self: FetchableRecord {
     /// The records with these primary keys, in no particular order; keys without a record are
     /// skipped.
     public static func fetchAll<Key: DatabaseValueConvertible>(_ db: Connection, keys: some Collection<Key>) throws -> [Self] {
-        try inChunks(uniqueKeyValues(keys)) { try filter(keys: $0).fetchAll(db) }.flatMap { $0 }
+        try fetchAllOnce(db, inChunks(uniqueKeyValues(keys)) { filter(keys: $0) })
     }
 }
 
@@ -141,7 +141,10 @@ extension QueryInterfaceRequest where RowDecoder: TableRecord & Identifiable, Ro
 /// case): otherwise "the record with this key" could be several, and the methods that take a
 /// connection throw a ``DatabaseError`` before anything runs. A key with a `nil` value matches
 /// no record, as a `nil` primary key does: a unique index lets many rows hold NULL, so
-/// "the record whose email is NULL" is not one record. `UUID` and `Date` values follow the
+/// "the record whose email is NULL" is not one record. A key's values compare with the
+/// collations of the unique index its columns match (`email = ? COLLATE "BINARY"` for an index
+/// unique under BINARY on a NOCASE column), and `fetchAll` returns each row once even when two
+/// keys SQLite takes as equal (`1` and `'1'`) fall in two statements. `UUID` and `Date` values follow the
 /// record's encoding strategy for their column. `filter(key:)` and `filter(keys:)` make the
 /// request without the unique-key check; a key naming one column twice (in two cases) is
 /// refused when the request runs.
@@ -158,11 +161,23 @@ extension TableRecord {
             request.relation.conflicts.append(problem)
             return request
         }
-        let conditions: [SQLExpression.Node] = keyValues(keys).map { key in
-            balanced(key.sorted { $0.key < $1.key }.map { .binary(.column($0.key), "=", .value($0.value)) }, "AND")
+        return keyRequest(keyValues(keys), uniqueKeys: [])
+    }
+
+    /// The request for stored keys; a key's values compare with the collations of the unique
+    /// index its columns match (`email = ? COLLATE "BINARY"` where the index is unique under
+    /// BINARY on a NOCASE column), so that the key finds the one row the index guarantees.
+    static func keyRequest(_ keys: [[String: DatabaseValue]], uniqueKeys: [Connection.UniqueKey]) -> QueryInterfaceRequest<Self> {
+        let conditions: [SQLExpression.Node] = keys.map { key in
+            let columns = Set(key.keys.map { $0.lowercased() })
+            let collations = uniqueKeys.first { $0.columns == columns }?.collations ?? [:]
+            return .balanced(key.sorted { $0.key < $1.key }.map { column, value in
+                guard let collation = collations[column.lowercased()] else { return .binary(.column(column), "=", .value(value)) }
+                return .binary(.column(column), "=", .postfix(.value(value), " COLLATE " + Connection.quoteIdentifier(collation)))
+            }, by: "AND")
         }
         guard !conditions.isEmpty else { return none() }
-        return filter(SQLExpression(balanced(conditions, "OR")))
+        return filter(SQLExpression(.balanced(conditions, by: "OR")))
     }
 
     /// Deletes the record with this key.
@@ -176,10 +191,10 @@ extension TableRecord {
     /// - Returns: how many were deleted.
     @discardableResult
     public static func deleteAll(_ db: Connection, keys: [[String: (any DatabaseValueConvertible)?]]) throws -> Int {
-        try checkUniqueKeys(db, keys)
+        let requests = try checkedRequests(db, keys)
         var deleted = 0
         try db.inSavepoint {
-            deleted = try inKeyChunks(keys) { try filter(keys: $0).deleteAll(db) }.reduce(0, +)
+            deleted = try requests.map { try $0.deleteAll(db) }.reduce(0, +)
             return .commit
         }
         return deleted
@@ -187,22 +202,30 @@ extension TableRecord {
 
     /// Whether a record has this key.
     public static func exists(_ db: Connection, key: [String: (any DatabaseValueConvertible)?]) throws -> Bool {
-        try checkUniqueKeys(db, [key])
-        return try !filter(key: key).isEmpty(db)
+        try !(checkedRequests(db, [key]).first?.isEmpty(db) ?? true)
     }
 
-    /// Throws unless every key names the primary key, the rowid or a unique index of the table.
-    static func checkUniqueKeys(_ db: Connection, _ keys: [[String: (any DatabaseValueConvertible)?]]) throws {
+    /// The requests for the keys, in parts of at most ``AssociationFetch/keysPerQuery`` values,
+    /// each key compared as its unique key's index compares.
+    /// - Throws: unless every key names the primary key, the rowid or a unique index of the
+    ///   table (nothing has run then).
+    static func checkedRequests(_ db: Connection, _ keys: [[String: (any DatabaseValueConvertible)?]]) throws -> [QueryInterfaceRequest<Self>] {
         if let problem = keys.lazy.compactMap(dictionaryKeyProblem).first {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: problem + "; nothing was run")
         }
         let uniqueKeys = try db.uniqueKeys(ofTable: databaseTableName)
         for key in keys {
             let columns = Set(key.keys.map { $0.lowercased() })
-            guard !uniqueKeys.contains(columns) else { continue }
-            let known = uniqueKeys.map { "(" + $0.sorted().joined(separator: ", ") + ")" }.joined(separator: ", ")
+            guard !uniqueKeys.contains(where: { $0.columns == columns }) else { continue }
+            let known = uniqueKeys.map { "(" + $0.columns.sorted().joined(separator: ", ") + ")" }.joined(separator: ", ")
             throw DatabaseError(resultCode: .SQLITE_MISUSE,
                                 message: "the columns (\(key.keys.sorted().joined(separator: ", "))) are not a unique key of \(databaseTableName), so a key may match several rows; its unique keys are \(known.isEmpty ? "none" : known); nothing was run")
+        }
+        let stored = keyValues(keys)
+        let width = max(1, stored.map(\.count).max() ?? 1)
+        let perPart = max(1, AssociationFetch.keysPerQuery / width)
+        return stride(from: 0, to: stored.count, by: perPart).map {
+            keyRequest(Array(stored[$0..<min($0 + perPart, stored.count)]), uniqueKeys: uniqueKeys)
         }
     }
 
@@ -236,32 +259,12 @@ extension TableRecord {
         }
         return result
     }
-
-    /// `body` of the keys, in parts of at most ``AssociationFetch/keysPerQuery`` values.
-    private static func inKeyChunks<Result>(_ keys: [[String: (any DatabaseValueConvertible)?]],
-                                            _ body: ([[String: (any DatabaseValueConvertible)?]]) throws -> Result) rethrows -> [Result] {
-        let stored = keyValues(keys).map { $0.mapValues { $0 as (any DatabaseValueConvertible)? } }
-        let width = max(1, stored.map(\.count).max() ?? 1)
-        let perPart = max(1, AssociationFetch.keysPerQuery / width)
-        return try stride(from: 0, to: stored.count, by: perPart).map {
-            try body(Array(stored[$0..<min($0 + perPart, stored.count)]))
-        }
-    }
-
-    /// The terms joined by `op` as a balanced tree: a long left-nested chain of parenthesized
-    /// terms overflows SQLite's parser stack.
-    private static func balanced(_ terms: [SQLExpression.Node], _ op: String) -> SQLExpression.Node {
-        if terms.count == 1 { return terms[0] }
-        let middle = terms.count / 2
-        return .binary(balanced(Array(terms[..<middle]), op), op, balanced(Array(terms[middle...]), op))
-    }
 }
 
 extension TableRecord where Self: FetchableRecord {
     /// The record with this key, or `nil`.
     public static func fetchOne(_ db: Connection, key: [String: (any DatabaseValueConvertible)?]) throws -> Self? {
-        try checkUniqueKeys(db, [key])
-        return try filter(key: key).fetchOne(db)
+        try checkedRequests(db, [key]).first?.fetchOne(db)
     }
 
     /// The record with this key.
@@ -275,30 +278,63 @@ extension TableRecord where Self: FetchableRecord {
 
     /// The records with these keys, in no particular order.
     public static func fetchAll(_ db: Connection, keys: [[String: (any DatabaseValueConvertible)?]]) throws -> [Self] {
-        try checkUniqueKeys(db, keys)
-        return try inKeyChunks(keys) { try filter(keys: $0).fetchAll(db) }.flatMap { $0 }
+        try fetchAllOnce(db, checkedRequests(db, keys))
+    }
+
+    /// The records the requests find, each row once: two keys SQLite takes as equal (`1` and
+    /// `'1'` in an integer column, `'a'` and `'A'` under NOCASE) can sit in two parts and find
+    /// the same row twice, so with several parts the rows are told apart by their rowid (or
+    /// primary key).
+    static func fetchAllOnce(_ db: Connection, _ requests: [QueryInterfaceRequest<Self>]) throws -> [Self] {
+        guard requests.count > 1 else { return try requests.first?.fetchAll(db) ?? [] }
+        let shape = try TableShape.read(databaseTableName, in: db)
+        let identity = shape.rowidName.map { [$0] } ?? shape.primaryKey
+        var seen: Set<[DatabaseValue]> = []
+        var records: [Self] = []
+        for request in requests {
+            let (rows, identities) = try AssociationFetch.rows(db, request.relation, extraColumns: identity)
+            guard let first = rows.first else { continue }
+            let decoder = RecordDecoder(scoped: first)
+            defer { decoder.releaseContainers() }
+            for (row, rowIdentity) in zip(rows, identities) where seen.insert(rowIdentity).inserted {
+                records.append(try decoder.decode(Self.self, scoped: row))
+            }
+        }
+        return records
     }
 }
 
 extension Connection {
-    /// The table's unique keys, lowercased, each once: its primary key, the rowid's names no
-    /// column takes, and the columns of each unique index without a condition.
-    func uniqueKeys(ofTable table: String) throws -> [Set<String>] {
-        let shape = try TableShape.read(table, in: self)
-        var keys: [Set<String>] = []
-        func add(_ key: Set<String>) { if !key.isEmpty, !keys.contains(key) { keys.append(key) } }
-        add(Set(shape.primaryKey.map { $0.lowercased() }))
-        if shape.rowidName != nil {
-            let taken = Set(shape.columns.map { $0.lowercased() })
-            for name in ["rowid", "_rowid_", "oid"] where !taken.contains(name) { add([name]) }
-        }
+    /// Columns whose values name at most one row, and how the index that makes them unique
+    /// compares each (its collation, by lowercased column; none for the rowid and an
+    /// `INTEGER PRIMARY KEY`).
+    struct UniqueKey {
+        let columns: Set<String>
+        let collations: [String: String]
+    }
+
+    /// The table's unique keys, each once: the columns of each unique index without a
+    /// condition (a primary key's or a UNIQUE constraint's included), the primary key, and the
+    /// rowid's names no column takes.
+    func uniqueKeys(ofTable table: String) throws -> [UniqueKey] {
+        var keys: [UniqueKey] = []
+        func add(_ key: UniqueKey) { if !key.columns.isEmpty, !keys.contains(where: { $0.columns == key.columns }) { keys.append(key) } }
         for index in try fetchAll(sql: "PRAGMA index_list(\(Self.quoteIdentifier(table)))") {
             guard try index.value(Int.self, named: "unique") == 1, try index.value(Int.self, named: "partial") == 0 else { continue }
             let name: String = try index.value(named: "name")
-            let columns = try fetchAll(sql: "PRAGMA index_info(\(Self.quoteIdentifier(name)))").map { try $0.value(String?.self, named: "name") }
+            let keyColumns = try fetchAll(sql: "PRAGMA index_xinfo(\(Self.quoteIdentifier(name)))").filter { try $0.value(Int.self, named: "key") == 1 }
+            let columns = try keyColumns.map { try $0.value(String?.self, named: "name")?.lowercased() }
             // An index on an expression has no name for that column: not a key of columns.
             guard !columns.contains(nil) else { continue }
-            add(Set(columns.map { $0!.lowercased() }))
+            var collations: [String: String] = [:]
+            for (column, info) in zip(columns, keyColumns) { collations[column!] = try info.value(String.self, named: "coll") }
+            add(UniqueKey(columns: Set(columns.map { $0! }), collations: collations))
+        }
+        let shape = try TableShape.read(table, in: self)
+        add(UniqueKey(columns: Set(shape.primaryKey.map { $0.lowercased() }), collations: [:]))
+        if shape.rowidName != nil {
+            let taken = Set(shape.columns.map { $0.lowercased() })
+            for name in ["rowid", "_rowid_", "oid"] where !taken.contains(name) { add(UniqueKey(columns: [name], collations: [:])) }
         }
         return keys
     }

@@ -9,8 +9,9 @@ extension RowView {
     }
 
     /// The value of the named column (case-insensitive), converted to `Value`. A column the
-    /// row does not have reads as `nil` for an optional `Value`, as in GRDB; for any other
-    /// type it throws, naming the row's columns.
+    /// row does not have reads as NULL does for a type that accepts NULL (`nil` for an
+    /// optional, ``DatabaseValue/null``), as in GRDB, so a misspelled name reads as NULL there;
+    /// for any other type it throws, naming the row's columns.
     @inlinable
     public func decode<Value: DatabaseValueConvertible>(_ type: Value.Type = Value.self, forColumn name: String) throws -> Value {
         guard let index = layout.index(of: name) else {

@@ -108,12 +108,9 @@ enum AssociationFetch {
         if columns.count == 1 {
             return .inList(.column(columns[0].childColumn), keys.map { .value($0[0]) })
         }
-        func joined(_ nodes: [SQLExpression.Node], by op: String) -> SQLExpression.Node {
-            nodes.dropFirst().reduce(nodes[0]) { SQLExpression.Node.binary($0, op, $1) }
-        }
         let alternatives: [SQLExpression.Node] = keys.map { key in
-            joined(zip(columns, key).map { SQLExpression.Node.binary(.column($0.childColumn), "=", .value($1)) }, by: "AND")
+            .balanced(zip(columns, key).map { SQLExpression.Node.binary(.column($0.childColumn), "=", .value($1)) }, by: "AND")
         }
-        return joined(alternatives, by: "OR")
+        return .balanced(alternatives, by: "OR")
     }
 }

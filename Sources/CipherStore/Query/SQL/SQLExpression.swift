@@ -177,6 +177,14 @@ extension SQLExpression.Node {
         }
     }
 
+    /// The terms joined by `op` (`AND`, `OR`) as a balanced tree: a long left-nested chain of
+    /// parenthesized terms overflows SQLite's parser stack (from about 90 terms).
+    static func balanced(_ terms: [SQLExpression.Node], by op: String) -> SQLExpression.Node {
+        if terms.count == 1 { return terms[0] }
+        let middle = terms.count / 2
+        return .binary(balanced(Array(terms[..<middle]), by: op), op, balanced(Array(terms[middle...]), by: op))
+    }
+
     /// The terms of a chain of ANDs, in order (the node itself when it is not one).
     var conjuncts: [SQLExpression.Node] {
         if case .binary(let lhs, let op, let rhs) = self, op == "AND" { return lhs.conjuncts + rhs.conjuncts }

@@ -21,7 +21,9 @@
 /// request's own. The association's filters apply (`Author.books.filter(…).count`); a
 /// condition on an aggregate goes into the request's `WHERE`. The name it is selected under
 /// is GRDB's: `bookCount`, `hasNoBook`, `minBookYear`, `maxBookYear`, `averageBookYear`,
-/// `bookYearSum` (also for `total`), or the one `forKey(_:)` gives.
+/// `bookYearSum` (also for `total`), or the one `forKey(_:)` gives. A record decodes a name
+/// from the leftmost column that has it: when the table has a column of the same name
+/// (`author.bookCount`), the table's column is read, so give the aggregate another key.
 public struct AssociationAggregate<RowDecoder>: SQLSpecificExpressible {
     let aggregate: SQLAssociationAggregate
     /// The name it is selected under; `nil` for an expression that is not a column.
