@@ -261,4 +261,36 @@ import Testing
         #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM author WHERE bookCount IS NOT (SELECT COUNT(*) FROM book WHERE book.authorId = author.id)") == 0)
         #expect(try db.fetchScalar(Int.self, sql: "SELECT sum(bookCount) FROM author") == db.fetchScalar(Int.self, sql: "SELECT count(authorId) FROM book"))
     }
+
+    /// including(all:) through a foreign key of two columns, for more parents than a
+    /// left-nested condition lets SQLite parse: each team's members, as the same join finds them.
+    @Test func aToManyAssociationOfTwoColumnsForManyParents() throws {
+        struct Member: Codable, Equatable, FetchableRecord, TableRecord {
+            static let databaseTableName = "member"
+            var id: Int64
+            var league: Int64
+            var number: Int64
+        }
+        struct Team: Codable, FetchableRecord, TableRecord {
+            static let databaseTableName = "team"
+            static let members = hasMany(Member.self)
+            var league: Int64
+            var number: Int64
+        }
+        struct TeamMembers: Decodable, FetchableRecord { var team: Team; var members: [Member] }
+        try db.executeScript("""
+            CREATE TABLE team(league INTEGER NOT NULL, number INTEGER NOT NULL, PRIMARY KEY (league, number));
+            CREATE TABLE member(id INTEGER PRIMARY KEY, league INTEGER NOT NULL, number INTEGER NOT NULL, FOREIGN KEY (league, number) REFERENCES team(league, number));
+            WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 599) INSERT INTO team SELECT i / 100, i % 100 FROM n;
+            WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 1499) INSERT INTO member SELECT i, (i * 7) % 6, (i * 11) % 100 FROM n;
+            """)
+        let teams = try Team.including(all: Team.members.order(Column("id"))).order(Column("league"), Column("number")).asRequest(of: TeamMembers.self).fetchAll(db)
+        #expect(teams.count == 600)
+        var expected: [[Int64]: [Int64]] = [:]
+        for row in try db.fetchAll(sql: "SELECT member.league, member.number, member.id FROM member JOIN team USING (league, number) ORDER BY member.id") {
+            expected[[try row.value(at: 0), try row.value(at: 1)], default: []].append(try row.value(at: 2))
+        }
+        #expect(teams.allSatisfy { $0.members.map(\.id) == expected[[$0.team.league, $0.team.number], default: []] })
+        #expect(teams.map(\.members.count).reduce(0, +) == 1_500)
+    }
 }
