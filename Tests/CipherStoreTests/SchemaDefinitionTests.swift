@@ -148,4 +148,54 @@ import Testing
         #expect(throws: DatabaseError.self) { try db.execute(sql: "INSERT INTO tag VALUES (2, CAST(X'780079' AS TEXT))") }
         try db.execute(sql: "INSERT INTO tag VALUES (3, 'x')")
     }
+
+    /// Generated columns (SQLite 3.31) and STRICT tables (3.37) where the linked SQLite has
+    /// them; on SQLCipher 3.4.1 a clear error naming the version, and nothing created.
+    @Test func generatedColumnsAndStrictTablesWhereTheLinkedSQLiteHasThem() throws {
+        let sqliteHas = { (version: String) in SQLCipherLibrary.sqliteVersion.compare(version, options: .numeric) != .orderedAscending }
+        let createScore = {
+            try db.create(table: "score", options: [.strict]) { t in
+                t.column("id", .integer).primaryKey()
+                t.column("points", .integer).notNull()
+                t.column("bonus", .integer).notNull().defaults(to: 0)
+                t.column("total", .integer).generatedAs(Column("points") + Column("bonus"), .stored)
+                t.column("label", .text).generatedAs(sql: "'#' || id")
+            }
+        }
+        let addDouble = {
+            try db.alter(table: "plain") { t in t.add(column: "double", .integer).generatedAs(sql: "n * 2") }
+        }
+        try db.execute(sql: "CREATE TABLE plain(n INTEGER)")
+        try db.execute(sql: "INSERT INTO plain VALUES (21)")
+        if sqliteHas("3.37") {
+            try createScore()
+            #expect(try schemaSQL("score") == #"CREATE TABLE "score" ("id" INTEGER PRIMARY KEY, "points" INTEGER NOT NULL, "bonus" INTEGER NOT NULL DEFAULT 0, "total" INTEGER GENERATED ALWAYS AS ("points" + "bonus") STORED, "label" TEXT GENERATED ALWAYS AS ('#' || id) VIRTUAL) STRICT"#)
+            try db.execute(sql: "INSERT INTO score(id, points, bonus) VALUES (1, 10, 5)")
+            #expect(try db.fetchOne(sql: "SELECT total, label FROM score")?.values == [.integer(15), .text("#1")])
+            #expect(throws: DatabaseError.self, "STRICT refuses text in an INTEGER column") {
+                try db.execute(sql: "INSERT INTO score(id, points) VALUES (2, 'many')")
+            }
+            try addDouble()
+            #expect(try db.fetchScalar(Int.self, sql: "SELECT double FROM plain") == 42)
+        } else {
+            #expect {
+                try createScore()
+            } throws: { error in
+                (error as? DatabaseError)?.message?.contains("needs SQLite 3.37") == true
+            }
+            #expect(try db.tableExists("score") == false)
+            #expect {
+                try db.create(table: "score") { t in
+                    t.column("points", .integer)
+                    t.column("twice", .integer).generatedAs(sql: "points * 2")
+                }
+            } throws: { error in
+                (error as? DatabaseError)?.message?.contains("needs SQLite 3.31") == true
+            }
+            #expect(try db.tableExists("score") == false)
+            let before = try schemaSQL("plain")
+            #expect(throws: DatabaseError.self) { try addDouble() }
+            #expect(try schemaSQL("plain") == before)
+        }
+    }
 }

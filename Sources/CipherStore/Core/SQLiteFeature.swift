@@ -9,11 +9,17 @@ enum SQLiteFeature {
     case renameColumn
     /// `ALTER TABLE … DROP COLUMN` (SQLite 3.35).
     case dropColumn
+    /// `GENERATED ALWAYS AS (…)` columns (SQLite 3.31).
+    case generatedColumns
+    /// `STRICT` tables (SQLite 3.37).
+    case strictTables
 
     var minimumVersion: (number: Int32, text: String) {
         switch self {
         case .returning, .dropColumn: return (3_035_000, "3.35")
         case .renameColumn: return (3_025_000, "3.25")
+        case .generatedColumns: return (3_031_000, "3.31")
+        case .strictTables: return (3_037_000, "3.37")
         }
     }
 
@@ -23,6 +29,8 @@ enum SQLiteFeature {
         case .returning: return ("RETURNING", "Use save(_:) (update, else insert), which works on every version")
         case .renameColumn: return ("ALTER TABLE … RENAME COLUMN", "Rebuild the table with the new name with Connection.rebuildTable(_:as:copying:)")
         case .dropColumn: return ("ALTER TABLE … DROP COLUMN", "Rebuild the table without the column with Connection.rebuildTable(_:as:copying:)")
+        case .generatedColumns: return ("GENERATED ALWAYS AS", "Compute the value in the query, a view or the app")
+        case .strictTables: return ("STRICT", "Leave out .strict: CHECK (typeof(column) = '…') constraints enforce types on every version")
         }
     }
 

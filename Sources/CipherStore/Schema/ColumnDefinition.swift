@@ -15,6 +15,16 @@ public final class ColumnDefinition {
     private var constraints: [String] = []
     /// Whether `indexed()` or `unique()` asked for an index beside the table.
     private(set) var isIndexed = false
+    /// Whether the column is generated (SQLite 3.31: SQLCipher 4).
+    private(set) var isGenerated = false
+
+    /// Whether a generated column's value is computed when read or stored when written.
+    public enum GeneratedColumnQualification: Sendable {
+        /// `VIRTUAL`: computed when read; takes no space.
+        case virtual
+        /// `STORED`: computed when the row is written, and stored.
+        case stored
+    }
 
     init(name: String, type: Connection.ColumnType?) {
         self.name = name
@@ -88,6 +98,23 @@ public final class ColumnDefinition {
     public func references(_ table: String, column: String? = nil, onDelete: Connection.ForeignKeyAction? = nil,
                            onUpdate: Connection.ForeignKeyAction? = nil, deferred: Bool = false) -> Self {
         add("REFERENCES " + SQLLiteralRendering.foreignKeyClause(table, column.map { [$0] }, onDelete: onDelete, onUpdate: onUpdate, deferred: deferred))
+    }
+
+    /// `GENERATED ALWAYS AS (…)`, an expression written in SQL: the column's value is
+    /// computed from the row's other columns. Needs SQLite 3.31 (SQLCipher 4): on SQLCipher
+    /// 3.4.1 `create(table:)` and `alter(table:)` throw a ``DatabaseError`` naming the version,
+    /// and create nothing.
+    @discardableResult
+    public func generatedAs(sql: String, _ qualification: GeneratedColumnQualification = .virtual) -> Self {
+        isGenerated = true
+        return add("GENERATED ALWAYS AS (" + sql + ")" + (qualification == .virtual ? " VIRTUAL" : " STORED"))
+    }
+
+    /// `GENERATED ALWAYS AS (…)`, an expression of the row's columns, its values written into
+    /// the schema: `generatedAs(Column("score") + Column("bonus"))`.
+    @discardableResult
+    public func generatedAs(_ expression: some SQLSpecificExpressible, _ qualification: GeneratedColumnQualification = .virtual) -> Self {
+        generatedAs(sql: SQLLiteralRendering.render(expression.sqlExpression), qualification)
     }
 
     /// The column as `CREATE TABLE` and `ALTER TABLE … ADD COLUMN` write it.

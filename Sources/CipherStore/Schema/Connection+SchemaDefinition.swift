@@ -27,6 +27,7 @@ extension Connection {
     public func create(table name: String, options: TableOptions = [], body: (TableDefinition) throws -> Void) throws {
         let table = TableDefinition(name: name, options: options)
         try body(table)
+        try table.checkFeatures()
         let indexes = table.columns.filter(\.isIndexed).map { column in
             Self.indexStatement(table: name, column: column.name, ifNotExists: options.contains(.ifNotExists))
         }
@@ -142,7 +143,8 @@ public final class TableAlteration {
     func checkFeatures() throws {
         for change in changes {
             switch change {
-            case .add: break
+            case .add(let column):
+                if column.isGenerated { try SQLiteFeature.generatedColumns.require("alter(table:) adding a generated column") }
             case .rename: try SQLiteFeature.renameColumn.require("alter(table:) renaming a column")
             case .drop: try SQLiteFeature.dropColumn.require("alter(table:) dropping a column")
             }

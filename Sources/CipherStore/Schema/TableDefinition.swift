@@ -12,8 +12,9 @@
 /// }
 /// ```
 ///
-/// The SQL is SQLite 3.15's (no generated columns, no `STRICT`): the same schema on every
-/// SQLCipher version.
+/// The SQL is SQLite 3.15's, the same schema on every SQLCipher version, except for what
+/// needs a newer SQLite: generated columns (``ColumnDefinition/generatedAs(sql:_:)``, 3.31) and
+/// ``TableOptions/strict`` tables (3.37), which throw on SQLCipher 3.4.1 before anything is created.
 public final class TableDefinition {
     let name: String
     let options: TableOptions
@@ -85,8 +86,15 @@ public final class TableDefinition {
         var sql = "CREATE " + (options.contains(.temporary) ? "TEMPORARY " : "") + "TABLE "
         if options.contains(.ifNotExists) { sql += "IF NOT EXISTS " }
         sql += Connection.quoteIdentifier(name) + " (" + (columns.map(\.sql) + constraints).joined(separator: ", ") + ")"
-        if options.contains(.withoutRowID) { sql += " WITHOUT ROWID" }
+        sql += [options.contains(.withoutRowID) ? " WITHOUT ROWID" : nil, options.contains(.strict) ? " STRICT" : nil]
+            .compactMap { $0 }.joined(separator: ",")
         return sql
+    }
+
+    /// Throws when the definition needs a newer SQLite than the linked one.
+    func checkFeatures() throws {
+        if options.contains(.strict) { try SQLiteFeature.strictTables.require("create(table:) of a STRICT table") }
+        if columns.contains(where: \.isGenerated) { try SQLiteFeature.generatedColumns.require("create(table:) with a generated column") }
     }
 
     static func quoted(_ columns: [String]) -> String {
@@ -105,6 +113,10 @@ public struct TableOptions: OptionSet, Sendable {
     public static let temporary = TableOptions(rawValue: 1 << 1)
     /// `WITHOUT ROWID`: the primary key is the table's key (it must have one).
     public static let withoutRowID = TableOptions(rawValue: 1 << 2)
+    /// `STRICT`: each value must be of its column's declared type (`INTEGER`, `INT`, `REAL`,
+    /// `TEXT`, `BLOB` or `ANY`). Needs SQLite 3.37 (SQLCipher 4); on SQLCipher 3.4.1
+    /// `create(table:)` throws, naming the version, and creates nothing.
+    public static let strict = TableOptions(rawValue: 1 << 3)
 }
 
 /// How ``Connection/create(index:on:columns:options:condition:)`` creates an index.
