@@ -198,4 +198,62 @@ import Testing
             #expect(try schemaSQL("plain") == before)
         }
     }
+
+    /// `t.belongsTo` as GRDB writes it: columns named after the association and the referenced
+    /// primary key, of its types, with the foreign key and an index; a table may refer to itself.
+    @Test func belongsToAddsTheReferringColumnsTheirForeignKeyAndIndex() throws {
+        try db.create(table: "teams") { t in
+            t.autoIncrementedPrimaryKey("id")
+        }
+        try db.create(table: "country") { t in
+            t.primaryKey("code", .text)
+        }
+        try db.create(table: "region") { t in
+            t.column("country", .text).notNull()
+            t.column("number", .integer).notNull()
+            t.primaryKey(["country", "number"])
+        }
+        try db.create(table: "player") { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.belongsTo("team", onDelete: .cascade)
+            t.belongsTo("country", indexed: false).notNull()
+            t.belongsTo("home", inTable: "region")
+            t.belongsTo("captain", inTable: "player", onDelete: .setNull).unique()
+            t.column("name", .text)
+        }
+        #expect(try schemaSQL("player") == #"CREATE TABLE "player" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "teamId" INTEGER REFERENCES "teams"("id") ON DELETE CASCADE, "countryCode" TEXT NOT NULL REFERENCES "country"("code"), "homeCountry" TEXT, "homeNumber" INTEGER, "captainId" INTEGER REFERENCES "player"("id") ON DELETE SET NULL, "name" TEXT, FOREIGN KEY ("homeCountry", "homeNumber") REFERENCES "region"("country", "number"))"#)
+        #expect(try schemaSQL("player_on_teamId") == #"CREATE INDEX "player_on_teamId" ON "player"("teamId")"#)
+        #expect(try schemaSQL("player_on_homeCountry_homeNumber") == #"CREATE INDEX "player_on_homeCountry_homeNumber" ON "player"("homeCountry", "homeNumber")"#)
+        #expect(try schemaSQL("player_on_captainId") == #"CREATE UNIQUE INDEX "player_on_captainId" ON "player"("captainId")"#)
+        #expect(try schemaSQL("player_on_countryCode") == nil)
+
+        // What the schema enforces: the foreign keys, the cascade, the unique captain.
+        try db.executeScript("""
+            INSERT INTO teams(id) VALUES (1);
+            INSERT INTO country VALUES ('FR');
+            INSERT INTO region VALUES ('FR', 75);
+            INSERT INTO player(id, teamId, countryCode, homeCountry, homeNumber, name) VALUES (1, 1, 'FR', 'FR', 75, 'Ann');
+            INSERT INTO player(id, teamId, countryCode, captainId, name) VALUES (2, 1, 'FR', 1, 'Bob');
+            """)
+        #expect(throws: DatabaseError.self) { try db.execute(sql: "INSERT INTO player(id, countryCode, homeCountry, homeNumber) VALUES (3, 'FR', 'FR', 99)") }
+        #expect(throws: DatabaseError.self) { try db.execute(sql: "INSERT INTO player(id, countryCode, captainId) VALUES (4, 'FR', 1)") }
+        #expect(throws: DatabaseError.self) { try db.execute(sql: "INSERT INTO player(id, countryCode) VALUES (5, NULL)") }
+        try db.execute(sql: "DELETE FROM teams")
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM player") == 0)
+
+        // No such table, and a table without a primary key: clear errors, nothing created.
+        #expect {
+            try db.create(table: "match") { t in t.belongsTo("stadium") }
+        } throws: { error in
+            (error as? DatabaseError)?.message?.contains("there is no table stadium or stadia") == true
+                || (error as? DatabaseError)?.message?.contains("there is no table stadium or stadiums") == true
+        }
+        try db.execute(sql: "CREATE TABLE note(body TEXT)")
+        #expect {
+            try db.create(table: "match") { t in t.belongsTo("note") }
+        } throws: { error in
+            (error as? DatabaseError)?.message?.contains("has no primary key") == true
+        }
+        #expect(try db.tableExists("match") == false)
+    }
 }

@@ -17,6 +17,8 @@ public final class ColumnDefinition {
     private(set) var isIndexed = false
     /// Whether the column is generated (SQLite 3.31: SQLCipher 4).
     private(set) var isGenerated = false
+    /// Whether the column is the table's primary key (`primaryKey()`).
+    private(set) var isPrimaryKey = false
 
     /// Whether a generated column's value is computed when read or stored when written.
     public enum GeneratedColumnQualification: Sendable {
@@ -34,7 +36,8 @@ public final class ColumnDefinition {
     /// `PRIMARY KEY`, with `AUTOINCREMENT` (an integer column only: rowids never reused).
     @discardableResult
     public func primaryKey(onConflict: ConflictResolution? = nil, autoincrement: Bool = false) -> Self {
-        add("PRIMARY KEY" + Self.onConflict(onConflict) + (autoincrement ? " AUTOINCREMENT" : ""))
+        isPrimaryKey = true
+        return add("PRIMARY KEY" + Self.onConflict(onConflict) + (autoincrement ? " AUTOINCREMENT" : ""))
     }
 
     /// `NOT NULL`.

@@ -28,12 +28,13 @@ extension Connection {
         let table = TableDefinition(name: name, options: options)
         try body(table)
         try table.checkFeatures()
+        let statements = try table.statements(self)
         let indexes = table.columns.filter(\.isIndexed).map { column in
             Self.indexStatement(table: name, column: column.name, ifNotExists: options.contains(.ifNotExists))
-        }
-        guard !indexes.isEmpty else { return try execute(sql: table.sql) }
+        } + statements.indexes
+        guard !indexes.isEmpty else { return try execute(sql: statements.table) }
         try inSavepoint {
-            try execute(sql: table.sql)
+            try execute(sql: statements.table)
             for index in indexes { try execute(sql: index) }
             return .commit
         }

@@ -18,8 +18,20 @@
 public final class TableDefinition {
     let name: String
     let options: TableOptions
-    private(set) var columns: [ColumnDefinition] = []
+    /// The columns and `belongsTo` definitions, in the order they were given.
+    private var elements: [Element] = []
     private var constraints: [String] = []
+    /// The columns of `primaryKey(_:)` of several columns.
+    private var primaryKeyColumns: [String] = []
+
+    private enum Element {
+        case column(ColumnDefinition)
+        case foreignKey(ForeignKeyDefinition)
+    }
+
+    var columns: [ColumnDefinition] {
+        elements.compactMap { if case .column(let column) = $0 { return column } else { return nil } }
+    }
 
     init(name: String, options: TableOptions) {
         self.name = name
@@ -30,7 +42,7 @@ public final class TableDefinition {
     @discardableResult
     public func column(_ name: String, _ type: Connection.ColumnType? = nil) -> ColumnDefinition {
         let column = ColumnDefinition(name: name, type: type)
-        columns.append(column)
+        elements.append(.column(column))
         return column
     }
 
@@ -50,6 +62,7 @@ public final class TableDefinition {
 
     /// `PRIMARY KEY (a, b)` on several columns.
     public func primaryKey(_ columns: [String], onConflict: ConflictResolution? = nil) {
+        primaryKeyColumns = columns
         constraints.append("PRIMARY KEY (" + Self.quoted(columns) + ")" + ColumnDefinition.onConflict(onConflict))
     }
 
@@ -64,6 +77,25 @@ public final class TableDefinition {
                            onDelete: Connection.ForeignKeyAction? = nil, onUpdate: Connection.ForeignKeyAction? = nil, deferred: Bool = false) {
         constraints.append("FOREIGN KEY (" + Self.quoted(columns) + ") REFERENCES "
             + SQLLiteralRendering.foreignKeyClause(table, destinationColumns, onDelete: onDelete, onUpdate: onUpdate, deferred: deferred))
+    }
+
+    /// Columns that refer to another table's primary key, with their foreign key and an
+    /// index, in GRDB's spelling: `t.belongsTo("team", onDelete: .cascade)` adds `teamId`
+    /// (see ``ForeignKeyDefinition``). The referenced table is `table`, else `name`, else its
+    /// plural (`teams`) when only that exists; a table may refer to itself.
+    /// - Parameters:
+    ///   - name: the association's name, the prefix of the added columns.
+    ///   - table: the referenced table, when it is not `name` (or its plural).
+    ///   - onDelete: what deleting a referenced row does to the rows that refer to it.
+    ///   - onUpdate: what changing a referenced key does to the rows that refer to it.
+    ///   - deferred: whether the constraint is checked at commit (`DEFERRABLE INITIALLY DEFERRED`).
+    ///   - indexed: whether to index the columns (`table_on_teamId`); yes by default.
+    @discardableResult
+    public func belongsTo(_ name: String, inTable table: String? = nil, onDelete: Connection.ForeignKeyAction? = nil,
+                          onUpdate: Connection.ForeignKeyAction? = nil, deferred: Bool = false, indexed: Bool = true) -> ForeignKeyDefinition {
+        let foreignKey = ForeignKeyDefinition(name: name, table: table, onDelete: onDelete, onUpdate: onUpdate, deferred: deferred, indexed: indexed)
+        elements.append(.foreignKey(foreignKey))
+        return foreignKey
     }
 
     /// `CHECK (…)` on the row, written in SQL.
@@ -81,14 +113,55 @@ public final class TableDefinition {
         constraints.append(sql)
     }
 
-    /// `CREATE TABLE …`.
-    var sql: String {
+    /// `CREATE TABLE …`, and the indexes of its `belongsTo` definitions, their columns read
+    /// from the referenced tables in `db`.
+    /// - Throws: ``DatabaseError`` when a `belongsTo` names no table, or one without a primary key.
+    func statements(_ db: Connection) throws -> (table: String, indexes: [String]) {
+        var columnsSQL: [String] = []
+        var foreignKeyConstraints: [String] = []
+        var indexes: [String] = []
+        for element in elements {
+            switch element {
+            case .column(let column):
+                columnsSQL.append(column.sql)
+            case .foreignKey(let foreignKey):
+                let (referenced, primaryKey) = try referencedKey(of: foreignKey, in: db)
+                let resolved = foreignKey.resolve(in: name, referencedTable: referenced, primaryKey: primaryKey, ifNotExists: options.contains(.ifNotExists))
+                columnsSQL += resolved.columnsSQL
+                foreignKeyConstraints += resolved.constraint.map { [$0] } ?? []
+                indexes += resolved.index.map { [$0] } ?? []
+            }
+        }
         var sql = "CREATE " + (options.contains(.temporary) ? "TEMPORARY " : "") + "TABLE "
         if options.contains(.ifNotExists) { sql += "IF NOT EXISTS " }
-        sql += Connection.quoteIdentifier(name) + " (" + (columns.map(\.sql) + constraints).joined(separator: ", ") + ")"
+        sql += Connection.quoteIdentifier(name) + " (" + (columnsSQL + constraints + foreignKeyConstraints).joined(separator: ", ") + ")"
         sql += [options.contains(.withoutRowID) ? " WITHOUT ROWID" : nil, options.contains(.strict) ? " STRICT" : nil]
             .compactMap { $0 }.joined(separator: ",")
-        return sql
+        return (sql, indexes)
+    }
+
+    /// The table a `belongsTo` refers to, and its primary key's columns with their declared types.
+    private func referencedKey(of foreignKey: ForeignKeyDefinition, in db: Connection) throws -> (String, [(name: String, type: String)]) {
+        let candidates = foreignKey.table.map { [$0] } ?? [foreignKey.name, AssociationKeyName.plural(foreignKey.name)]
+        if let own = candidates.first(where: { $0.lowercased() == name.lowercased() }) {
+            // A table that refers to itself: its primary key is in this definition.
+            let ownKey = columns.filter(\.isPrimaryKey).map { ($0.name, $0.type?.rawValue ?? "") }
+                + primaryKeyColumns.map { key in (key, columns.first { $0.name.lowercased() == key.lowercased() }?.type?.rawValue ?? "") }
+            guard !ownKey.isEmpty else {
+                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "belongsTo(\"\(foreignKey.name)\"): the table \(name) refers to itself but defines no primary key before it; define the primary key first; nothing was created")
+            }
+            return (own, ownKey)
+        }
+        guard let referenced = try candidates.first(where: { try db.tableExists($0) }) else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "belongsTo(\"\(foreignKey.name)\"): there is no table \(candidates.joined(separator: " or ")); create it first or name it with inTable:; nothing was created")
+        }
+        let info = try db.fetchAll(sql: "PRAGMA table_info(\(Connection.quoteIdentifier(referenced)))")
+        let key = try info.filter { try $0.value(Int.self, at: 5) > 0 }.sorted { try $0.value(Int.self, at: 5) < $1.value(Int.self, at: 5) }
+            .map { (name: try $0.value(String.self, at: 1), type: try $0.value(String?.self, at: 2) ?? "") }
+        guard !key.isEmpty else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "belongsTo(\"\(foreignKey.name)\"): the table \(referenced) has no primary key for a foreign key to refer to; give it one, or use references(_:column:) with a unique column; nothing was created")
+        }
+        return (referenced, key)
     }
 
     /// Throws when the definition needs a newer SQLite than the linked one.
