@@ -290,6 +290,34 @@ import Testing
         #expect(try Account.deleteOne(db, key: ["email": "a"]))
         #expect(try db.fetchAll(Int64.self, sql: "SELECT id FROM account ORDER BY id") == [1, 3])
 
+        // A primary key unique under BINARY on a NOCASE column: by key and by id, 'a' is not 'A'.
+        struct Handle: Codable, FetchableRecord, TableRecord, Identifiable {
+            static let databaseTableName = "handle"
+            var id: String
+            var n: Int
+        }
+        try db.executeScript("""
+            CREATE TABLE handle(id TEXT COLLATE NOCASE, n INTEGER, PRIMARY KEY (id COLLATE BINARY));
+            INSERT INTO handle VALUES ('a', 1), ('A', 2);
+            """)
+        #expect(try Handle.fetchOne(db, key: "A")?.n == 2)
+        #expect(try Handle.find(db, id: "a").n == 1)
+        #expect(try Handle.exists(db, key: "A"))
+        #expect(try Handle.fetchAll(db, keys: ["a"]).map(\.n) == [1])
+        #expect(try Handle.fetchAll(db, keys: ["a"] + (0..<600).map { "k\($0)" }).map(\.n) == [1])
+        #expect(try Handle.deleteAll(db, keys: ["a"]) == 1)
+        #expect(try Handle.deleteOne(db, id: "A"))
+        #expect(try Handle.fetchCount(db) == 0)
+
+        // Columns that take the rowid's three names and no primary key: every row is found.
+        struct Tri: Codable, FetchableRecord, TableRecord {
+            static let databaseTableName = "tri"
+            var email: String
+        }
+        try db.execute(sql: "CREATE TABLE tri(rowid TEXT, _rowid_ TEXT, oid TEXT, email TEXT UNIQUE)")
+        try db.execute(sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 700) INSERT INTO tri(email) SELECT 'e' || i FROM n")
+        #expect(try Tri.fetchAll(db, keys: (1...700).map { ["email": "e\($0)"] }).count == 700)
+
         // 1, '1' and 1.0 are one key of an integer column: in different parts, one record.
         let keys: [any DatabaseValueConvertible] = [Int64(1)] + (100...700).map { Int64($0) } + ["1", 1.0]
         #expect(try Note.fetchAll(db, keys: keys.map { $0.databaseValue }).filter { $0.id == 1 }.count == 1)

@@ -33,12 +33,34 @@ extension TableRecord {
     /// - Returns: how many were deleted.
     @discardableResult
     public static func deleteAll<Key: DatabaseValueConvertible>(_ db: Connection, keys: some Collection<Key>) throws -> Int {
+        let collation = try primaryKeyCollation(db)
         var deleted = 0
         try db.inSavepoint {
-            deleted = try inChunks(uniqueKeyValues(keys)) { try filter(keys: $0).deleteAll(db) }.reduce(0, +)
+            deleted = try inChunks(uniqueKeyValues(keys)) { try filter(keyValues: Array($0), collation: collation).deleteAll(db) }.reduce(0, +)
             return .commit
         }
         return deleted
+    }
+
+    /// The collation of the unique index on the primary key column alone, when it has one: a
+    /// key compares as that index does (a `PRIMARY KEY (name COLLATE BINARY)` on a NOCASE
+    /// column finds `'a'`, not `'A'`). Read with the table's columns, once per schema version.
+    static func primaryKeyCollation(_ db: Connection) throws -> String? {
+        let column = primaryKeyColumn.lowercased()
+        return try db.columnNamesOfTable(databaseTableName).uniqueKeys.first { $0.columns == [column] }?.collations[column]
+    }
+
+    /// The records with these stored primary keys, compared with `collation`.
+    static func filter(keyValues: [DatabaseValue], collation: String?) -> QueryInterfaceRequest<Self> {
+        guard let collation else { return filter(Column(primaryKeyColumn).in(keyValues)) }
+        let column = SQLExpression.Node.postfix(.column(primaryKeyColumn), " COLLATE " + Connection.quoteIdentifier(collation))
+        return filter(SQLExpression(keyValues.count == 1 ? .binary(column, "=", .value(keyValues[0])) : .inList(column, keyValues.map { .value($0) })))
+    }
+
+    /// The request for one primary key, as its unique index compares it; none for `nil`.
+    static func checkedFilter(_ db: Connection, key: some DatabaseValueConvertible) throws -> QueryInterfaceRequest<Self> {
+        let value = databaseKeyValue(key)
+        return value.isNull ? none() : filter(keyValues: [value], collation: try primaryKeyCollation(db))
     }
 
     /// A key as the table stores it: a `UUID` or `Date` through the record's encoding strategy
@@ -83,7 +105,8 @@ extension TableRecord where Self: FetchableRecord {
     /// The records with these primary keys, in no particular order; keys without a record are
     /// skipped.
     public static func fetchAll<Key: DatabaseValueConvertible>(_ db: Connection, keys: some Collection<Key>) throws -> [Self] {
-        try fetchAllOnce(db, inChunks(uniqueKeyValues(keys)) { filter(keys: $0) })
+        let collation = try primaryKeyCollation(db)
+        return try fetchAllOnce(db, inChunks(uniqueKeyValues(keys)) { filter(keyValues: Array($0), collation: collation) })
     }
 }
 
@@ -146,7 +169,8 @@ extension QueryInterfaceRequest where RowDecoder: TableRecord & Identifiable, Ro
 /// unique under BINARY on a NOCASE column), and `fetchAll` returns each row once even when two
 /// keys SQLite takes as equal (`1` and `'1'`) fall in two statements. `UUID` and `Date` values follow the
 /// record's encoding strategy for their column. `filter(key:)` and `filter(keys:)` make the
-/// request without the unique-key check; a key naming one column twice (in two cases) is
+/// request without the unique-key check, and compare with the columns' own collations; they
+/// are one statement (at most 999 values with SQLite 3.15); a key naming one column twice (in two cases) is
 /// refused when the request runs.
 extension TableRecord {
     /// A request for the record with this key.
@@ -213,7 +237,7 @@ extension TableRecord {
         if let problem = keys.lazy.compactMap(dictionaryKeyProblem).first {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: problem + "; nothing was run")
         }
-        let uniqueKeys = try db.uniqueKeys(ofTable: databaseTableName)
+        let uniqueKeys = try db.columnNamesOfTable(databaseTableName).uniqueKeys
         for key in keys {
             let columns = Set(key.keys.map { $0.lowercased() })
             guard !uniqueKeys.contains(where: { $0.columns == columns }) else { continue }
@@ -289,6 +313,9 @@ extension TableRecord where Self: FetchableRecord {
         guard requests.count > 1 else { return try requests.first?.fetchAll(db) ?? [] }
         let shape = try TableShape.read(databaseTableName, in: db)
         let identity = shape.rowidName.map { [$0] } ?? shape.primaryKey
+        // A table whose columns take the rowid's three names and has no primary key: no row
+        // identity to tell repeats apart by, so every row found is kept.
+        guard !identity.isEmpty else { return try requests.flatMap { try $0.fetchAll(db) } }
         var seen: Set<[DatabaseValue]> = []
         var records: [Self] = []
         for request in requests {

@@ -53,22 +53,12 @@ extension TableRecord {
     /// - Returns: whether there was one.
     @discardableResult
     public static func deleteOne(_ db: Connection, key: some DatabaseValueConvertible) throws -> Bool {
-        let value = databaseKeyValue(key)
-        guard !value.isNull else { return false }
-        do {
-            try db.deleteOne(from: databaseTableName, key: value, primaryKey: primaryKeyColumn)
-            return true
-        } catch RecordError.rowNotFound {
-            return false
-        }
+        try checkedFilter(db, key: key).deleteAll(db) > 0
     }
 
     /// Whether a row has this primary key.
     public static func exists(_ db: Connection, key: some DatabaseValueConvertible) throws -> Bool {
-        let key = databaseKeyValue(key)
-        guard !key.isNull else { return false }
-        return try db.fetchScalar(Int.self, sql: "SELECT EXISTS (SELECT 1 FROM \(Connection.quoteIdentifier(databaseTableName)) WHERE \(Connection.quoteIdentifier(primaryKeyColumn)) = ?)",
-                           arguments: .positional([key.databaseValue])) == 1
+        try !checkedFilter(db, key: key).isEmpty(db)
     }
 }
 
@@ -118,7 +108,7 @@ extension TableRecord where Self: FetchableRecord {
 
     /// The record with this primary key, or `nil`.
     public static func fetchOne(_ db: Connection, key: some DatabaseValueConvertible) throws -> Self? {
-        try filter(key: key).fetchOne(db)
+        try checkedFilter(db, key: key).fetchOne(db)
     }
 
     /// A cursor over every record of the table.

@@ -11,6 +11,8 @@ struct KnownColumns {
     let names: [String]
     let lowercased: Set<String>
     let schemaVersion: Int
+    /// The table's unique keys, with their indexes' collations (see ``Connection/uniqueKeys(ofTable:)``).
+    let uniqueKeys: [Connection.UniqueKey]
 }
 
 extension Connection {
@@ -29,7 +31,8 @@ extension Connection {
                 lowercased.insert(KnownColumns.folded(hidden))
             }
         }
-        let known = KnownColumns(names: names, lowercased: lowercased, schemaVersion: version)
+        let known = KnownColumns(names: names, lowercased: lowercased, schemaVersion: version,
+                                 uniqueKeys: names.isEmpty ? [] : try uniqueKeys(ofTable: table))
         tableColumns[table] = known
         return known
     }
