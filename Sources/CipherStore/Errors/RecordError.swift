@@ -35,7 +35,7 @@ public enum RecordError: Error, Sendable, Equatable, CustomStringConvertible {
             return "The record's \(primaryKey) is nil, so it has no row of \(table) yet. Insert it first (insert(&record, into:) sets its id), or set its \(primaryKey)."
         case .recordNotFound(let table, let key):
             let described = key.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value)" }.joined(separator: ", ")
-            return "No record of \(table) has \(described). Use fetchOne(_:id:) where a missing record is expected, or check the id."
+            return "No record of \(table) has \(described). Use fetchOne where a missing record is expected (fetchOne(_:id:), fetchOne(_:key:)), or check the key."
         case .differentRecordTypes(let table, let record, let old):
             return "updateChanges compares a \(record) with a \(old): records of two types may not have the same columns of \(table), so nothing was written. Pass the record as it was read, of the same type."
         case .rowIDOutOfRange(let table, let rowID, let idType):

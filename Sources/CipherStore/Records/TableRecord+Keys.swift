@@ -295,7 +295,8 @@ extension TableRecord where Self: FetchableRecord {
     /// - Throws: ``RecordError/recordNotFound(databaseTableName:key:)`` when there is none.
     public static func find(_ db: Connection, key: [String: (any DatabaseValueConvertible)?]) throws -> Self {
         guard let record = try fetchOne(db, key: key) else {
-            throw RecordError.recordNotFound(databaseTableName: databaseTableName, key: key.mapValues { $0?.databaseValue ?? .null })
+            throw RecordError.recordNotFound(databaseTableName: databaseTableName,
+                                             key: Dictionary(uniqueKeysWithValues: key.map { column, value in (column, value.map { databaseKeyValue($0, column: column) } ?? .null) }))
         }
         return record
     }
