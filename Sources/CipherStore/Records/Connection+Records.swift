@@ -12,6 +12,7 @@ extension Connection {
     ///
     /// - Throws: ``DatabaseError``, or ``RecordDecodingError`` when a row does not fit `Record`
     ///   (the same error ``decode(_:from:)`` throws for that row).
+    @inlinable  // specialized in the caller: the loop then looks up no generic metadata per row
     public func fetchAll<Record: Decodable>(_ type: Record.Type, sql: String, arguments: StatementArguments = .none) throws -> [Record] {
         let cursor = try fetchCursor(Record.self, sql: sql, arguments: arguments)
         var records: [Record] = []

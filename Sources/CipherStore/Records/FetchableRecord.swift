@@ -22,6 +22,7 @@ extension FetchableRecord {
 
     /// All rows of a query decoded as this record. See `Connection/fetchAll(_:sql:arguments:)`.
     /// - Throws: ``DatabaseError``, or ``RecordDecodingError`` when a row does not fit.
+    @inlinable
     public static func fetchAll(_ db: Connection, sql: String, arguments: StatementArguments = .none) throws -> [Self] {
         try db.fetchAll(Self.self, sql: sql, arguments: arguments)
     }

@@ -14,7 +14,7 @@
 extension TableRecord where Self: FetchableRecord & Identifiable, ID: DatabaseValueConvertible {
     /// The record with this id, or `nil`.
     public static func fetchOne(_ db: Connection, id: ID) throws -> Self? {
-        try fetchOne(db, key: id)
+        try filter(id: id).fetchOne(db)
     }
 
     /// The record with this id.

@@ -16,7 +16,10 @@ import Foundation
 /// NULL. `fetchAll(_:keys:)` and `deleteAll(_:keys:)` take any number of keys (repeats count
 /// once) and run one statement per 500 (SQLite 3.15 binds at most 999 values per statement);
 /// `deleteAll` runs them in one savepoint, so it deletes all or nothing. `filter(keys:)` makes
-/// one statement: at most 999 keys with SQLite 3.15.
+/// one statement: at most 999 keys with SQLite 3.15. A key compares with the column's own
+/// collation, as `WHERE id = ?` does; for a primary key declared under another collation than
+/// its column's (`PRIMARY KEY (name COLLATE BINARY)` on a NOCASE column), give the key as a
+/// dictionary (`fetchOne(db, key: ["name": "a"])`), which compares as the key's index does.
 extension TableRecord {
     /// A request for the record with this primary key (none for `nil`).
     public static func filter(key: some DatabaseValueConvertible) -> QueryInterfaceRequest<Self> {
@@ -33,34 +36,12 @@ extension TableRecord {
     /// - Returns: how many were deleted.
     @discardableResult
     public static func deleteAll<Key: DatabaseValueConvertible>(_ db: Connection, keys: some Collection<Key>) throws -> Int {
-        let collation = try primaryKeyCollation(db)
         var deleted = 0
         try db.inSavepoint {
-            deleted = try inChunks(uniqueKeyValues(keys)) { try filter(keyValues: Array($0), collation: collation).deleteAll(db) }.reduce(0, +)
+            deleted = try inChunks(uniqueKeyValues(keys)) { try filter(keys: $0).deleteAll(db) }.reduce(0, +)
             return .commit
         }
         return deleted
-    }
-
-    /// The collation of the unique index on the primary key column alone, when it has one: a
-    /// key compares as that index does (a `PRIMARY KEY (name COLLATE BINARY)` on a NOCASE
-    /// column finds `'a'`, not `'A'`). Read with the table's columns, once per schema version.
-    static func primaryKeyCollation(_ db: Connection) throws -> String? {
-        let column = primaryKeyColumn.lowercased()
-        return try db.columnNamesOfTable(databaseTableName).uniqueKeys.first { $0.columns == [column] }?.collations[column]
-    }
-
-    /// The records with these stored primary keys, compared with `collation`.
-    static func filter(keyValues: [DatabaseValue], collation: String?) -> QueryInterfaceRequest<Self> {
-        guard let collation else { return filter(Column(primaryKeyColumn).in(keyValues)) }
-        let column = SQLExpression.Node.postfix(.column(primaryKeyColumn), " COLLATE " + Connection.quoteIdentifier(collation))
-        return filter(SQLExpression(keyValues.count == 1 ? .binary(column, "=", .value(keyValues[0])) : .inList(column, keyValues.map { .value($0) })))
-    }
-
-    /// The request for one primary key, as its unique index compares it; none for `nil`.
-    static func checkedFilter(_ db: Connection, key: some DatabaseValueConvertible) throws -> QueryInterfaceRequest<Self> {
-        let value = databaseKeyValue(key)
-        return value.isNull ? none() : filter(keyValues: [value], collation: try primaryKeyCollation(db))
     }
 
     /// A key as the table stores it: a `UUID` or `Date` through the record's encoding strategy
@@ -105,8 +86,7 @@ extension TableRecord where Self: FetchableRecord {
     /// The records with these primary keys, in no particular order; keys without a record are
     /// skipped.
     public static func fetchAll<Key: DatabaseValueConvertible>(_ db: Connection, keys: some Collection<Key>) throws -> [Self] {
-        let collation = try primaryKeyCollation(db)
-        return try fetchAllOnce(db, inChunks(uniqueKeyValues(keys)) { filter(keyValues: Array($0), collation: collation) })
+        try fetchAllOnce(db, inChunks(uniqueKeyValues(keys)) { filter(keys: $0) })
     }
 }
 
@@ -237,7 +217,7 @@ extension TableRecord {
         if let problem = keys.lazy.compactMap(dictionaryKeyProblem).first {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: problem + "; nothing was run")
         }
-        let uniqueKeys = try db.columnNamesOfTable(databaseTableName).uniqueKeys
+        let uniqueKeys = try db.uniqueKeys(ofTable: databaseTableName)
         for key in keys {
             let columns = Set(key.keys.map { $0.lowercased() })
             guard !uniqueKeys.contains(where: { $0.columns == columns }) else { continue }
@@ -347,7 +327,11 @@ extension Connection {
     func uniqueKeys(ofTable table: String) throws -> [UniqueKey] {
         var keys: [UniqueKey] = []
         func add(_ key: UniqueKey) { if !key.columns.isEmpty, !keys.contains(where: { $0.columns == key.columns }) { keys.append(key) } }
-        for index in try fetchAll(sql: "PRAGMA index_list(\(Self.quoteIdentifier(table)))") {
+        // The primary key's own index first: a column set unique under two collations compares
+        // as its primary key does, as `WHERE id = ?` reads it.
+        let indexes = try fetchAll(sql: "PRAGMA index_list(\(Self.quoteIdentifier(table)))")
+            .sorted { (try? $0.value(String.self, named: "origin")) == "pk" && (try? $1.value(String.self, named: "origin")) != "pk" }
+        for index in indexes {
             guard try index.value(Int.self, named: "unique") == 1, try index.value(Int.self, named: "partial") == 0 else { continue }
             let name: String = try index.value(named: "name")
             let keyColumns = try fetchAll(sql: "PRAGMA index_xinfo(\(Self.quoteIdentifier(name)))").filter { try $0.value(Int.self, named: "key") == 1 }

@@ -53,12 +53,22 @@ extension TableRecord {
     /// - Returns: whether there was one.
     @discardableResult
     public static func deleteOne(_ db: Connection, key: some DatabaseValueConvertible) throws -> Bool {
-        try checkedFilter(db, key: key).deleteAll(db) > 0
+        let value = databaseKeyValue(key)
+        guard !value.isNull else { return false }
+        do {
+            try db.deleteOne(from: databaseTableName, key: value, primaryKey: primaryKeyColumn)
+            return true
+        } catch RecordError.rowNotFound {
+            return false
+        }
     }
 
     /// Whether a row has this primary key.
     public static func exists(_ db: Connection, key: some DatabaseValueConvertible) throws -> Bool {
-        try !checkedFilter(db, key: key).isEmpty(db)
+        let key = databaseKeyValue(key)
+        guard !key.isNull else { return false }
+        return try db.fetchScalar(Int.self, sql: "SELECT EXISTS (SELECT 1 FROM \(Connection.quoteIdentifier(databaseTableName)) WHERE \(Connection.quoteIdentifier(primaryKeyColumn)) = ?)",
+                           arguments: .positional([key.databaseValue])) == 1
     }
 }
 
@@ -104,11 +114,12 @@ extension TableRecord {
 
 extension TableRecord where Self: FetchableRecord {
     /// Every record of the table.
+    @inlinable
     public static func fetchAll(_ db: Connection) throws -> [Self] { try all().fetchAll(db) }
 
     /// The record with this primary key, or `nil`.
     public static func fetchOne(_ db: Connection, key: some DatabaseValueConvertible) throws -> Self? {
-        try checkedFilter(db, key: key).fetchOne(db)
+        try filter(key: key).fetchOne(db)
     }
 
     /// A cursor over every record of the table.

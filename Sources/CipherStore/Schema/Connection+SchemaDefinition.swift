@@ -28,6 +28,9 @@ extension Connection {
         let table = TableDefinition(name: name, options: options)
         try body(table)
         try table.checkFeatures()
+        // IF NOT EXISTS on an existing table changes nothing: its indexes would name columns it
+        // may not have (SQLite reads a missing "column" in an index as a string).
+        if options.contains(.ifNotExists), try tableExists(name, in: options.contains(.temporary) ? "temp" : "main") { return }
         let statements = try table.statements(self)
         let indexes = table.columns.filter(\.isIndexed).map { column in
             Self.indexStatement(table: name, column: column.name, ifNotExists: options.contains(.ifNotExists))

@@ -142,18 +142,31 @@ public final class TableDefinition {
 
     /// The table a `belongsTo` refers to, and its primary key's columns with their declared types.
     private func referencedKey(of foreignKey: ForeignKeyDefinition, in db: Connection) throws -> (String, [(name: String, type: String)]) {
-        let candidates = foreignKey.table.map { [$0] } ?? [foreignKey.name, AssociationKeyName.plural(foreignKey.name)]
-        if let own = candidates.first(where: { $0.lowercased() == name.lowercased() }) {
+        var candidates = foreignKey.table.map { [$0] } ?? [foreignKey.name]
+        if foreignKey.table == nil, AssociationKeyName.plural(foreignKey.name) != foreignKey.name { candidates.append(AssociationKeyName.plural(foreignKey.name)) }
+        // The first candidate that is this table or an existing one, in order: `name` before its plural.
+        var found: String?
+        for candidate in candidates {
+            if try candidate.lowercased() == name.lowercased() || db.tableExists(candidate) {
+                found = candidate
+                break
+            }
+        }
+        guard let referenced = found else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "belongsTo(\"\(foreignKey.name)\"): there is no table \(candidates.joined(separator: " or ")); create it first or name it with inTable:; nothing was created")
+        }
+        if referenced.lowercased() == name.lowercased() {
             // A table that refers to itself: its primary key is in this definition.
             let ownKey = columns.filter(\.isPrimaryKey).map { ($0.name, $0.type?.rawValue ?? "") }
                 + primaryKeyColumns.map { key in (key, columns.first { $0.name.lowercased() == key.lowercased() }?.type?.rawValue ?? "") }
             guard !ownKey.isEmpty else {
-                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "belongsTo(\"\(foreignKey.name)\"): the table \(name) refers to itself but defines no primary key before it; define the primary key first; nothing was created")
+                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "belongsTo(\"\(foreignKey.name)\"): the table \(name) refers to itself, and its definition has no primary key given with primaryKey(…) or autoIncrementedPrimaryKey(…) (one written with constraint(sql:) is not read); give it one that way, or write the column with references(_:column:); nothing was created")
             }
-            return (own, ownKey)
+            return (referenced, ownKey)
         }
-        guard let referenced = try candidates.first(where: { try db.tableExists($0) }) else {
-            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "belongsTo(\"\(foreignKey.name)\"): there is no table \(candidates.joined(separator: " or ")); create it first or name it with inTable:; nothing was created")
+        // SQLite checks a foreign key within one schema: a temporary table's would name temp's table.
+        guard !options.contains(.temporary) else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "belongsTo(\"\(foreignKey.name)\"): a temporary table cannot refer to \(referenced), a table of the main database (SQLite checks a foreign key within one schema, so every insert would fail); store the key in a plain column; nothing was created")
         }
         let info = try db.fetchAll(sql: "PRAGMA table_info(\(Connection.quoteIdentifier(referenced)))")
         let key = try info.filter { try $0.value(Int.self, at: 5) > 0 }.sorted { try $0.value(Int.self, at: 5) < $1.value(Int.self, at: 5) }

@@ -2,12 +2,21 @@ extension QueryInterfaceRequest where RowDecoder: FetchableRecord {
     /// The matching records; with associations, each with its associated records.
     /// - Throws: ``DatabaseError`` (an unknown column names it), or ``RecordDecodingError``
     ///   when a row does not fit.
+    @inlinable  // specialized in the caller: the loop then looks up no generic metadata per row
     public func fetchAll(_ db: Connection) throws -> [RowDecoder] {
-        guard relation.joins.isEmpty else {
-            return try AssociationFetch.records(RowDecoder.self, db, relation)
-        }
-        let sql = try makeSQL(db)
-        return try db.fetchAll(RowDecoder.self, sql: sql.sql, arguments: sql.statementArguments)
+        if let records = try prefetchedRecords(db) { return records }
+        let cursor = try fetchCursor(db)
+        var records: [RowDecoder] = []
+        while let record = try cursor.next() { records.append(record) }
+        return records
+    }
+
+    /// The records of a request that includes a to-many association (`including(all:)`),
+    /// whose rows are fetched after the others; `nil` for any other request (a cursor reads it).
+    @usableFromInline
+    func prefetchedRecords(_ db: Connection) throws -> [RowDecoder]? {
+        guard relation.joins.contains(where: { $0.kind == .prefetch }) else { return nil }
+        return try AssociationFetch.records(RowDecoder.self, db, relation)
     }
 
     /// The first matching record, or `nil`.

@@ -11,8 +11,6 @@ struct KnownColumns {
     let names: [String]
     let lowercased: Set<String>
     let schemaVersion: Int
-    /// The table's unique keys, with their indexes' collations (see ``Connection/uniqueKeys(ofTable:)``).
-    let uniqueKeys: [Connection.UniqueKey]
 }
 
 extension Connection {
@@ -31,8 +29,7 @@ extension Connection {
                 lowercased.insert(KnownColumns.folded(hidden))
             }
         }
-        let known = KnownColumns(names: names, lowercased: lowercased, schemaVersion: version,
-                                 uniqueKeys: names.isEmpty ? [] : try uniqueKeys(ofTable: table))
+        let known = KnownColumns(names: names, lowercased: lowercased, schemaVersion: version)
         tableColumns[table] = known
         return known
     }
