@@ -293,4 +293,17 @@ import Testing
         #expect(teams.allSatisfy { $0.members.map(\.id) == expected[[$0.team.league, $0.team.number], default: []] })
         #expect(teams.map(\.members.count).reduce(0, +) == 1_500)
     }
+
+    /// Default keys in the plural and aggregate names in the singular, as GRDB forms them.
+    @Test func associationKeysAreEnglishPluralsAndSingulars() {
+        let pairs = [("book", "books"), ("box", "boxes"), ("category", "categories"), ("day", "days"), ("status", "statuses"),
+                     ("address", "addresses"), ("person", "people"), ("salesperson", "salespeople"), ("child", "children"),
+                     ("woman", "women"), ("human", "humans"), ("knife", "knives"), ("wolf", "wolves"), ("olive", "olives"),
+                     ("analysis", "analyses"), ("matrix", "matrices"), ("index", "indices"), ("quiz", "quizzes"), ("sheep", "sheep"),
+                     ("information", "information"), ("match", "matches"), ("Person", "People")]
+        for (singular, plural) in pairs {
+            #expect(AssociationKeyName.plural(singular) == plural, "plural of \(singular)")
+            #expect(AssociationKeyName.singular(plural) == singular, "singular of \(plural)")
+        }
+    }
 }
