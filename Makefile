@@ -85,11 +85,12 @@ demo: deps $(LIBRARY)
 	$(SWIFT_RUN) run $(SCRATCH) cipherstore demo
 	@echo "Ran with $$($(LINKED_VERSION))"
 
-# Suites that measure this process's resident memory run on their own, after the others:
-# tests running beside them would move the figure. The last line names the SQLCipher linked.
+# Suites that measure this process's resident memory run on their own, after the others,
+# and one at a time: tests running beside them, each other included, would move the figure.
+# The last line names the SQLCipher linked.
 test: deps $(LIBRARY)
 	$(SWIFT_RUN) test $(SCRATCH) --skip 'MemoryTests'
-	$(SWIFT_RUN) test $(SCRATCH) --filter 'MemoryTests'
+	$(SWIFT_RUN) test $(SCRATCH) --filter 'MemoryTests' --no-parallel
 	@echo "Tested with $$($(LINKED_VERSION))"
 
 # The concurrency tests (the queue, the pool, observation, the services, conversions with their
