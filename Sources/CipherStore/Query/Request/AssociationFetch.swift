@@ -79,8 +79,7 @@ enum AssociationFetch {
         let chunkSize = max(1, keysPerQuery / columns.count)
         for start in stride(from: 0, to: unique.count, by: chunkSize) {
             let chunk = unique[start..<min(start + chunkSize, unique.count)]
-            var relation = association.relation
-            relation.filters.append(condition(columns, chunk))
+            let relation = association.restricting(association.relation, by: condition(columns, chunk))
             let (rows, keys) = try self.rows(db, relation, extraColumns: columns.map(\.childColumn))
             for (row, key) in zip(rows, keys) { groups[key.map(comparable), default: []].append(row) }
         }

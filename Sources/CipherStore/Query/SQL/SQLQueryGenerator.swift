@@ -33,8 +33,15 @@ struct SQLQueryGenerator {
         var parentKeyOffsets: [Int]
     }
 
-    init(db: Connection) {
+    /// The keys' table alias of a through association read back from its destination
+    /// (``SQLJoin/holdsPrefetchKey``): the extra columns are its.
+    private var keyHolderAlias: String?
+
+    /// - Parameter reservedAliases: table names the query must not use as aliases (the outer
+    ///   query's, for a correlated subquery).
+    init(db: Connection, reservedAliases: [String] = []) {
         self.db = db
+        usedAliases = Set(reservedAliases.map { $0.lowercased() })
     }
 
     /// The SELECT of a relation.
@@ -56,7 +63,7 @@ struct SQLQueryGenerator {
         // Key columns: the base table's, for each prefetch, then the caller's extras.
         var prefetches: [Prefetch] = []
         for join in relation.joins where join.kind == .prefetch {
-            let columns = try join.association.joinColumns(db)
+            let columns = try join.association.firstStep.joinColumns(db)
             try check(columns.map(\.parentColumn), in: relation.table, association: join.association.key)
             var offsets: [Int] = []
             for pair in columns {
@@ -68,7 +75,7 @@ struct SQLQueryGenerator {
         }
         var extraOffsets: [Int] = []
         for column in extraColumns {
-            parts.select.append(qualified(column, alias: qualify ? baseAlias : nil))
+            parts.select.append(qualified(column, alias: keyHolderAlias ?? (qualify ? baseAlias : nil)))
             extraOffsets.append(hidden)
             hidden += 1
         }
@@ -147,25 +154,21 @@ struct SQLQueryGenerator {
         // Annotations first: their columns extend this scope, right after its own.
         let joins = relation.joins.filter(\.isAnnotation) + relation.joins.filter { !$0.isAnnotation }
         for join in joins where join.kind != .prefetch {
-            let child = join.association.relation
-            guard !child.joins.contains(where: { $0.kind == .prefetch }) else {
-                throw DatabaseError(resultCode: .SQLITE_ERROR, message: "association \(join.association.key): including(all:) inside a joined association is not supported; fetch it with a request of its own")
-            }
             // A JOIN after a LEFT JOIN would drop the rows the LEFT JOIN keeps.
             guard !(isUnderOptional && join.kind == .required) else {
                 throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "association \(join.association.key): a required association inside an optional one would drop the rows the optional one keeps; include it with including(optional:) or joining(optional:); nothing was run")
             }
-            let childAlias = self.alias(for: child.table)
-            let columns = try join.association.joinColumns(db)
-            try check(columns.map(\.parentColumn), in: relation.table, association: join.association.key)
-            try check(columns.map(\.childColumn), in: child.table, association: join.association.key)
-            var on = columns.map { qualified($0.childColumn, alias: childAlias) + " = " + qualified($0.parentColumn, alias: alias) }
-            var context = SQLRenderContext(qualifier: childAlias)
-            on += child.filters.map { "(" + $0.render(&context) + ")" }
-            var table = Connection.quoteIdentifier(child.table)
-            if childAlias != child.table { table += " " + Connection.quoteIdentifier(childAlias) }
-            parts.joins += (join.kind == .required ? " JOIN " : " LEFT JOIN ") + table + " ON " + on.joined(separator: " AND ")
-            parts.joinArguments += context.arguments
+            // A through association: its pivots joined first, unselected, each after the last.
+            var parent = (table: relation.table, alias: alias)
+            for pivot in join.association.pivots {
+                let pivotAlias = try appendJoin(pivot, kind: join.kind, parentTable: parent.table, parentAlias: parent.alias, parts: &parts)
+                _ = try walk(pivot.relation, alias: pivotAlias, qualify: true, isSelected: false,
+                             isUnderOptional: isUnderOptional || join.kind == .optional, position: &position, parts: &parts)
+                parent = (pivot.relation.table, pivotAlias)
+            }
+            let child = join.association.relation
+            let childAlias = try appendJoin(join.association, kind: join.kind, parentTable: parent.table, parentAlias: parent.alias, parts: &parts)
+            if join.holdsPrefetchKey { keyHolderAlias = childAlias }
             let childLayout = try walk(child, alias: childAlias, qualify: true, isSelected: isSelected && join.isSelected,
                                        isUnderOptional: isUnderOptional || join.kind == .optional, position: &position, parts: &parts)
             if join.isAnnotation {
@@ -178,6 +181,28 @@ struct SQLQueryGenerator {
             }
         }
         return layout
+    }
+
+    /// Appends `JOIN child ON child.key = parent.key AND (the child's filters)`, and returns
+    /// the child's alias.
+    private mutating func appendJoin(_ association: SQLAssociation, kind: SQLJoin.Kind, parentTable: String, parentAlias: String,
+                                     parts: inout Parts) throws -> String {
+        let child = association.relation
+        guard !child.joins.contains(where: { $0.kind == .prefetch }) else {
+            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "association \(association.key): including(all:) inside a joined association is not supported; fetch it with a request of its own")
+        }
+        let childAlias = self.alias(for: child.table)
+        let columns = try association.joinColumns(db)
+        try check(columns.map(\.parentColumn), in: parentTable, association: association.key)
+        try check(columns.map(\.childColumn), in: child.table, association: association.key)
+        var on = columns.map { qualified($0.childColumn, alias: childAlias) + " = " + qualified($0.parentColumn, alias: parentAlias) }
+        var context = SQLRenderContext(qualifier: childAlias)
+        on += child.filters.map { "(" + $0.render(&context) + ")" }
+        var table = Connection.quoteIdentifier(child.table)
+        if childAlias != child.table { table += " " + Connection.quoteIdentifier(childAlias) }
+        parts.joins += (kind == .required ? " JOIN " : " LEFT JOIN ") + table + " ON " + on.joined(separator: " AND ")
+        parts.joinArguments += context.arguments
+        return childAlias
     }
 
     private func qualified(_ column: String, alias: String?) -> String {
@@ -207,7 +232,10 @@ struct SQLQueryGenerator {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "an order written in SQL cannot be reversed: order by Column values, or write the reversed order with order(sql:); nothing was run")
         }
         try check(relation.namedColumns, in: relation.table, association: nil)
-        for join in relation.joins { try check(join.association.relation) }
+        for join in relation.joins {
+            for pivot in join.association.pivots { try check(pivot.relation) }
+            try check(join.association.relation)
+        }
     }
 
     func check(_ names: [String], in table: String, association: String? = nil) throws {

@@ -43,6 +43,7 @@ extension SQLAssociationAggregate {
     /// `(SELECT COUNT(*) FROM "book" WHERE "book"."authorId" = "author"."id")`, with the
     /// association's filters, or `NOT EXISTS (…)` for `isEmpty`.
     func subquery(_ db: Connection, parentTable: String) throws -> SQLExpression.Node {
+        if !association.pivots.isEmpty { return try subqueryThroughPivots(db, parentTable: parentTable) }
         let child = association.relation
         guard child.joins.isEmpty else {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "association \(association.key): an aggregate of an association that includes or joins others is not supported; nothing was run")
@@ -75,6 +76,31 @@ extension SQLAssociationAggregate {
             return .literal(SQL(sql: "NOT EXISTS (" + select + ")", arguments: context.arguments))
         }
         return .literal(SQL(sql: "(" + select + ")", arguments: context.arguments))
+    }
+
+    /// The subquery of an association through others: the destination joined back over the
+    /// pivots to the first one, whose key is compared with the outer table's.
+    private func subqueryThroughPivots(_ db: Connection, parentTable: String) throws -> SQLExpression.Node {
+        let outer = Connection.quoteIdentifier(parentTable)
+        let pairs = try association.firstStep.joinColumns(db)
+        try SQLQueryGenerator(db: db).check(pairs.map(\.parentColumn), in: parentTable, association: association.key)
+        let correlation = pairs.map { pair -> SQLExpression.Node in
+            .binary(.column(pair.childColumn), "=", .literal(SQL(sql: outer + "." + Connection.quoteIdentifier(pair.parentColumn), arguments: [])))
+        }
+        var relation = association.restricting(association.relation, by: .balanced(correlation, by: "AND"))
+        relation.orderings = []
+        switch function {
+        case .count: relation.selection = [SQLSelection(kind: .expression(.countAll))]
+        case .isEmpty: relation.selection = [SQLSelection(kind: .expression(.value(.integer(1))))]
+        case .function(let name): relation.selection = [SQLSelection(kind: .expression(.function(name, argument.map { [$0] } ?? [], distinct: false)))]
+        }
+        // The outer table keeps its name: the subquery's tables take others.
+        var generator = SQLQueryGenerator(db: db, reservedAliases: [parentTable])
+        let query = try generator.select(relation)
+        if case .isEmpty = function {
+            return .literal(SQL(sql: "NOT EXISTS (" + query.sql + ")", arguments: query.arguments))
+        }
+        return .literal(SQL(sql: "(" + query.sql + ")", arguments: query.arguments))
     }
 }
 

@@ -34,13 +34,14 @@ struct SQLRelation: Sendable {
         guard let origin else { return self }
         var resolved = self
         resolved.origin = nil
-        for pair in try origin.association.joinColumns(db) {
+        var conditions: [SQLExpression.Node] = []
+        for pair in try origin.association.firstStep.joinColumns(db) {
             guard let value = origin.values.first(where: { $0.name.lowercased() == pair.parentColumn.lowercased() })?.value else {
                 throw DatabaseError(resultCode: .SQLITE_ERROR, message: "association \(origin.association.key): the record has no property \(pair.parentColumn), which the association's foreign key needs")
             }
-            resolved.filters.append(.binary(.column(pair.childColumn), "=", .value(value)))
+            conditions.append(.binary(.column(pair.childColumn), "=", .value(value)))
         }
-        return resolved
+        return origin.association.restricting(resolved, by: .balanced(conditions, by: "AND"))
     }
 
     init(table: String) {
@@ -105,6 +106,7 @@ struct SQLJoin: Sendable {
     mutating func merge(_ other: SQLJoin) {
         if other.kind == .required { kind = .required }
         isSelected = isSelected || other.isSelected
+        holdsPrefetchKey = holdsPrefetchKey || other.holdsPrefetchKey
         var relation = association.relation
         relation.filters += other.association.relation.filters
         if !other.association.relation.orderings.isEmpty { relation.orderings = other.association.relation.orderings }
@@ -131,6 +133,9 @@ struct SQLJoin: Sendable {
     /// `annotated(withRequired:)`: the selected columns are the parent's, flat, not a scope
     /// of their own.
     var isAnnotation = false
+    /// The pivot table of a through association read back from its destination (to prefetch
+    /// or to find one record's): the parent key columns are selected from it.
+    var holdsPrefetchKey = false
     var association: SQLAssociation
 }
 
@@ -147,16 +152,24 @@ struct SQLAssociation: Sendable {
     }
 
     var key: String
+    /// Whether the key was given (`key:`, `forKey`) rather than made from the table's name:
+    /// a given key is kept as it is by an association through this one.
+    var isKeyGiven = false
     var isToMany: Bool
     var direction: Direction
     var originTable: String
     var foreignKey: ForeignKey?
     var relation: SQLRelation
+    /// For an association through others (`hasMany(_:through:using:)`): the associations
+    /// walked first, from the origin's table; this one starts where the last of them ends.
+    var pivots: [SQLAssociation] = []
 
     /// Whether both link the same tables by the same columns (then their joins merge).
     func isSameLink(as other: SQLAssociation) -> Bool {
         KnownColumns.folded(relation.table) == KnownColumns.folded(other.relation.table)
             && KnownColumns.folded(originTable) == KnownColumns.folded(other.originTable)
             && direction == other.direction && foreignKey == other.foreignKey
+            && pivots.count == other.pivots.count
+            && zip(pivots, other.pivots).allSatisfy { $0.isSameLink(as: $1) }
     }
 }

@@ -53,7 +53,12 @@ extension Association {
 
     /// The key the associated records decode under (the property name in the record that
     /// holds them), instead of the table's name.
-    public func forKey(_ key: String) -> Self { with { $0.key = key } }
+    public func forKey(_ key: String) -> Self {
+        with {
+            $0.key = key
+            $0.isKeyGiven = true
+        }
+    }
 
     /// The key the associated records decode under, as a coding key.
     public func forKey(_ key: some CodingKey) -> Self { forKey(key.stringValue) }
@@ -127,6 +132,31 @@ public struct HasManyAssociation<Origin, Destination>: AssociationToMany {
 /// The association from a record to the one record whose foreign key refers to it (a
 /// country to its profile): `static let profile = hasOne(CountryProfile.self)`.
 public struct HasOneAssociation<Origin, Destination>: AssociationToOne {
+    public typealias OriginRowDecoder = Origin
+    public typealias RowDecoder = Destination
+    public let _sqlAssociation: SQLAssociationBox
+    public init(_sqlAssociation: SQLAssociationBox) { self._sqlAssociation = _sqlAssociation }
+}
+
+/// The association from a record to records reached through another association (a library
+/// to the books of its authors):
+/// `static let books = hasMany(Book.self, through: authors, using: Author.books)`.
+///
+/// It is used as any association to many records: `including(all:)` fetches each record's
+/// destination records by a second query that joins the pivot tables; `joining` joins the
+/// pivots and the destination; `request(for:)` and aggregates read the destination through
+/// the pivots. Its key, filters and orderings are the destination's.
+public struct HasManyThroughAssociation<Origin, Destination>: AssociationToMany {
+    public typealias OriginRowDecoder = Origin
+    public typealias RowDecoder = Destination
+    public let _sqlAssociation: SQLAssociationBox
+    public init(_sqlAssociation: SQLAssociationBox) { self._sqlAssociation = _sqlAssociation }
+}
+
+/// The association from a record to the one record reached through two associations to one
+/// record (a book to its author's country):
+/// `static let country = hasOne(Country.self, through: author, using: Author.country)`.
+public struct HasOneThroughAssociation<Origin, Destination>: AssociationToOne {
     public typealias OriginRowDecoder = Origin
     public typealias RowDecoder = Destination
     public let _sqlAssociation: SQLAssociationBox

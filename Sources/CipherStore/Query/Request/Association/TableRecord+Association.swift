@@ -6,7 +6,7 @@ extension TableRecord {
     ///   - foreignKey: the linking columns, when the schema's `REFERENCES` does not say them.
     public static func belongsTo<Destination: TableRecord>(_ destination: Destination.Type, key: String? = nil,
                                                           using foreignKey: ForeignKey? = nil) -> BelongsToAssociation<Self, Destination> {
-        BelongsToAssociation(_sqlAssociation: association(to: Destination.self, key: key ?? Destination.databaseTableName,
+        BelongsToAssociation(_sqlAssociation: association(to: Destination.self, key: key, defaultKey: Destination.databaseTableName,
                                                            direction: .belongsTo, isToMany: false, foreignKey: foreignKey))
     }
 
@@ -14,21 +14,64 @@ extension TableRecord {
     /// books). Its default key is the destination's table name in the plural (`book` → `books`).
     public static func hasMany<Destination: TableRecord>(_ destination: Destination.Type, key: String? = nil,
                                                         using foreignKey: ForeignKey? = nil) -> HasManyAssociation<Self, Destination> {
-        HasManyAssociation(_sqlAssociation: association(to: Destination.self, key: key ?? AssociationKeyName.plural(Destination.databaseTableName),
+        HasManyAssociation(_sqlAssociation: association(to: Destination.self, key: key, defaultKey: AssociationKeyName.plural(Destination.databaseTableName),
                                                         direction: .has, isToMany: true, foreignKey: foreignKey))
     }
 
     /// The association to the one record whose foreign key refers to this one.
     public static func hasOne<Destination: TableRecord>(_ destination: Destination.Type, key: String? = nil,
                                                        using foreignKey: ForeignKey? = nil) -> HasOneAssociation<Self, Destination> {
-        HasOneAssociation(_sqlAssociation: association(to: Destination.self, key: key ?? Destination.databaseTableName,
+        HasOneAssociation(_sqlAssociation: association(to: Destination.self, key: key, defaultKey: Destination.databaseTableName,
                                                        direction: .has, isToMany: false, foreignKey: foreignKey))
     }
 
-    private static func association<Destination: TableRecord>(to destination: Destination.Type, key: String, direction: SQLAssociation.Direction,
-                                                               isToMany: Bool, foreignKey: ForeignKey?) -> SQLAssociationBox {
-        SQLAssociationBox(association: SQLAssociation(key: key, isToMany: isToMany, direction: direction, originTable: databaseTableName,
-                                                      foreignKey: foreignKey, relation: SQLRelation(table: Destination.databaseTableName)))
+    /// The association to the records an association of this record's associated records
+    /// reaches (a library to the books of its authors): the records of `target`, reached
+    /// through `pivot`. Either may be to many, or itself through others.
+    /// - Parameters:
+    ///   - destination: the associated record type.
+    ///   - pivot: the association from this record to the intermediate one.
+    ///   - target: the association from the intermediate record to the destination.
+    ///   - key: the key the associated records decode under; by default the target's key, in
+    ///     the plural when the target is to one record and its key is the table's name
+    ///     (`BookTag.tag` → `tags`).
+    public static func hasMany<Pivot: Association, Target: Association>(
+        _ destination: Target.RowDecoder.Type, through pivot: Pivot, using target: Target, key: String? = nil
+    ) -> HasManyThroughAssociation<Self, Target.RowDecoder> where Pivot.OriginRowDecoder == Self, Pivot.RowDecoder == Target.OriginRowDecoder {
+        var association = target.sqlAssociation.through(pivot.sqlAssociation)
+        // A default key to one record becomes plural, as in GRDB (`BookTag.tag` → `tags`).
+        if !association.isToMany && !association.isKeyGiven { association.key = AssociationKeyName.plural(association.key) }
+        association.isToMany = true
+        if let key {
+            association.key = key
+            association.isKeyGiven = true
+        }
+        return HasManyThroughAssociation(_sqlAssociation: SQLAssociationBox(association: association))
+    }
+
+    /// The association to the one record that an association to one record of this record's
+    /// associated record reaches (a book to its author's country).
+    /// - Parameters:
+    ///   - destination: the associated record type.
+    ///   - pivot: the association from this record to the intermediate one, to one record.
+    ///   - target: the association from the intermediate record to the destination, to one record.
+    ///   - key: the key the associated record decodes under; the target's key by default.
+    public static func hasOne<Pivot: AssociationToOne, Target: AssociationToOne>(
+        _ destination: Target.RowDecoder.Type, through pivot: Pivot, using target: Target, key: String? = nil
+    ) -> HasOneThroughAssociation<Self, Target.RowDecoder> where Pivot.OriginRowDecoder == Self, Pivot.RowDecoder == Target.OriginRowDecoder {
+        var association = target.sqlAssociation.through(pivot.sqlAssociation)
+        if let key {
+            association.key = key
+            association.isKeyGiven = true
+        }
+        return HasOneThroughAssociation(_sqlAssociation: SQLAssociationBox(association: association))
+    }
+
+    private static func association<Destination: TableRecord>(to destination: Destination.Type, key: String?, defaultKey: String,
+                                                               direction: SQLAssociation.Direction, isToMany: Bool, foreignKey: ForeignKey?) -> SQLAssociationBox {
+        SQLAssociationBox(association: SQLAssociation(key: key ?? defaultKey, isKeyGiven: key != nil, isToMany: isToMany, direction: direction,
+                                                      originTable: databaseTableName, foreignKey: foreignKey,
+                                                      relation: SQLRelation(table: Destination.databaseTableName)))
     }
 
     /// Every record, each with an associated record that must exist. See ``QueryInterfaceRequest/including(required:)``.
