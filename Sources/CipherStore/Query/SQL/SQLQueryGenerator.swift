@@ -161,13 +161,12 @@ struct SQLQueryGenerator {
             // A through association: its pivots joined first, unselected, each after the last.
             var parent = (table: relation.table, alias: alias)
             for pivot in join.association.pivots {
-                let pivotAlias = try appendJoin(pivot, kind: join.kind, parentTable: parent.table, parentAlias: parent.alias, parts: &parts)
-                _ = try walk(pivot.relation, alias: pivotAlias, qualify: true, isSelected: false,
+                let (pivotAlias, pivotRelation) = try appendJoin(pivot, kind: join.kind, parentTable: parent.table, parentAlias: parent.alias, parts: &parts)
+                _ = try walk(pivotRelation, alias: pivotAlias, qualify: true, isSelected: false,
                              isUnderOptional: isUnderOptional || join.kind == .optional, position: &position, parts: &parts)
                 parent = (pivot.relation.table, pivotAlias)
             }
-            let child = join.association.relation
-            let childAlias = try appendJoin(join.association, kind: join.kind, parentTable: parent.table, parentAlias: parent.alias, parts: &parts)
+            let (childAlias, child) = try appendJoin(join.association, kind: join.kind, parentTable: parent.table, parentAlias: parent.alias, parts: &parts)
             if join.holdsPrefetchKey { keyHolderAlias = childAlias }
             let childLayout = try walk(child, alias: childAlias, qualify: true, isSelected: isSelected && join.isSelected,
                                        isUnderOptional: isUnderOptional || join.kind == .optional, position: &position, parts: &parts)
@@ -184,14 +183,15 @@ struct SQLQueryGenerator {
     }
 
     /// Appends `JOIN child ON child.key = parent.key AND (the child's filters)`, and returns
-    /// the child's alias.
+    /// the child's alias and its relation, with its association aggregates resolved against
+    /// that alias.
     private mutating func appendJoin(_ association: SQLAssociation, kind: SQLJoin.Kind, parentTable: String, parentAlias: String,
-                                     parts: inout Parts) throws -> String {
-        let child = association.relation
-        guard !child.joins.contains(where: { $0.kind == .prefetch }) else {
+                                     parts: inout Parts) throws -> (alias: String, relation: SQLRelation) {
+        guard !association.relation.joins.contains(where: { $0.kind == .prefetch }) else {
             throw DatabaseError(resultCode: .SQLITE_ERROR, message: "association \(association.key): including(all:) inside a joined association is not supported; fetch it with a request of its own")
         }
-        let childAlias = self.alias(for: child.table)
+        let childAlias = self.alias(for: association.relation.table)
+        let child = try association.relation.resolvingAggregates(db, alias: childAlias)
         let columns = try association.joinColumns(db)
         try check(columns.map(\.parentColumn), in: parentTable, association: association.key)
         try check(columns.map(\.childColumn), in: child.table, association: association.key)
@@ -202,7 +202,7 @@ struct SQLQueryGenerator {
         if childAlias != child.table { table += " " + Connection.quoteIdentifier(childAlias) }
         parts.joins += (kind == .required ? " JOIN " : " LEFT JOIN ") + table + " ON " + on.joined(separator: " AND ")
         parts.joinArguments += context.arguments
-        return childAlias
+        return (childAlias, child)
     }
 
     private func qualified(_ column: String, alias: String?) -> String {

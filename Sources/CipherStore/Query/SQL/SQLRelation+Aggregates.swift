@@ -2,15 +2,13 @@
 /// the schema, when a request runs.
 extension SQLRelation {
     /// The relation with each association aggregate it holds replaced by its subquery on the
-    /// associated table, correlated with this relation's table by name.
-    /// - Throws: ``DatabaseError`` for an unknown column or association key, or an aggregate
-    ///   used inside an association (not supported); nothing has run then.
-    func resolvingAggregates(_ db: Connection) throws -> SQLRelation {
-        for join in joins where join.association.relation.ownNodes.contains(where: \.containsAggregate) {
-            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "association \(join.association.key): an association aggregate (count, isEmpty, min, max…) is used inside an association; use it on the request's own records; nothing was run")
-        }
+    /// associated table, correlated with this relation's table. The aggregates of its joins
+    /// are resolved where the joins are rendered, once their tables have aliases.
+    /// - Parameter alias: the name this relation's table has in the query; its own by default.
+    /// - Throws: ``DatabaseError`` for an unknown column or association key; nothing has run then.
+    func resolvingAggregates(_ db: Connection, alias: String? = nil) throws -> SQLRelation {
         guard ownNodes.contains(where: \.containsAggregate) else { return self }
-        let resolve = { (aggregate: SQLAssociationAggregate) in try aggregate.subquery(db, parentTable: table) }
+        let resolve = { (aggregate: SQLAssociationAggregate) in try aggregate.subquery(db, parentTable: table, parentAlias: alias ?? table) }
         var resolved = self
         resolved.selection = try selection.map { selection in
             switch selection.kind {
@@ -42,8 +40,11 @@ extension SQLRelation {
 extension SQLAssociationAggregate {
     /// `(SELECT COUNT(*) FROM "book" WHERE "book"."authorId" = "author"."id")`, with the
     /// association's filters, or `NOT EXISTS (…)` for `isEmpty`.
-    func subquery(_ db: Connection, parentTable: String) throws -> SQLExpression.Node {
-        if !association.pivots.isEmpty { return try subqueryThroughPivots(db, parentTable: parentTable) }
+    /// - Parameters:
+    ///   - parentTable: the outer table, whose columns the association links.
+    ///   - parentAlias: its name in the outer query.
+    func subquery(_ db: Connection, parentTable: String, parentAlias: String) throws -> SQLExpression.Node {
+        if !association.pivots.isEmpty { return try subqueryThroughPivots(db, parentTable: parentTable, parentAlias: parentAlias) }
         let child = association.relation
         guard child.joins.isEmpty else {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "association \(association.key): an aggregate of an association that includes or joins others is not supported; nothing was run")
@@ -57,7 +58,7 @@ extension SQLAssociationAggregate {
         try generator.check(childColumns, in: child.table, association: association.key)
 
         // The inner table needs another name only when it is the outer one (a tree of records).
-        let alias = child.table.lowercased() == parentTable.lowercased() ? child.table + "_aggregated" : child.table
+        let alias = child.table.lowercased() == parentAlias.lowercased() ? child.table + "_aggregated" : child.table
         var from = Connection.quoteIdentifier(child.table)
         if alias != child.table { from += " " + Connection.quoteIdentifier(alias) }
         var context = SQLRenderContext(qualifier: alias)
@@ -68,7 +69,7 @@ extension SQLAssociationAggregate {
         }
         var conditions = pairs.map {
             Connection.quoteIdentifier(alias) + "." + Connection.quoteIdentifier($0.childColumn) + " = "
-                + Connection.quoteIdentifier(parentTable) + "." + Connection.quoteIdentifier($0.parentColumn)
+                + Connection.quoteIdentifier(parentAlias) + "." + Connection.quoteIdentifier($0.parentColumn)
         }
         conditions += child.filters.map { "(" + $0.render(&context) + ")" }
         let select = "SELECT " + selected + " FROM " + from + " WHERE " + conditions.joined(separator: " AND ")
@@ -80,8 +81,8 @@ extension SQLAssociationAggregate {
 
     /// The subquery of an association through others: the destination joined back over the
     /// pivots to the first one, whose key is compared with the outer table's.
-    private func subqueryThroughPivots(_ db: Connection, parentTable: String) throws -> SQLExpression.Node {
-        let outer = Connection.quoteIdentifier(parentTable)
+    private func subqueryThroughPivots(_ db: Connection, parentTable: String, parentAlias: String) throws -> SQLExpression.Node {
+        let outer = Connection.quoteIdentifier(parentAlias)
         let pairs = try association.firstStep.joinColumns(db)
         try SQLQueryGenerator(db: db).check(pairs.map(\.parentColumn), in: parentTable, association: association.key)
         let correlation = pairs.map { pair -> SQLExpression.Node in
@@ -95,7 +96,7 @@ extension SQLAssociationAggregate {
         case .function(let name): relation.selection = [SQLSelection(kind: .expression(.function(name, argument.map { [$0] } ?? [], distinct: false)))]
         }
         // The outer table keeps its name: the subquery's tables take others.
-        var generator = SQLQueryGenerator(db: db, reservedAliases: [parentTable])
+        var generator = SQLQueryGenerator(db: db, reservedAliases: [parentAlias])
         let query = try generator.select(relation)
         if case .isEmpty = function {
             return .literal(SQL(sql: "NOT EXISTS (" + query.sql + ")", arguments: query.arguments))

@@ -81,6 +81,13 @@ extension Association {
         with { $0.relation.selection = selection.map(\.sqlSelection) }
     }
 
+    /// Selects more of the associated table after what the association already selects:
+    /// columns, expressions, or aggregates of the associated record's own associations
+    /// (`Book.author.annotated(with: Author.books.count)`).
+    public func annotated(with selection: any SQLSelectable...) -> Self {
+        with { $0.relation.selection += selection.map(\.sqlSelection) }
+    }
+
     /// Includes an association of the associated record, to one record, required to match.
     public func including<A: AssociationToOne>(required association: A) -> Self where A.OriginRowDecoder == RowDecoder {
         with { $0.relation.add(SQLJoin(kind: .required, isSelected: true, association: association.sqlAssociation)) }
