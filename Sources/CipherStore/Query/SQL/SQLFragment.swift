@@ -42,6 +42,28 @@ enum SQLFragment {
         }
     }
 
+    /// The SQL with each argument written in place of its `?`, as a literal: for a schema
+    /// statement (`CREATE VIEW`), which cannot bind values. Quoted text and comments are
+    /// skipped as SQLite skips them.
+    static func inlined(_ literal: SQL) -> Result<String, Problem> {
+        let sql = literal.sql
+        let parameters: [Parameter]
+        switch scan(sql) {
+        case .success(let scanned): parameters = scanned.parameters
+        case .failure(let problem): return .failure(problem)
+        }
+        guard parameters.allSatisfy({ $0.name == nil }), parameters.count == literal.arguments.count else {
+            return .failure(Problem(sql: sql, reason: "it has \(parameters.count) placeholder(s) and \(literal.arguments.count) argument(s): pass one value per ?, and no named parameter"))
+        }
+        var text = ""
+        var start = sql.startIndex
+        for (parameter, value) in zip(parameters, literal.arguments) {
+            text += sql[start..<parameter.range.lowerBound] + SQLLiteralRendering.literal(value)
+            start = parameter.range.upperBound
+        }
+        return .success(text + sql[start...])
+    }
+
     /// Why a fragment cannot be bound.
     struct Problem: Error {
         let sql: String
