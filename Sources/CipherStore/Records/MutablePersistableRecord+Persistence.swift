@@ -6,8 +6,7 @@ extension MutablePersistableRecord {
     /// - Throws: ``DatabaseError`` (nothing written), an error of a `will` callback (nothing
     ///   written), `EncodingError`.
     public mutating func insert(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
-        try willSave(db)
-        try performInsert(db, onConflict: onConflict)
+        try insertWithCallbacks(db, onConflict: onConflict)
     }
 
     /// Updates the record's row with every column, running `willSave`, `willUpdate`,
@@ -16,9 +15,7 @@ extension MutablePersistableRecord {
     /// - Throws: ``RecordError/rowNotFound(table:primaryKey:)`` when the row is gone (nothing
     ///   written), ``DatabaseError``, an error of a `will` callback.
     public func update(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
-        var copy = self
-        try copy.willSave(db)
-        try copy.performUpdate(db, onConflict: onConflict)
+        try updateWithCallbacks(db, onConflict: onConflict)
     }
 
     /// Updates the record's row, or inserts it when its key is nil or its row is gone.
@@ -30,16 +27,18 @@ extension MutablePersistableRecord {
     /// an id) or the row is gone.
     mutating func performSave(_ db: Connection, onConflict: ConflictResolution?) throws {
         try willSave(db)
-        if let record = self as? any RowIDRecord, record.hasNilID {
-            return try performInsert(db, onConflict: onConflict)
-        }
-        if onConflict == nil, Self.persistenceConflictPolicy.conflictResolutionForInsert == .replace {
-            return try performInsert(db, onConflict: nil)
-        }
-        do {
-            try performUpdate(db, onConflict: onConflict)
-        } catch RecordError.rowNotFound, RecordError.nilPrimaryKey {
-            try performInsert(db, onConflict: onConflict)
+        try saving(db) { record in
+            if let rowIDRecord = record as? any RowIDRecord, rowIDRecord.hasNilID {
+                return try record.performInsert(db, onConflict: onConflict)
+            }
+            if onConflict == nil, Self.persistenceConflictPolicy.conflictResolutionForInsert == .replace {
+                return try record.performInsert(db, onConflict: nil)
+            }
+            do {
+                return try record.performUpdate(db, onConflict: onConflict)
+            } catch RecordError.rowNotFound, RecordError.nilPrimaryKey {
+                return try record.performInsert(db, onConflict: onConflict)
+            }
         }
     }
 
@@ -62,10 +61,12 @@ extension MutablePersistableRecord {
         try copy.willSave(db)
         let changes = try RecordChanges(copy, from: old)
         guard !changes.columns.isEmpty else { return false }
-        try copy.willUpdate(db, columns: Set(changes.columns.map(\.name)))
-        try changes.write(db, onConflict: PersistenceConflictPolicy.clause(onConflict, Self.persistenceConflictPolicy.conflictResolutionForUpdate))
-        copy.didUpdate(PersistenceSuccess(changes.all))
-        copy.didSave(PersistenceSuccess(changes.all))
+        try copy.saving(db) { record in
+            try record.updating(db, columns: Set(changes.columns.map(\.name))) {
+                try changes.write(db, onConflict: PersistenceConflictPolicy.clause(onConflict, Self.persistenceConflictPolicy.conflictResolutionForUpdate))
+                return PersistenceSuccess(changes.all)
+            }
+        }
         return true
     }
 
@@ -74,12 +75,13 @@ extension MutablePersistableRecord {
     @discardableResult
     public func delete(_ db: Connection) throws -> Bool {
         try willDelete(db)
-        let deleted: Bool
-        do {
-            try db.delete(self, from: Self.databaseTableName, primaryKey: Self.primaryKeyColumn)
-            deleted = true
-        } catch RecordError.rowNotFound {
-            deleted = false
+        let deleted = try PersistenceCallbacks.around("aroundDelete", calling: "delete()", of: Self.self, { try aroundDelete(db, delete: $0) }) {
+            do {
+                try db.delete(self, from: Self.databaseTableName, primaryKey: Self.primaryKeyColumn)
+                return true
+            } catch RecordError.rowNotFound {
+                return false
+            }
         }
         didDelete(deleted: deleted)
         return deleted
@@ -98,12 +100,13 @@ extension MutablePersistableRecord {
     mutating func performUpsert(_ db: Connection) throws {
         try SQLiteFeature.returning.require("upsert")
         try willSave(db)
-        try willInsert(db)
-        let columns = try RecordEncoder.columns(of: self)
-        let rowID = try db.fetchScalar(Int64.self, sql: try upsertSQL(db, columns) + " RETURNING rowid", arguments: .positional(columns.map(\.value))) ?? db.lastInsertedRowID
-        let inserted = InsertionSuccess(rowID: rowID, persistenceContainer: PersistenceSuccess(columns).persistenceContainer)
-        didInsert(inserted)
-        didSave(PersistenceSuccess(inserted))
+        try saving(db) { record in
+            try record.inserting(db) { record in
+                let columns = try RecordEncoder.columns(of: record)
+                let rowID = try db.fetchScalar(Int64.self, sql: try record.upsertSQL(db, columns) + " RETURNING rowid", arguments: .positional(columns.map(\.value))) ?? db.lastInsertedRowID
+                return InsertionSuccess(rowID: rowID, persistenceContainer: PersistenceSuccess(columns).persistenceContainer)
+            }
+        }
     }
 
     /// `INSERT … ON CONFLICT DO UPDATE SET` every column but the primary key.
@@ -116,31 +119,68 @@ extension MutablePersistableRecord {
             + Array(repeating: "?", count: names.count).joined(separator: ", ") + ") ON CONFLICT " + onConflict
     }
 
-    /// `willInsert`, the INSERT, `didInsert` and `didSave`. A ``RowIDRecord`` sets a nil id
-    /// from the new rowid before `didInsert`, also when the caller's code is generic over
-    /// `MutablePersistableRecord` and does not know it is one.
-    mutating func performInsert(_ db: Connection, onConflict: ConflictResolution?) throws {
-        try willInsert(db)
-        let columns = try db.insert(encoding: self, into: Self.databaseTableName,
-                                    onConflict: PersistenceConflictPolicy.clause(onConflict, Self.persistenceConflictPolicy.conflictResolutionForInsert), named: true)
-        // INSERT OR IGNORE that ignored: no row of this record's, no rowid to tell.
-        guard db.changesCount > 0 else { return }
-        if var record = self as? any RowIDRecord {
-            try record.takeRowID(db.lastInsertedRowID, table: Self.databaseTableName)
-            self = record as! Self
+    /// `willInsert`, `aroundInsert` around the INSERT, `didInsert`; `nil` when an
+    /// `INSERT OR IGNORE` ignored the row.
+    mutating func performInsert(_ db: Connection, onConflict: ConflictResolution?) throws -> PersistenceSuccess? {
+        try inserting(db) { record in
+            let columns = try db.insert(encoding: record, into: Self.databaseTableName,
+                                        onConflict: PersistenceConflictPolicy.clause(onConflict, Self.persistenceConflictPolicy.conflictResolutionForInsert), named: true)
+            // INSERT OR IGNORE that ignored: no row of this record's, no rowid to tell.
+            guard db.changesCount > 0 else { return nil }
+            return InsertionSuccess(rowID: db.lastInsertedRowID, persistenceContainer: PersistenceSuccess(columns).persistenceContainer)
         }
-        let inserted = InsertionSuccess(rowID: db.lastInsertedRowID, persistenceContainer: PersistenceSuccess(columns).persistenceContainer)
-        didInsert(inserted)
-        didSave(PersistenceSuccess(inserted))
     }
 
-    func performUpdate(_ db: Connection, onConflict: ConflictResolution?) throws {
+    /// `willUpdate`, `aroundUpdate` around the UPDATE of every column, `didUpdate`.
+    func performUpdate(_ db: Connection, onConflict: ConflictResolution?) throws -> PersistenceSuccess {
         let columns = try RecordEncoder.columns(of: self)
-        try willUpdate(db, columns: Set(columns.map(\.name)))
-        try db.update(columns: columns, in: Self.databaseTableName, primaryKey: Self.primaryKeyColumn, recordType: Self.self,
-                      onConflict: PersistenceConflictPolicy.clause(onConflict, Self.persistenceConflictPolicy.conflictResolutionForUpdate))
-        didUpdate(PersistenceSuccess(columns))
-        didSave(PersistenceSuccess(columns))
+        return try updating(db, columns: Set(columns.map(\.name))) {
+            try db.update(columns: columns, in: Self.databaseTableName, primaryKey: Self.primaryKeyColumn, recordType: Self.self,
+                          onConflict: PersistenceConflictPolicy.clause(onConflict, Self.persistenceConflictPolicy.conflictResolutionForUpdate))
+            return PersistenceSuccess(columns)
+        }
+    }
+
+    /// `aroundSave` around `write` (an insert or an update, with their own callbacks), then
+    /// `didSave` when a row was written. `willSave` has run: the caller may need its changes first.
+    mutating func saving(_ db: Connection, _ write: (inout Self) throws -> PersistenceSuccess?) throws {
+        // The callback runs on a copy: the closure changes the record (its id, didInsert).
+        let callbacks = self
+        var saved: PersistenceSuccess?
+        _ = try PersistenceCallbacks.around("aroundSave", calling: "save()", of: Self.self, { try callbacks.aroundSave(db, save: $0) }) {
+            saved = try write(&self)
+            return saved ?? PersistenceSuccess([])
+        }
+        if let saved { didSave(saved) }
+    }
+
+    /// `willInsert`, `aroundInsert` around `write`, then, when a row was inserted, the rowid
+    /// of a ``RowIDRecord`` set (also when the caller's code is generic over
+    /// `MutablePersistableRecord` and does not know it is one) and `didInsert`.
+    mutating func inserting(_ db: Connection, _ write: (Self) throws -> InsertionSuccess?) throws -> PersistenceSuccess? {
+        try willInsert(db)
+        let record = self
+        var inserted: InsertionSuccess?
+        _ = try PersistenceCallbacks.around("aroundInsert", calling: "insert()", of: Self.self, { try record.aroundInsert(db, insert: $0) }) {
+            inserted = try write(record)
+            // An ignored insert: the closure must still return a value; nothing follows it.
+            return inserted ?? InsertionSuccess(rowID: 0, persistenceContainer: [:])
+        }
+        guard let inserted else { return nil }
+        if var rowIDRecord = self as? any RowIDRecord {
+            try rowIDRecord.takeRowID(inserted.rowID, table: Self.databaseTableName)
+            self = rowIDRecord as! Self
+        }
+        didInsert(inserted)
+        return PersistenceSuccess(inserted)
+    }
+
+    /// `willUpdate`, `aroundUpdate` around `write`, `didUpdate`.
+    func updating(_ db: Connection, columns: Set<String>, _ write: () throws -> PersistenceSuccess) throws -> PersistenceSuccess {
+        try willUpdate(db, columns: columns)
+        let updated = try PersistenceCallbacks.around("aroundUpdate", calling: "update()", of: Self.self, { try aroundUpdate(db, columns: columns, update: $0) }, write)
+        didUpdate(updated)
+        return updated
     }
 }
 
@@ -151,34 +191,39 @@ extension MutablePersistableRecord where Self: FetchableRecord {
     ///   (nothing is written), or the errors of `insert(_:onConflict:)`.
     public mutating func insertAndFetch(_ db: Connection, onConflict: ConflictResolution? = nil) throws -> Self {
         try SQLiteFeature.returning.require("insertAndFetch")
-        try willSave(db)
-        try willInsert(db)
-        let columns = try RecordEncoder.columns(of: self)
         let verb = PersistenceConflictPolicy.clause(onConflict, Self.persistenceConflictPolicy.conflictResolutionForInsert)
             .map { "INSERT OR \($0.rawValue) INTO " } ?? "INSERT INTO "
-        let sql = verb + Connection.quoteIdentifier(Self.databaseTableName) + " (" + columns.map { Connection.quoteIdentifier($0.name) }.joined(separator: ", ")
-            + ") VALUES (" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ") RETURNING *, rowid"
-        return try fetchReturned(db, sql: sql, columns: columns)
+        return try fetchReturned(db) { _, columns in
+            verb + Connection.quoteIdentifier(Self.databaseTableName) + " (" + columns.map { Connection.quoteIdentifier($0.name) }.joined(separator: ", ")
+                + ") VALUES (" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ") RETURNING *, rowid"
+        }
     }
 
     /// Upserts the record (see `upsert(_:)`) and returns the row as stored.
     public mutating func upsertAndFetch(_ db: Connection) throws -> Self {
         try SQLiteFeature.returning.require("upsertAndFetch")
-        try willSave(db)
-        try willInsert(db)
-        let columns = try RecordEncoder.columns(of: self)
-        return try fetchReturned(db, sql: upsertSQL(db, columns) + " RETURNING *, rowid", columns: columns)
+        return try fetchReturned(db) { record, columns in try record.upsertSQL(db, columns) + " RETURNING *, rowid" }
     }
 
-    private mutating func fetchReturned(_ db: Connection, sql: String, columns: [(name: String, value: DatabaseValue)]) throws -> Self {
-        guard let row = try db.fetchOne(sql: sql, arguments: .positional(columns.map(\.value))) else {
-            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "the INSERT into \(Self.databaseTableName) returned no row (a conflict it ignored); nothing was written", sql: sql)
+    /// The save and insert callbacks around the statement `sql` makes for the record's
+    /// columns, which returns the stored row then its rowid.
+    private mutating func fetchReturned(_ db: Connection, sql: (Self, [(name: String, value: DatabaseValue)]) throws -> String) throws -> Self {
+        try willSave(db)
+        var stored: Self?
+        try saving(db) { record in
+            try record.inserting(db) { record in
+                let columns = try RecordEncoder.columns(of: record)
+                let statement = try sql(record, columns)
+                guard let row = try db.fetchOne(sql: statement, arguments: .positional(columns.map(\.value))) else {
+                    throw DatabaseError(resultCode: .SQLITE_ERROR, message: "the INSERT into \(Self.databaseTableName) returned no row (a conflict it ignored); nothing was written", sql: statement)
+                }
+                stored = try db.decode(Self.self, from: row)
+                return InsertionSuccess(rowID: try row.value(at: row.count - 1), persistenceContainer: PersistenceSuccess(columns).persistenceContainer)
+            }
         }
-        let stored = try db.decode(Self.self, from: row)
-        let rowID: Int64 = try row.value(at: row.count - 1)
-        let inserted = InsertionSuccess(rowID: rowID, persistenceContainer: PersistenceSuccess(columns).persistenceContainer)
-        didInsert(inserted)
-        didSave(PersistenceSuccess(inserted))
+        guard let stored else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "aroundInsert or aroundSave of \(Self.self) returned without the row the INSERT stored; call insert() and save() once and return their result")
+        }
         return stored
     }
 }
@@ -187,9 +232,7 @@ extension PersistableRecord {
     /// Inserts the record (see `MutablePersistableRecord.insert(_:onConflict:)`); the
     /// callbacks run on a copy, since the record is not changed.
     public func insert(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
-        var copy = self
-        try copy.willSave(db)
-        try copy.performInsert(db, onConflict: onConflict)
+        try insertCopyWithCallbacks(db, onConflict: onConflict)
     }
 
     /// Updates the record's row, or inserts it (see `MutablePersistableRecord.save(_:onConflict:)`).
@@ -211,8 +254,7 @@ extension PersistableRecord {
 extension MutablePersistableRecord where Self: RowIDRecord {
     /// Inserts the record; when its `id` is nil, sets it to the new rowid before `didInsert`.
     public mutating func insert(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
-        try willSave(db)
-        try performInsert(db, onConflict: onConflict)
+        try insertWithCallbacks(db, onConflict: onConflict)
     }
 
     /// Inserts the record when its `id` is nil (setting it), else updates its row, or inserts
@@ -226,8 +268,7 @@ extension PersistableRecord where Self: RowIDRecord {
     /// Inserts the record; when its `id` is nil, sets it to the new rowid (a ``RowIDRecord``
     /// changes on insert even when it is a ``PersistableRecord``).
     public mutating func insert(_ db: Connection, onConflict: ConflictResolution? = nil) throws {
-        try willSave(db)
-        try performInsert(db, onConflict: onConflict)
+        try insertWithCallbacks(db, onConflict: onConflict)
     }
 
     /// Inserts the record when its `id` is nil (setting it), else updates its row, or inserts
@@ -243,19 +284,19 @@ extension PersistableRecord where Self: RowIDRecord {
 extension MutablePersistableRecord {
     func insertCopyWithCallbacks(_ db: Connection, onConflict: ConflictResolution?) throws {
         var copy = self
-        try copy.willSave(db)
-        try copy.performInsert(db, onConflict: onConflict)
+        try copy.insertWithCallbacks(db, onConflict: onConflict)
     }
 
     mutating func insertWithCallbacks(_ db: Connection, onConflict: ConflictResolution?) throws {
         try willSave(db)
-        try performInsert(db, onConflict: onConflict)
+        try saving(db) { try $0.performInsert(db, onConflict: onConflict) }
     }
 
+    /// The update's callbacks run on a copy: the record is not changed by an update.
     func updateWithCallbacks(_ db: Connection, onConflict: ConflictResolution?) throws {
         var copy = self
         try copy.willSave(db)
-        try copy.performUpdate(db, onConflict: onConflict)
+        try copy.saving(db) { try $0.performUpdate(db, onConflict: onConflict) }
     }
 
     func saveCopyWithCallbacks(_ db: Connection, onConflict: ConflictResolution?) throws {

@@ -15,10 +15,13 @@
 /// try player.insert(db)          // player.id is set by didInsert
 /// ```
 ///
-/// Callbacks run in this order: `willSave`, then `willInsert` or `willUpdate`, the statement,
-/// `didInsert` or `didUpdate`, then `didSave`; `willDelete` and `didDelete(deleted:)` around a
-/// delete. An error thrown by a `will` callback stops the write: nothing is written. Every
-/// callback has an empty default. A record that is only `TableRecord & Encodable` gets the
+/// Callbacks run in this order, as in GRDB: `willSave`, then inside `aroundSave`: `willInsert`
+/// or `willUpdate`, `aroundInsert` or `aroundUpdate` around the statement, `didInsert` or
+/// `didUpdate`; then `didSave`. `willDelete`, `aroundDelete` and `didDelete(deleted:)` for a
+/// delete. An error thrown by a `will` callback stops the write: nothing is written. An
+/// `around` callback calls its closure once: one that returns without a successful call, or
+/// calls it twice, gets a ``DatabaseError`` that says which (GRDB stops the program there).
+/// Every callback has a default that does nothing (the `around` ones call the closure). A record that is only `TableRecord & Encodable` gets the
 /// same methods without callbacks.
 public protocol MutablePersistableRecord: EncodableRecord, TableRecord {
     /// Before an insert (also by `save`); may change the record, or throw to stop the insert.
@@ -37,6 +40,17 @@ public protocol MutablePersistableRecord: EncodableRecord, TableRecord {
     func willDelete(_ db: Connection) throws
     /// After a delete, with whether a row was deleted.
     func didDelete(deleted: Bool)
+    /// Around an insert, after `willInsert` and before `didInsert`: call `insert` once (it
+    /// runs the INSERT and returns what it wrote), with work of your own before and after.
+    func aroundInsert(_ db: Connection, insert: () throws -> InsertionSuccess) throws
+    /// Around an update, after `willUpdate` and before `didUpdate`: call `update` once.
+    func aroundUpdate(_ db: Connection, columns: Set<String>, update: () throws -> PersistenceSuccess) throws
+    /// Around an insert or an update (with their own callbacks), after `willSave` and before
+    /// `didSave`: call `save` once.
+    func aroundSave(_ db: Connection, save: () throws -> PersistenceSuccess) throws
+    /// Around a delete, after `willDelete` and before `didDelete`: call `delete` once (it
+    /// returns whether a row was deleted).
+    func aroundDelete(_ db: Connection, delete: () throws -> Bool) throws
     /// How `insert`, `update` and `save` resolve a constraint conflict when the call gives no
     /// `onConflict:`; plain statements (`ABORT`) by default. With `.replace` for inserts,
     /// `save` inserts (`INSERT OR REPLACE`) without trying an update first, as in GRDB.
@@ -56,6 +70,10 @@ extension MutablePersistableRecord {
     public func didSave(_ saved: PersistenceSuccess) {}
     public func willDelete(_ db: Connection) throws {}
     public func didDelete(deleted: Bool) {}
+    public func aroundInsert(_ db: Connection, insert: () throws -> InsertionSuccess) throws { _ = try insert() }
+    public func aroundUpdate(_ db: Connection, columns: Set<String>, update: () throws -> PersistenceSuccess) throws { _ = try update() }
+    public func aroundSave(_ db: Connection, save: () throws -> PersistenceSuccess) throws { _ = try save() }
+    public func aroundDelete(_ db: Connection, delete: () throws -> Bool) throws { _ = try delete() }
     public static var persistenceConflictPolicy: PersistenceConflictPolicy { PersistenceConflictPolicy() }
 }
 
