@@ -253,6 +253,13 @@ import Testing
             t.belongsTo("squad")
         }
         #expect(try schemaSQL("squads")?.contains(#""squadId" INTEGER REFERENCES "squads"("id")"#) == true)
+        // An irregular plural, as GRDB's inflections write it.
+        try db.create(table: "people") { t in t.autoIncrementedPrimaryKey("id") }
+        try db.create(table: "pet") { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.belongsTo("person")
+        }
+        #expect(try schemaSQL("pet")?.contains(#""personId" INTEGER REFERENCES "people"("id")"#) == true)
 
         // IF NOT EXISTS on an existing table creates nothing, indexes included.
         try db.create(table: "player", options: .ifNotExists) { t in
