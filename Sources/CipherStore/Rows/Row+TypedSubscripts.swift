@@ -5,23 +5,26 @@
 /// optional type reads a NULL or a missing column as `nil`. The trap's message names the
 /// column and the reason, never the value. Prefer the throwing reads (``Row/value(_:named:)``,
 /// ``RowView/decode(_:forColumn:)``) in new code: they report the same problem as an error.
+///
+/// Where the type asked for is ``DatabaseValue`` (or none is), the untyped subscripts answer,
+/// as before: `row[0] == .null` compares the stored value.
 extension Row {
     /// The value at a column index, converted to `Value`; traps when it does not convert.
-    @inlinable
+    @inlinable @_disfavoredOverload
     public subscript<Value: DatabaseValueConvertible>(_ index: Int) -> Value {
         do { return try value(Value.self, at: index) } catch { Row.trap(error) }
     }
 
     /// The value of the named column (case-insensitive), converted to `Value`; `nil` for a
     /// missing column read as an optional type; traps when it does not convert.
-    @inlinable
+    @inlinable @_disfavoredOverload
     public subscript<Value: DatabaseValueConvertible>(_ name: String) -> Value {
         if let missing = Row.nilForMissingColumn(Value.self, isMissing: !hasColumn(name)) { return missing }
         do { return try value(Value.self, named: name) } catch { Row.trap(error) }
     }
 
     /// The value of the column, converted to `Value` (see ``subscript(_:)-(String)``).
-    @inlinable
+    @inlinable @_disfavoredOverload
     public subscript<Value: DatabaseValueConvertible>(_ column: Column) -> Value { self[column.name] }
 
     /// `nil` as `Value` when the column is missing and `Value` is optional.
@@ -41,20 +44,20 @@ extension Row {
 extension RowView {
     /// The value at a column index, converted to `Value`; traps when it does not convert
     /// (see ``Row``'s subscripts).
-    @inlinable
+    @inlinable @_disfavoredOverload
     public subscript<Value: DatabaseValueConvertible>(_ index: Int) -> Value {
         do { return try value(Value.self, at: index) } catch { Row.trap(error) }
     }
 
     /// The value of the named column (case-insensitive), converted to `Value`; `nil` for a
     /// missing column read as an optional type; traps when it does not convert.
-    @inlinable
+    @inlinable @_disfavoredOverload
     public subscript<Value: DatabaseValueConvertible>(_ name: String) -> Value {
         if let missing = Row.nilForMissingColumn(Value.self, isMissing: !hasColumn(name)) { return missing }
         do { return try value(Value.self, named: name) } catch { Row.trap(error) }
     }
 
     /// The value of the column, converted to `Value`.
-    @inlinable
+    @inlinable @_disfavoredOverload
     public subscript<Value: DatabaseValueConvertible>(_ column: Column) -> Value { self[column.name] }
 }

@@ -51,7 +51,9 @@ extension QueryInterfaceRequest {
         guard simple.groups.isEmpty && simple.havings.isEmpty else {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "deleteAll and updateAll refuse a request with group or having: it picks one row per group, not the rows; nothing was changed. Filter the rows themselves instead")
         }
-        if !simple.hasJoinedTables && simple.limit == nil && simple.orderings.isEmpty && simple.groups.isEmpty && !simple.isDistinct {
+        // A common table expression needs its WITH: only a SELECT has one.
+        if !simple.hasJoinedTables && simple.limit == nil && simple.orderings.isEmpty && simple.groups.isEmpty && !simple.isDistinct
+            && simple.commonTableExpressions.isEmpty {
             try generator.check(simple)
             var context = SQLRenderContext()
             let conditions = simple.filters.map { "(" + $0.render(&context) + ")" }

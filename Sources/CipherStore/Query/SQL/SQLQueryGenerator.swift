@@ -8,6 +8,9 @@
 struct SQLQueryGenerator {
     let db: Connection
     private var usedAliases: Set<String> = []
+    /// The columns of the common table expressions the query reads, by folded name: checked
+    /// as a table's (``knownColumns(of:)``).
+    var expressionColumns: [String: KnownColumns] = [:]
 
     /// One rendered query.
     struct Query {
@@ -50,6 +53,7 @@ struct SQLQueryGenerator {
     mutating func select(_ relation: SQLRelation, extraColumns: [String] = []) throws -> Query {
         // Checked before aggregates are resolved: a resolved aggregate is SQL too, of one column.
         if relation.hasJoinedTables { try refuseSelectionsWrittenInSQL(relation) }
+        let with = try renderCommonTableExpressions(relation.commonTableExpressions)
         let relation = try relation.resolvingOrigin(db).resolvingAggregates(db)
         try check(relation)
         let qualify = relation.hasJoinedTables
@@ -82,8 +86,8 @@ struct SQLQueryGenerator {
 
         var from = Connection.quoteIdentifier(relation.table)
         if baseAlias != relation.table { from += " " + Connection.quoteIdentifier(baseAlias) }
-        var sql = "SELECT " + (relation.isDistinct ? "DISTINCT " : "") + parts.select.joined(separator: ", ") + " FROM " + from + parts.joins
-        var arguments = parts.selectArguments + parts.joinArguments
+        var sql = with.sql + "SELECT " + (relation.isDistinct ? "DISTINCT " : "") + parts.select.joined(separator: ", ") + " FROM " + from + parts.joins
+        var arguments = with.arguments + parts.selectArguments + parts.joinArguments
 
         var context = SQLRenderContext(qualifier: qualify ? baseAlias : nil)
         if !relation.filters.isEmpty {
@@ -142,7 +146,7 @@ struct SQLQueryGenerator {
             for selection in relation.selection {
                 parts.select.append(selection.render(&context))
                 // Widths matter only to split a joined row; a one-table row is all the base's.
-                position += qualify ? try selection.width(tableColumnCount: db.columnNamesOfTable(relation.table).names.count) : 1
+                position += qualify ? try selection.width(tableColumnCount: knownColumns(of: relation.table).names.count) : 1
             }
             parts.selectArguments += context.arguments
         }
@@ -240,7 +244,7 @@ struct SQLQueryGenerator {
 
     func check(_ names: [String], in table: String, association: String? = nil) throws {
         guard !names.isEmpty else { return }
-        let known = try db.columnNamesOfTable(table)
+        let known = try knownColumns(of: table)
         guard !known.names.isEmpty else {
             throw DatabaseError(resultCode: .SQLITE_ERROR, message: "no such table: \(table); nothing was run")
         }

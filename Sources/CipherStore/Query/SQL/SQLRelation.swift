@@ -14,6 +14,8 @@ struct SQLRelation: Sendable {
     var offset: Int?
     /// Associated tables, in the order they were added: joined, or prefetched by a second query.
     var joins: [SQLJoin] = []
+    /// The `WITH` clause: the common table expressions the relation reads, in order.
+    var commonTableExpressions: [SQLCommonTableExpression] = []
     /// For `record.request(for: association)`: the record whose associated rows this relation
     /// reads. Its condition needs the foreign key, so it is made when the request runs.
     var origin: Origin?

@@ -1,0 +1,56 @@
+/// The `WITH` clause of a query, and the columns of its expressions for the checks.
+extension SQLQueryGenerator {
+    /// The columns of a table, or of a common table expression of the query by that name.
+    func knownColumns(of table: String) throws -> KnownColumns {
+        if let expression = expressionColumns[KnownColumns.folded(table)] { return expression }
+        return try db.columnNamesOfTable(table)
+    }
+
+    /// `WITH [RECURSIVE] name(columns) AS (…), … ` and its arguments; empty without
+    /// expressions. Each expression's columns are learnt in order (given, or from preparing
+    /// the clause so far), so that a later one, and the query, are checked against them.
+    mutating func renderCommonTableExpressions(_ expressions: [SQLCommonTableExpression]) throws -> SQL {
+        guard !expressions.isEmpty else { return SQL(sql: "") }
+        let keyword = expressions.contains(where: \.isRecursive) ? "WITH RECURSIVE " : "WITH "
+        var definitions: [String] = []
+        var arguments: [DatabaseValue] = []
+        for expression in expressions {
+            var head = Connection.quoteIdentifier(expression.name)
+            if let columns = expression.columns {
+                head += "(" + columns.map(Connection.quoteIdentifier).joined(separator: ", ") + ")"
+                // A recursive expression reads itself: its columns are known before its body.
+                expressionColumns[KnownColumns.folded(expression.name)] = Self.known(columns)
+            }
+            let body = try self.body(of: expression)
+            definitions.append(head + " AS (" + body.sql + ")")
+            arguments += body.arguments
+            if expression.columns == nil {
+                let probe = keyword + definitions.joined(separator: ", ") + " SELECT * FROM " + Connection.quoteIdentifier(expression.name)
+                expressionColumns[KnownColumns.folded(expression.name)] = Self.known(try db.cachedStatement(sql: probe).columnNames)
+            }
+        }
+        return SQL(sql: keyword + definitions.joined(separator: ", ") + " ", arguments: arguments)
+    }
+
+    private func body(of expression: SQLCommonTableExpression) throws -> SQL {
+        switch expression.body {
+        case .sql(.success(let literal)):
+            return literal
+        case .sql(.failure(let problem)):
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "common table expression \(expression.name): " + problem.message + "; nothing was run")
+        case .relation(let relation):
+            // The request sees the expressions before it, and itself when its columns are given.
+            var generator = SQLQueryGenerator(db: db)
+            generator.expressionColumns = expressionColumns
+            let query = try generator.select(relation)
+            guard query.prefetches.isEmpty && query.hiddenColumnCount == 0 else {
+                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "common table expression \(expression.name): its request includes an association with including(all:), which is a second query; nothing was run")
+            }
+            return SQL(sql: query.sql, arguments: query.arguments)
+        }
+    }
+
+    private static func known(_ names: [String]) -> KnownColumns {
+        KnownColumns(names: names, lowercased: Set(names.map(KnownColumns.folded)), schemaVersion: 0)
+    }
+}
