@@ -23,7 +23,7 @@ extension Row {
         do { return try value(Value.self, named: name) } catch { Row.trap(error) }
     }
 
-    /// The value of the column, converted to `Value` (see ``subscript(_:)-(String)``).
+    /// The value of the column, converted to `Value`, as by its name.
     @inlinable @_disfavoredOverload
     public subscript<Value: DatabaseValueConvertible>(_ column: Column) -> Value { self[column.name] }
 
