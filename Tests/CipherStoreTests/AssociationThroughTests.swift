@@ -214,6 +214,23 @@ import Testing
         #expect(try request.asRequest(of: LibraryInfo.self).fetchAll(db) == expected)
         #expect(expected.count == 2 && expected.allSatisfy { $0.bookCount > 10 })
         #expect(try Library.annotated(with: Library.books.count).order(Column("id")).asRequest(of: LibraryInfo.self).fetchAll(db).last?.bookCount == 0)
+
+        // Each destination row counts once, however many pivot rows lead to it (GRDB's
+        // COUNT(DISTINCT …)): a country of several authors, a tag linked twice to a book.
+        let countries = try Library.select(Column("id")).annotated(with: Library.countries.count).order(Column("id"))
+            .asRequest(of: Row.self).fetchAll(db).map { try $0.value(Int.self, at: 1) }
+        #expect(countries == (try db.fetchAll(Int.self, sql: """
+            SELECT (SELECT COUNT(DISTINCT country.code) FROM country JOIN author ON author.countryCode = country.code WHERE author.libraryId = library.id)
+            FROM library ORDER BY id
+            """)))
+        #expect(countries == [1, 2, 0])
+        let tags = try Book.select(Column("id")).annotated(with: Book.tags.count, Book.tags.max(Column("id"))).order(Column("id"))
+            .asRequest(of: Row.self).fetchAll(db).map { [try $0.value(Int?.self, at: 1), try $0.value(Int?.self, at: 2)] }
+        #expect(tags == (try db.fetchAll(sql: """
+            SELECT (SELECT COUNT(DISTINCT tag.id) FROM tag JOIN bookTag ON bookTag.tagId = tag.id WHERE bookTag.bookId = book.id),
+                (SELECT MAX(tag.id) FROM tag JOIN bookTag ON bookTag.tagId = tag.id WHERE bookTag.bookId = book.id)
+            FROM book ORDER BY id
+            """).map { [try $0.value(Int?.self, at: 0), try $0.value(Int?.self, at: 1)] }))
     }
 
     @Test func aTableReachedThroughItself() throws {
@@ -281,8 +298,9 @@ extension AssociationThroughTests {
         #expect(Book.tags.sqlAssociation.key == "tags")
         #expect(Library.countries.sqlAssociation.key == "countries")
         #expect(Book.country.sqlAssociation.key == "country")
-        // A key given to the target is kept as it is.
-        #expect(Book.hasMany(Tag.self, through: Book.bookTags, using: BookTag.tag.forKey("label")).sqlAssociation.key == "label")
+        // A key given to a target to one record becomes plural too, as in GRDB; one given to
+        // the association through others is kept.
+        #expect(Book.hasMany(Tag.self, through: Book.bookTags, using: BookTag.tag.forKey("label")).sqlAssociation.key == "labels")
         #expect(Book.hasMany(Tag.self, through: Book.bookTags, using: BookTag.tag, key: "labels").sqlAssociation.key == "labels")
     }
 }

@@ -364,15 +364,8 @@ public final class Connection {
         let code = sql.withCString { cString -> Int32 in
             var tail: UnsafePointer<CChar>?
             let code = sqlite3_prepare_v2(db, cString, -1, &pointer, &tail)
-            if code == SQLITE_OK, var rest = tail {
-                while rest.pointee != 0 {
-                    let byte = UInt8(bitPattern: rest.pointee)
-                    if byte != UInt8(ascii: ";") && byte != 0x20 && !(0x09...0x0D).contains(byte) {
-                        remainderIsEmpty = false
-                        break
-                    }
-                    rest += 1
-                }
+            if code == SQLITE_OK, let rest = tail {
+                remainderIsEmpty = Self.holdsNoStatement(rest)
             }
             return code
         }
@@ -385,6 +378,28 @@ public final class Connection {
             throw CipherStoreError.invalidArguments(reason: "the SQL holds more than one statement; run them one by one, or use executeScript(_:) for a script without arguments", sql: sql)
         }
         return statement
+    }
+
+    /// Whether what follows a prepared statement is only `;`, white space and comments
+    /// (`-- …` to the end of its line, `/* … */`).
+    private static func holdsNoStatement(_ text: UnsafePointer<CChar>) -> Bool {
+        var rest = text
+        func byte(_ pointer: UnsafePointer<CChar>) -> UInt8 { UInt8(bitPattern: pointer.pointee) }
+        while rest.pointee != 0 {
+            let current = byte(rest)
+            if current == UInt8(ascii: ";") || current == 0x20 || (0x09...0x0D).contains(current) {
+                rest += 1
+            } else if current == UInt8(ascii: "-") && byte(rest + 1) == UInt8(ascii: "-") {
+                while rest.pointee != 0 && byte(rest) != 0x0A { rest += 1 }
+            } else if current == UInt8(ascii: "/") && byte(rest + 1) == UInt8(ascii: "*") {
+                rest += 2
+                while rest.pointee != 0 && !(byte(rest) == UInt8(ascii: "*") && byte(rest + 1) == UInt8(ascii: "/")) { rest += 1 }
+                if rest.pointee != 0 { rest += 2 }
+            } else {
+                return false
+            }
+        }
+        return true
     }
 
     /// A prepared statement from this connection's cache, prepared on first use.

@@ -36,8 +36,9 @@ extension Connection {
     ///   - options: `.temporary`, `.ifNotExists`.
     ///   - columns: the view's column names; the SELECT's by default.
     ///   - sql: the SELECT.
-    /// - Throws: ``DatabaseError`` when the SELECT fails to compile or its placeholders and
-    ///   values differ; nothing is created then.
+    /// - Throws: ``DatabaseError`` when the SELECT fails to compile or to read (a missing
+    ///   table or column, a column list of another length), or its placeholders and values
+    ///   differ; nothing is created then.
     public func create(view name: String, options: ViewOptions = [], columns: [String]? = nil, asLiteral sql: SQL) throws {
         let select: String
         switch SQLFragment.inlined(sql) {
@@ -50,7 +51,18 @@ extension Connection {
         statement += Connection.quoteIdentifier(name) + " "
         if let columns { statement += "(" + TableDefinition.quoted(columns) + ") " }
         // A comment at the end of the SELECT would swallow nothing, but keep it off the AS line.
-        try execute(sql: statement + "AS " + select + "\n")
+        let create = statement + "AS " + select + "\n"
+        try inSavepoint {
+            try execute(sql: create)
+            // SQLite checks a view's SELECT only when the view is read: read it now, so that a
+            // missing table or column, or a column list of another length, leaves no view.
+            do {
+                _ = try makeStatement(sql: "SELECT * FROM " + Connection.quoteIdentifier(name))
+            } catch let error as DatabaseError {
+                throw DatabaseError(resultCode: error.resultCode, message: "view \(name) cannot be read: \(error.message ?? "\(error)"); nothing was created")
+            }
+            return .commit
+        }
     }
 
     /// `DROP VIEW`.

@@ -17,6 +17,13 @@ enum SQLLiteralRendering {
         }
     }
 
+    /// ``literal(_:)`` where it stands in place of a placeholder: a negative number in
+    /// parentheses, so that a `-` before it never makes `--`, a comment.
+    static func literalOperand(_ value: DatabaseValue) -> String {
+        let text = literal(value)
+        return text.hasPrefix("-") ? "(" + text + ")" : text
+    }
+
     private static func quoted(_ text: String) -> String {
         "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     }
@@ -34,7 +41,7 @@ enum SQLLiteralRendering {
                 inString = character
                 sql.append(character)
             } else if character == "?", let value = values.next() {
-                sql += literal(value)
+                sql += literalOperand(value)
             } else {
                 sql.append(character)
             }

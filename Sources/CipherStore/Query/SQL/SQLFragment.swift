@@ -58,7 +58,7 @@ enum SQLFragment {
         var text = ""
         var start = sql.startIndex
         for (parameter, value) in zip(parameters, literal.arguments) {
-            text += sql[start..<parameter.range.lowerBound] + SQLLiteralRendering.literal(value)
+            text += sql[start..<parameter.range.lowerBound] + SQLLiteralRendering.literalOperand(value)
             start = parameter.range.upperBound
         }
         return .success(text + sql[start...])
@@ -152,6 +152,9 @@ enum SQLFragment {
                 }
                 scanned.parameters.append(Parameter(range: index..<next, name: nil))
                 index = next
+            case _ where isNameStart(scalar):
+                // A bare name: `$` inside it (`amount$usd`) is part of the name, not a parameter.
+                index = scalars[next...].firstIndex { !isNameScalar($0) } ?? scalars.endIndex
             case ":", "@", "$", "#":
                 let end = scalars[next...].firstIndex { !isNameScalar($0) } ?? scalars.endIndex
                 if end > next {
@@ -163,6 +166,12 @@ enum SQLFragment {
             }
         }
         return .success(scanned)
+    }
+
+    /// What SQLite reads as the start of a bare name (or a keyword): letters, `_` and any
+    /// character outside ASCII.
+    private static func isNameStart(_ scalar: Unicode.Scalar) -> Bool {
+        !scalar.isASCII || ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || scalar == "_"
     }
 
     /// What SQLite reads as part of a parameter's name: letters, digits, `_`, `$` and any

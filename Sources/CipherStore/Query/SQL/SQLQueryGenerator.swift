@@ -54,10 +54,11 @@ struct SQLQueryGenerator {
         // Checked before aggregates are resolved: a resolved aggregate is SQL too, of one column.
         if relation.hasJoinedTables { try refuseSelectionsWrittenInSQL(relation) }
         let with = try renderCommonTableExpressions(relation.commonTableExpressions)
-        let relation = try relation.resolvingOrigin(db).resolvingAggregates(db)
+        // The base table's alias first: its aggregates' subqueries are correlated with it.
+        let baseAlias = alias(for: relation.table)
+        let relation = try relation.resolvingOrigin(db).resolvingAggregates(db, alias: baseAlias)
         try check(relation)
         let qualify = relation.hasJoinedTables
-        let baseAlias = alias(for: relation.table)
         var parts = Parts()
         var position = 0
         let layout = try walk(relation, alias: baseAlias, qualify: qualify, isSelected: true, isUnderOptional: false,

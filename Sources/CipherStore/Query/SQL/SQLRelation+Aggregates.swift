@@ -45,7 +45,10 @@ extension SQLAssociationAggregate {
     ///   - parentAlias: its name in the outer query.
     func subquery(_ db: Connection, parentTable: String, parentAlias: String) throws -> SQLExpression.Node {
         if !association.pivots.isEmpty { return try subqueryThroughPivots(db, parentTable: parentTable, parentAlias: parentAlias) }
-        let child = association.relation
+        // The inner table needs another name only when it is the outer one (a tree of records).
+        let alias = association.relation.table.lowercased() == parentAlias.lowercased() ? association.relation.table + "_aggregated" : association.relation.table
+        // Aggregates in the association's own filters are correlated with the inner table.
+        let child = try association.relation.resolvingAggregates(db, alias: alias)
         guard child.joins.isEmpty else {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "association \(association.key): an aggregate of an association that includes or joins others is not supported; nothing was run")
         }
@@ -57,8 +60,6 @@ extension SQLAssociationAggregate {
         for filter in child.filters { filter.collectColumns(into: &childColumns) }
         try generator.check(childColumns, in: child.table, association: association.key)
 
-        // The inner table needs another name only when it is the outer one (a tree of records).
-        let alias = child.table.lowercased() == parentAlias.lowercased() ? child.table + "_aggregated" : child.table
         var from = Connection.quoteIdentifier(child.table)
         if alias != child.table { from += " " + Connection.quoteIdentifier(alias) }
         var context = SQLRenderContext(qualifier: alias)
@@ -79,29 +80,69 @@ extension SQLAssociationAggregate {
         return .literal(SQL(sql: "(" + select + ")", arguments: context.arguments))
     }
 
-    /// The subquery of an association through others: the destination joined back over the
-    /// pivots to the first one, whose key is compared with the outer table's.
+    /// The subquery of an association through others. Each destination row counts once, also
+    /// when several pivot rows lead to it (as GRDB's `COUNT(DISTINCT …)`):
+    ///
+    /// ```sql
+    /// (SELECT COUNT(*) FROM "country" "country_aggregated" WHERE "country_aggregated"."rowid" IN
+    ///  (SELECT "country"."rowid" FROM "country" JOIN "author" ON "author"."countryCode" = "country"."code"
+    ///   AND ("author"."libraryId" = "library"."id")))
+    /// ```
     private func subqueryThroughPivots(_ db: Connection, parentTable: String, parentAlias: String) throws -> SQLExpression.Node {
+        let destination = association.relation.table
         let outer = Connection.quoteIdentifier(parentAlias)
         let pairs = try association.firstStep.joinColumns(db)
         try SQLQueryGenerator(db: db).check(pairs.map(\.parentColumn), in: parentTable, association: association.key)
+        // The destination row aggregated, told apart by its rowid or its primary key.
+        let shape = try TableShape.read(destination, in: db)
+        let identity = shape.rowidName.map { [$0] } ?? shape.primaryKey
+        guard !identity.isEmpty else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "association \(association.key): an aggregate through other associations counts each row of \(destination) once, by its rowid or primary key, and \(destination) has neither; nothing was run")
+        }
+        let rowAlias = destination + "_aggregated"
         let correlation = pairs.map { pair -> SQLExpression.Node in
             .binary(.column(pair.childColumn), "=", .literal(SQL(sql: outer + "." + Connection.quoteIdentifier(pair.parentColumn), arguments: [])))
         }
-        var relation = association.restricting(association.relation, by: .balanced(correlation, by: "AND"))
-        relation.orderings = []
-        switch function {
-        case .count: relation.selection = [SQLSelection(kind: .expression(.countAll))]
-        case .isEmpty: relation.selection = [SQLSelection(kind: .expression(.value(.integer(1))))]
-        case .function(let name): relation.selection = [SQLSelection(kind: .expression(.function(name, argument.map { [$0] } ?? [], distinct: false)))]
+        var linked = association.restricting(association.relation, by: .balanced(correlation, by: "AND"))
+        linked.orderings = []
+        // One identity column: `IN (SELECT it …)`, correlated with the outer table only (SQLite
+        // 3.15 does not find an outer rowid two levels down). A composite primary key: EXISTS.
+        let test: String
+        if identity.count == 1 {
+            linked.selection = [Column(identity[0]).sqlSelection]
+            test = Connection.quoteIdentifier(rowAlias) + "." + Connection.quoteIdentifier(identity[0]) + " IN ("
+        } else {
+            linked.selection = [SQLSelection(kind: .expression(.value(.integer(1))))]
+            linked.filters += identity.map { column in
+                .binary(.column(column), "=", .literal(SQL(sql: Connection.quoteIdentifier(rowAlias) + "." + Connection.quoteIdentifier(column), arguments: [])))
+            }
+            test = "EXISTS ("
         }
-        // The outer table keeps its name: the subquery's tables take others.
-        var generator = SQLQueryGenerator(db: db, reservedAliases: [parentAlias])
-        let query = try generator.select(relation)
+        // The outer tables keep their names: the subquery's tables take others.
+        var generator = SQLQueryGenerator(db: db, reservedAliases: [parentAlias, rowAlias])
+        let exists = try generator.select(linked)
         if case .isEmpty = function {
+            var notExists = association.restricting(association.relation, by: .balanced(correlation, by: "AND"))
+            notExists.orderings = []
+            notExists.selection = [SQLSelection(kind: .expression(.value(.integer(1))))]
+            var generator = SQLQueryGenerator(db: db, reservedAliases: [parentAlias])
+            let query = try generator.select(notExists)
             return .literal(SQL(sql: "NOT EXISTS (" + query.sql + ")", arguments: query.arguments))
         }
-        return .literal(SQL(sql: "(" + query.sql + ")", arguments: query.arguments))
+        var context = SQLRenderContext(qualifier: rowAlias)
+        let selected: String
+        switch function {
+        case .count, .isEmpty: selected = "COUNT(*)"
+        case .function(let name): selected = name + "(" + (argument?.render(&context) ?? "*") + ")"
+        }
+        if let argument {
+            var columns: [String] = []
+            argument.collectColumns(into: &columns)
+            try SQLQueryGenerator(db: db).check(columns, in: destination, association: association.key)
+        }
+        let sql = "(SELECT " + selected + " FROM " + Connection.quoteIdentifier(destination) + " " + Connection.quoteIdentifier(rowAlias)
+            + " WHERE " + test + exists.sql + "))"
+        return .literal(SQL(sql: sql, arguments: context.arguments + exists.arguments))
     }
 }
 

@@ -83,8 +83,14 @@ struct SQLRelation: Sendable {
         relation.orderings = orderings.map(\.reversed)
         relation.joins = joins.map { join in
             var join = join
-            join.association.relation = join.association.relation.reversed()
+            join.association = join.association.reversedOrder()
             return join
+        }
+        // A through association's pivots order the rows of `request(for:)` too.
+        if let origin, !origin.association.pivots.isEmpty {
+            var association = origin.association
+            association.pivots = association.pivots.map { $0.reversedOrder() }
+            relation.origin = Origin(association: association, values: origin.values)
         }
         return relation
     }
@@ -154,9 +160,6 @@ struct SQLAssociation: Sendable {
     }
 
     var key: String
-    /// Whether the key was given (`key:`, `forKey`) rather than made from the table's name:
-    /// a given key is kept as it is by an association through this one.
-    var isKeyGiven = false
     var isToMany: Bool
     var direction: Direction
     var originTable: String
@@ -165,6 +168,14 @@ struct SQLAssociation: Sendable {
     /// For an association through others (`hasMany(_:through:using:)`): the associations
     /// walked first, from the origin's table; this one starts where the last of them ends.
     var pivots: [SQLAssociation] = []
+
+    /// The association with its relation's orderings reversed, and its pivots'.
+    func reversedOrder() -> SQLAssociation {
+        var association = self
+        association.relation = relation.reversed()
+        association.pivots = pivots.map { $0.reversedOrder() }
+        return association
+    }
 
     /// Whether both link the same tables by the same columns (then their joins merge).
     func isSameLink(as other: SQLAssociation) -> Bool {

@@ -53,12 +53,7 @@ extension Association {
 
     /// The key the associated records decode under (the property name in the record that
     /// holds them), instead of the table's name.
-    public func forKey(_ key: String) -> Self {
-        with {
-            $0.key = key
-            $0.isKeyGiven = true
-        }
-    }
+    public func forKey(_ key: String) -> Self { with { $0.key = key } }
 
     /// The key the associated records decode under, as a coding key.
     public func forKey(_ key: some CodingKey) -> Self { forKey(key.stringValue) }

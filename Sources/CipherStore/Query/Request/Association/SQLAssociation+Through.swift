@@ -55,9 +55,11 @@ extension SQLAssociation {
     }
 
     /// This step read from its destination back to its origin, the table `previous` reaches
-    /// (with `relation`, that table's relation).
+    /// (with `relation`, that table's relation). Its key is one no request gives (a space
+    /// starts it), so that it never merges with a join of the request's own: a condition of
+    /// one must not apply to the other.
     private func reversed(reaching previous: SQLAssociation, relation: SQLRelation) -> SQLAssociation {
-        SQLAssociation(key: previous.key, isToMany: false, direction: direction == .belongsTo ? .has : .belongsTo,
+        SQLAssociation(key: " pivot " + previous.key, isToMany: false, direction: direction == .belongsTo ? .has : .belongsTo,
                        originTable: self.relation.table, foreignKey: foreignKey, relation: relation)
     }
 }

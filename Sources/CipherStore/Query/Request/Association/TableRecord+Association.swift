@@ -33,19 +33,15 @@ extension TableRecord {
     ///   - pivot: the association from this record to the intermediate one.
     ///   - target: the association from the intermediate record to the destination.
     ///   - key: the key the associated records decode under; by default the target's key, in
-    ///     the plural when the target is to one record and its key is the table's name
-    ///     (`BookTag.tag` → `tags`).
+    ///     the plural when the target is to one record (`BookTag.tag` → `tags`), as in GRDB.
     public static func hasMany<Pivot: Association, Target: Association>(
         _ destination: Target.RowDecoder.Type, through pivot: Pivot, using target: Target, key: String? = nil
     ) -> HasManyThroughAssociation<Self, Target.RowDecoder> where Pivot.OriginRowDecoder == Self, Pivot.RowDecoder == Target.OriginRowDecoder {
         var association = target.sqlAssociation.through(pivot.sqlAssociation)
-        // A default key to one record becomes plural, as in GRDB (`BookTag.tag` → `tags`).
-        if !association.isToMany && !association.isKeyGiven { association.key = AssociationKeyName.plural(association.key) }
+        // The key of a target to one record becomes plural, as in GRDB (`BookTag.tag` → `tags`).
+        if !association.isToMany { association.key = AssociationKeyName.plural(association.key) }
         association.isToMany = true
-        if let key {
-            association.key = key
-            association.isKeyGiven = true
-        }
+        if let key { association.key = key }
         return HasManyThroughAssociation(_sqlAssociation: SQLAssociationBox(association: association))
     }
 
@@ -60,16 +56,13 @@ extension TableRecord {
         _ destination: Target.RowDecoder.Type, through pivot: Pivot, using target: Target, key: String? = nil
     ) -> HasOneThroughAssociation<Self, Target.RowDecoder> where Pivot.OriginRowDecoder == Self, Pivot.RowDecoder == Target.OriginRowDecoder {
         var association = target.sqlAssociation.through(pivot.sqlAssociation)
-        if let key {
-            association.key = key
-            association.isKeyGiven = true
-        }
+        if let key { association.key = key }
         return HasOneThroughAssociation(_sqlAssociation: SQLAssociationBox(association: association))
     }
 
     private static func association<Destination: TableRecord>(to destination: Destination.Type, key: String?, defaultKey: String,
                                                                direction: SQLAssociation.Direction, isToMany: Bool, foreignKey: ForeignKey?) -> SQLAssociationBox {
-        SQLAssociationBox(association: SQLAssociation(key: key ?? defaultKey, isKeyGiven: key != nil, isToMany: isToMany, direction: direction,
+        SQLAssociationBox(association: SQLAssociation(key: key ?? defaultKey, isToMany: isToMany, direction: direction,
                                                       originTable: databaseTableName, foreignKey: foreignKey,
                                                       relation: SQLRelation(table: Destination.databaseTableName)))
     }
