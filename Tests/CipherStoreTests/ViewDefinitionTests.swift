@@ -68,6 +68,28 @@ import Testing
         #expect(try viewSQL("titles") == nil)
     }
 
+    @Test func valuesAndNamesThatLookLikeSQLStayWhatTheyAre() throws {
+        // A negative number after `-`: `2000-(-5)`, never `2000--5`, a comment.
+        try db.create(view: "recent", asLiteral: "SELECT id FROM note WHERE year > 2000-\(-5) AND title <> \("plain")")
+        #expect(try db.fetchAll(Int64.self, sql: "SELECT id FROM recent ORDER BY id") == [1, 2])
+        try db.create(view: "negated", as: Note.filter(Column("year") > -(-1995).sqlExpression).select(Column("id")))
+        #expect(try db.fetchAll(Int64.self, sql: "SELECT id FROM negated ORDER BY id") == [1, 2, 3])
+        // `$` inside a bare name is part of it; a comment after the last `;` is no statement.
+        try db.execute(sql: "CREATE TABLE price(amount$usd INTEGER)")
+        try db.create(view: "prices", asLiteral: "SELECT amount$usd FROM price")
+        try db.create(view: "one", asLiteral: "SELECT 1 AS one; -- a note")
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT one FROM one") == 1)
+        #expect(try Note.filter(sql: "title <> 'x$y' AND year > ?", arguments: [2020]).fetchCount(db) == 2)
+    }
+
+    @Test func aViewThatCannotBeReadIsNotCreated() throws {
+        for (name, sql, columns) in [("v1", "SELECT * FROM nosuch", nil), ("v2", "SELECT nosuchcolumn FROM note", nil), ("v3", "SELECT 1", ["a", "b"])] as [(String, SQL, [String]?)] {
+            let error = #expect(throws: DatabaseError.self) { try db.create(view: name, columns: columns, asLiteral: sql) }
+            #expect(error?.message?.contains("view \(name) cannot be read") == true, "\(name)")
+            #expect(try viewSQL(name) == nil, "\(name)")
+        }
+    }
+
     @Test func whatCannotBeAViewIsRefusedAndNothingIsCreated() throws {
         let mismatched = #expect(throws: DatabaseError.self) { try db.create(view: "v1", asLiteral: SQL(sql: "SELECT ?, ?", arguments: [.integer(1)])) }
         #expect(mismatched?.message?.contains("2 placeholder(s) and 1 argument(s)") == true)
