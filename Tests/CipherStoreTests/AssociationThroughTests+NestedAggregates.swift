@@ -155,3 +155,33 @@ extension AssociationThroughTests {
         #expect(backward == forward.reversed() && forward.count > 1)
     }
 }
+
+/// Pivots shared with the request's joins of the same association, as GRDB merges them.
+extension AssociationThroughTests {
+    @Test func aPivotIsTheJoinOfTheSameAssociationInTheRequest() throws {
+        // The authors joined directly are the pivot: both conditions apply to one JOIN.
+        let request = Library.joining(required: Library.authors.filter(Column("countryCode") == "JP"))
+            .joining(required: Library.books.filter(Column("year") > 2000)).select(Column("id")).distinct().order(Column("id"))
+        #expect(try request.makeSQL(db).sql == #"SELECT DISTINCT "library"."id" FROM "library" JOIN "author" ON "author"."libraryId" = "library"."id" AND ("author"."countryCode" = ?) JOIN "book" ON "book"."authorId" = "author"."id" AND ("book"."year" > ?) ORDER BY "library"."id""#)
+        #expect(try request.asRequest(of: Int64.self).fetchAll(db) == (try db.fetchAll(Int64.self, sql: """
+            SELECT DISTINCT library.id FROM library JOIN author ON author.libraryId = library.id AND author.countryCode = 'JP'
+            JOIN book ON book.authorId = author.id AND book.year > 2000 ORDER BY library.id
+            """)))
+        // An included author and a country through the author: the author once, still required.
+        struct BookInfo: Decodable, Equatable, FetchableRecord {
+            var book: Book
+            var author: Author
+            var country: Country?
+        }
+        let infos = Book.including(optional: Book.country).including(required: Book.author).order(Column("id"))
+        #expect(try infos.makeSQL(db).sql == #"SELECT "book".*, "author".*, "country".* FROM "book" JOIN "author" ON "author"."id" = "book"."authorId" LEFT JOIN "country" ON "country"."code" = "author"."countryCode" ORDER BY "book"."id""#)
+        let fetched = try infos.asRequest(of: BookInfo.self).fetchAll(db)
+        #expect(fetched.count == (try db.fetchScalar(Int.self, sql: "SELECT COUNT(*) FROM book JOIN author ON author.id = book.authorId")))
+        #expect(fetched.allSatisfy { $0.country?.code == $0.author.countryCode })
+        // Two through associations of the same kind from the same pivot share it.
+        let library = Book.hasOne(Library.self, through: Book.author, using: Author.belongsTo(Library.self))
+        let both = Book.joining(optional: Book.country).joining(optional: library).select(Column("id"))
+        #expect(try both.makeSQL(db).sql == #"SELECT "book"."id" FROM "book" LEFT JOIN "author" ON "author"."id" = "book"."authorId" LEFT JOIN "country" ON "country"."code" = "author"."countryCode" LEFT JOIN "library" ON "library"."id" = "author"."libraryId""#)
+        #expect(try both.fetchCount(db) == 120)
+    }
+}

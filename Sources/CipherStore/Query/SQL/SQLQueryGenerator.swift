@@ -157,7 +157,10 @@ struct SQLQueryGenerator {
         var layout = ScopeLayout(range: start..<position)
 
         // Annotations first: their columns extend this scope, right after its own.
-        let joins = relation.joins.filter(\.isAnnotation) + relation.joins.filter { !$0.isAnnotation }
+        let joins = Self.sharingPivots(relation.joins.filter(\.isAnnotation) + relation.joins.filter { !$0.isAnnotation })
+        // The first pivot of a through association is the join of the same association made
+        // before it at this level, if any (GRDB merges them): by folded key, with its alias.
+        var firstSteps: [String: (step: SQLAssociation, kind: SQLJoin.Kind, alias: String, isDirect: Bool)] = [:]
         for join in joins where join.kind != .prefetch {
             // A JOIN after a LEFT JOIN would drop the rows the LEFT JOIN keeps.
             guard !(isUnderOptional && join.kind == .required) else {
@@ -165,13 +168,25 @@ struct SQLQueryGenerator {
             }
             // A through association: its pivots joined first, unselected, each after the last.
             var parent = (table: relation.table, alias: alias)
-            for pivot in join.association.pivots {
+            for (index, pivot) in join.association.pivots.enumerated() {
+                let key = KnownColumns.folded(pivot.key)
+                // Shared with a direct join always (it took this pivot's conditions and kind), with
+                // a through association's pivot when both are of the same kind.
+                if index == 0, let shared = firstSteps[key], shared.step.isSameLink(as: pivot),
+                   shared.isDirect || shared.kind == join.kind {
+                    parent = (pivot.relation.table, shared.alias)
+                    continue
+                }
                 let (pivotAlias, pivotRelation) = try appendJoin(pivot, kind: join.kind, parentTable: parent.table, parentAlias: parent.alias, parts: &parts)
                 _ = try walk(pivotRelation, alias: pivotAlias, qualify: true, isSelected: false,
                              isUnderOptional: isUnderOptional || join.kind == .optional, position: &position, parts: &parts)
+                if index == 0 && firstSteps[key] == nil { firstSteps[key] = (pivot, join.kind, pivotAlias, false) }
                 parent = (pivot.relation.table, pivotAlias)
             }
             let (childAlias, child) = try appendJoin(join.association, kind: join.kind, parentTable: parent.table, parentAlias: parent.alias, parts: &parts)
+            if join.association.pivots.isEmpty && firstSteps[KnownColumns.folded(join.association.key)] == nil {
+                firstSteps[KnownColumns.folded(join.association.key)] = (join.association, join.kind, childAlias, true)
+            }
             if join.holdsPrefetchKey { keyHolderAlias = childAlias }
             let childLayout = try walk(child, alias: childAlias, qualify: true, isSelected: isSelected && join.isSelected,
                                        isUnderOptional: isUnderOptional || join.kind == .optional, position: &position, parts: &parts)
@@ -185,6 +200,39 @@ struct SQLQueryGenerator {
             }
         }
         return layout
+    }
+
+    /// The joins of one level, in the order they render, with the first pivot of each through
+    /// association merged into a join of the same association (same key and link) that renders
+    /// before it, as GRDB merges them: one JOIN, whose conditions are both joins' and which is
+    /// required when either is. Two through associations of the same kind that start with the
+    /// same pivot share it too, with both pivots' conditions. Direct joins render before
+    /// through ones (annotations stay first).
+    static func sharingPivots(_ joins: [SQLJoin]) -> [SQLJoin] {
+        let annotations = joins.filter(\.isAnnotation)
+        let others = joins.filter { !$0.isAnnotation }
+        var ordered = annotations + others.filter { $0.association.pivots.isEmpty } + others.filter { !$0.association.pivots.isEmpty }
+        for index in ordered.indices where ordered[index].kind != .prefetch && !ordered[index].association.pivots.isEmpty {
+            let pivot = ordered[index].association.pivots[0]
+            let key = KnownColumns.folded(pivot.key)
+            guard let first = ordered[..<index].firstIndex(where: { earlier in
+                guard earlier.kind != .prefetch else { return false }
+                let step = earlier.association.pivots.first ?? earlier.association
+                return KnownColumns.folded(step.key) == key && step.isSameLink(as: pivot)
+            }) else { continue }
+            if ordered[first].association.pivots.isEmpty {
+                // A direct join: it takes the pivot's conditions, and required wins.
+                ordered[first].association.relation.filters += pivot.relation.filters
+                if ordered[index].kind == .required { ordered[first].kind = .required }
+            } else if ordered[first].kind == ordered[index].kind {
+                ordered[first].association.pivots[0].relation.filters += pivot.relation.filters
+            } else {
+                continue
+            }
+            // The later join no longer filters its pivot: the shared JOIN does.
+            ordered[index].association.pivots[0].relation.filters = []
+        }
+        return ordered
     }
 
     /// Appends `JOIN child ON child.key = parent.key AND (the child's filters)`, and returns
