@@ -147,7 +147,9 @@ public struct HasOneAssociation<Origin, Destination>: AssociationToOne {
 /// It is used as any association to many records: `including(all:)` fetches each record's
 /// destination records by a second query that joins the pivot tables; `joining` joins the
 /// pivots and the destination; `request(for:)` and aggregates read the destination through
-/// the pivots. Its key, filters and orderings are the destination's.
+/// the pivots (an aggregate counts each destination row once). Its key, filters and
+/// orderings are the destination's. Joined in a request that also joins its first pivot's
+/// association at the same level, the two share one JOIN, as in GRDB.
 public struct HasManyThroughAssociation<Origin, Destination>: AssociationToMany {
     public typealias OriginRowDecoder = Origin
     public typealias RowDecoder = Destination
