@@ -157,10 +157,11 @@ struct SQLQueryGenerator {
         var layout = ScopeLayout(range: start..<position)
 
         // Annotations first: their columns extend this scope, right after its own.
-        let joins = Self.sharingPivots(relation.joins.filter(\.isAnnotation) + relation.joins.filter { !$0.isAnnotation })
-        // The first pivot of a through association is the join of the same association made
-        // before it at this level, if any (GRDB merges them): by folded key, with its alias.
-        var firstSteps: [String: (step: SQLAssociation, kind: SQLJoin.Kind, alias: String, isDirect: Bool)] = [:]
+        let joins = Self.sharingFirstSteps(relation.joins.filter(\.isAnnotation) + relation.joins.filter { !$0.isAnnotation })
+        // The first step of each association at this level (a direct join, or a through
+        // association's first pivot), by folded key, with its alias: a later association that
+        // starts with the same step shares its JOIN (``sharingFirstSteps(_:)``).
+        var firstSteps: [String: (step: SQLAssociation, alias: String)] = [:]
         for join in joins where join.kind != .prefetch {
             // A JOIN after a LEFT JOIN would drop the rows the LEFT JOIN keeps.
             guard !(isUnderOptional && join.kind == .required) else {
@@ -170,22 +171,27 @@ struct SQLQueryGenerator {
             var parent = (table: relation.table, alias: alias)
             for (index, pivot) in join.association.pivots.enumerated() {
                 let key = KnownColumns.folded(pivot.key)
-                // Shared with a direct join always (it took this pivot's conditions and kind), with
-                // a through association's pivot when both are of the same kind.
-                if index == 0, let shared = firstSteps[key], shared.step.isSameLink(as: pivot),
-                   shared.isDirect || shared.kind == join.kind {
+                if index == 0, let shared = firstSteps[key], shared.step.isSameLink(as: pivot) {
                     parent = (pivot.relation.table, shared.alias)
                     continue
                 }
-                let (pivotAlias, pivotRelation) = try appendJoin(pivot, kind: join.kind, parentTable: parent.table, parentAlias: parent.alias, parts: &parts)
+                let kind = index == 0 ? join.firstStepKind ?? join.kind : join.kind
+                let (pivotAlias, pivotRelation) = try appendJoin(pivot, kind: kind, parentTable: parent.table, parentAlias: parent.alias, parts: &parts)
                 _ = try walk(pivotRelation, alias: pivotAlias, qualify: true, isSelected: false,
                              isUnderOptional: isUnderOptional || join.kind == .optional, position: &position, parts: &parts)
-                if index == 0 && firstSteps[key] == nil { firstSteps[key] = (pivot, join.kind, pivotAlias, false) }
+                if index == 0 && firstSteps[key] == nil { firstSteps[key] = (pivot, pivotAlias) }
                 parent = (pivot.relation.table, pivotAlias)
             }
-            let (childAlias, child) = try appendJoin(join.association, kind: join.kind, parentTable: parent.table, parentAlias: parent.alias, parts: &parts)
-            if join.association.pivots.isEmpty && firstSteps[KnownColumns.folded(join.association.key)] == nil {
-                firstSteps[KnownColumns.folded(join.association.key)] = (join.association, join.kind, childAlias, true)
+            let childAlias: String
+            let child: SQLRelation
+            let directKey = KnownColumns.folded(join.association.key)
+            if join.association.pivots.isEmpty, let shared = firstSteps[directKey], shared.step.isSameLink(as: join.association) {
+                // A direct join whose JOIN a through association made first: its conditions are there.
+                childAlias = shared.alias
+                child = try join.association.relation.resolvingAggregates(db, alias: childAlias)
+            } else {
+                (childAlias, child) = try appendJoin(join.association, kind: join.kind, parentTable: parent.table, parentAlias: parent.alias, parts: &parts)
+                if join.association.pivots.isEmpty && firstSteps[directKey] == nil { firstSteps[directKey] = (join.association, childAlias) }
             }
             if join.holdsPrefetchKey { keyHolderAlias = childAlias }
             let childLayout = try walk(child, alias: childAlias, qualify: true, isSelected: isSelected && join.isSelected,
@@ -202,37 +208,44 @@ struct SQLQueryGenerator {
         return layout
     }
 
-    /// The joins of one level, in the order they render, with the first pivot of each through
-    /// association merged into a join of the same association (same key and link) that renders
-    /// before it, as GRDB merges them: one JOIN, whose conditions are both joins' and which is
-    /// required when either is. Two through associations of the same kind that start with the
-    /// same pivot share it too, with both pivots' conditions. Direct joins render before
-    /// through ones (annotations stay first).
-    static func sharingPivots(_ joins: [SQLJoin]) -> [SQLJoin] {
-        let annotations = joins.filter(\.isAnnotation)
-        let others = joins.filter { !$0.isAnnotation }
-        var ordered = annotations + others.filter { $0.association.pivots.isEmpty } + others.filter { !$0.association.pivots.isEmpty }
-        for index in ordered.indices where ordered[index].kind != .prefetch && !ordered[index].association.pivots.isEmpty {
-            let pivot = ordered[index].association.pivots[0]
-            let key = KnownColumns.folded(pivot.key)
-            guard let first = ordered[..<index].firstIndex(where: { earlier in
-                guard earlier.kind != .prefetch else { return false }
-                let step = earlier.association.pivots.first ?? earlier.association
-                return KnownColumns.folded(step.key) == key && step.isSameLink(as: pivot)
+    /// The joins of one level, as GRDB merges them: associations that start with the same step
+    /// (a direct join, or a through association's first pivot: same key and link) share one
+    /// JOIN, made by the first of them, in the request's order. It takes every sharer's
+    /// conditions and joins on that step, and is required when one of them is; the others
+    /// keep their own kind for what follows the step.
+    static func sharingFirstSteps(_ joins: [SQLJoin]) -> [SQLJoin] {
+        var shared = joins
+        func firstStep(_ join: SQLJoin) -> SQLAssociation { join.association.pivots.first ?? join.association }
+        for index in shared.indices where shared[index].kind != .prefetch {
+            let step = firstStep(shared[index])
+            guard let owner = shared[..<index].firstIndex(where: { earlier in
+                earlier.kind != .prefetch && KnownColumns.folded(firstStep(earlier).key) == KnownColumns.folded(step.key)
+                    && firstStep(earlier).isSameLink(as: step)
             }) else { continue }
-            if ordered[first].association.pivots.isEmpty {
-                // A direct join: it takes the pivot's conditions, and required wins.
-                ordered[first].association.relation.filters += pivot.relation.filters
-                if ordered[index].kind == .required { ordered[first].kind = .required }
-            } else if ordered[first].kind == ordered[index].kind {
-                ordered[first].association.pivots[0].relation.filters += pivot.relation.filters
+            // The step's conditions and joins move to the owner's; a direct sharer's joins are
+            // its own records, and stay.
+            var filters = step.relation.filters
+            var joins: [SQLJoin] = []
+            if shared[index].association.pivots.isEmpty {
+                shared[index].association.relation.filters = []
             } else {
-                continue
+                joins = step.relation.joins.map { var join = $0; join.isSelected = false; return join }
+                shared[index].association.pivots[0].relation.filters = []
+                shared[index].association.pivots[0].relation.joins = []
             }
-            // The later join no longer filters its pivot: the shared JOIN does.
-            ordered[index].association.pivots[0].relation.filters = []
+            let required = shared[index].kind == .required
+            if shared[owner].association.pivots.isEmpty {
+                filters = shared[owner].association.relation.filters + filters
+                shared[owner].association.relation.filters = filters
+                for join in joins { shared[owner].association.relation.add(join) }
+                if required { shared[owner].kind = .required }
+            } else {
+                shared[owner].association.pivots[0].relation.filters += filters
+                for join in joins { shared[owner].association.pivots[0].relation.add(join) }
+                if required { shared[owner].firstStepKind = .required }
+            }
         }
-        return ordered
+        return shared
     }
 
     /// Appends `JOIN child ON child.key = parent.key AND (the child's filters)`, and returns

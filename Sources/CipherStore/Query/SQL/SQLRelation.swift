@@ -144,6 +144,9 @@ struct SQLJoin: Sendable {
     /// The pivot table of a through association read back from its destination (to prefetch
     /// or to find one record's): the parent key columns are selected from it.
     var holdsPrefetchKey = false
+    /// The kind of a through association's first pivot when another association shares it
+    /// and is required (``SQLQueryGenerator/sharingFirstSteps(_:)``); `kind` otherwise.
+    var firstStepKind: Kind?
     var association: SQLAssociation
 }
 
