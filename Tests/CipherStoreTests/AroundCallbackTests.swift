@@ -12,7 +12,9 @@ import Testing
     }
 
     /// How the `around` callbacks of a ``Player`` misbehave.
-    enum Misbehaviour { case none, skipInsert, insertTwice, swallowError, skipDelete }
+    enum Misbehaviour { case none, skipInsert, insertTwice, swallowError, skipDelete, throwAfterInsert }
+
+    struct Late: Error {}
 
     struct Player: Codable, FetchableRecord, MutablePersistableRecord, RowIDRecord {
         static let databaseTableName = "player"
@@ -26,6 +28,10 @@ import Testing
         mutating func willSave(_ db: Connection) throws { log.events.append("willSave") }
         func aroundSave(_ db: Connection, save: () throws -> PersistenceSuccess) throws {
             log.events.append("aroundSave>")
+            if misbehaviour == .throwAfterInsert {
+                _ = try? save()
+                return
+            }
             _ = try save()
             log.events.append("<aroundSave")
         }
@@ -35,6 +41,9 @@ import Testing
             log.events.append("aroundInsert>")
             switch misbehaviour {
             case .skipInsert: break
+            case .throwAfterInsert:
+                _ = try insert()
+                throw Late()
             case .insertTwice:
                 _ = try insert()
                 _ = try insert()
@@ -109,7 +118,7 @@ import Testing
     @Test func aCallbackThatBreaksItsContractGetsAnErrorThatSaysWhatWasWritten() throws {
         var skipped = Player(id: nil, name: "ann", misbehaviour: .skipInsert)
         let notCalled = #expect(throws: DatabaseError.self) { try skipped.insert(db) }
-        #expect(notCalled?.message?.contains("aroundInsert of Player returned without a successful call of insert(): it wrote nothing") == true)
+        #expect(notCalled?.message?.contains("aroundInsert of Player returned without calling insert(): it wrote nothing") == true)
         #expect(skipped.id == nil && !skipped.log.events.contains { $0.hasPrefix("didInsert") || $0 == "didSave" })
         #expect(try db.fetchScalar(Int.self, sql: "SELECT COUNT(*) FROM player") == 0)
 
@@ -123,11 +132,18 @@ import Testing
         #expect(throws: DatabaseError.self) { try swallowed.insert(db) }
         #expect(try db.fetchScalar(Int.self, sql: "SELECT COUNT(*) FROM player") == 1)
 
+        // The INSERT succeeds, then aroundInsert throws and aroundSave swallows it: the row
+        // is there, and the message says so.
+        var late = Player(id: nil, name: "late", misbehaviour: .throwAfterInsert)
+        let afterWrite = #expect(throws: DatabaseError.self) { try late.insert(db) }
+        #expect(afterWrite?.message?.contains("what save() wrote before it failed stays in the database") == true)
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT COUNT(*) FROM player WHERE name = 'late'") == 1)
+
         var kept = Player(id: nil, name: "cy")
         try kept.insert(db)
         kept.misbehaviour = .skipDelete
         let notDeleted = #expect(throws: DatabaseError.self) { try kept.delete(db) }
-        #expect(notDeleted?.message?.contains("aroundDelete of Player returned without a successful call of delete()") == true)
+        #expect(notDeleted?.message?.contains("aroundDelete of Player returned without calling delete()") == true)
         #expect(try db.fetchScalar(Int.self, sql: "SELECT COUNT(*) FROM player WHERE name = 'cy'") == 1)
         #expect(!kept.log.events.contains { $0.hasPrefix("didDelete") })
     }

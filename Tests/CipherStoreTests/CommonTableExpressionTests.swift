@@ -31,7 +31,7 @@ import Testing
         let topScores = CommonTableExpression(named: "topScore", request: Player.select(Column("score")).filter(Column("id") > 5).order(Column("score").desc).limit(4))
         let request = Player.with(topScores).filter(topScores.contains(Column("score"))).filter(Column("name") != "p10").order(Column("score").desc, Column("id"))
         let sql = try request.makeSQL(db)
-        #expect(sql.sql == #"WITH "topScore" AS (SELECT "score" FROM "player" WHERE ("id" > ?) ORDER BY "score" DESC LIMIT ?) SELECT * FROM "player" WHERE ("score" IN "topScore") AND ("name" <> ?) ORDER BY "score" DESC, "id""#)
+        #expect(sql.sql == #"WITH "topScore" AS (SELECT "score" FROM "player" WHERE ("id" > ?) ORDER BY "score" DESC LIMIT ?\#n) SELECT * FROM "player" WHERE ("score" IN "topScore") AND ("name" <> ?) ORDER BY "score" DESC, "id""#)
         #expect(sql.arguments == [.integer(5), .integer(4), .text("p10")], "the expression's arguments first, as they appear")
         let expected = try Player.fetchAll(db, sql: """
             WITH topScore AS (SELECT score FROM player WHERE id > 5 ORDER BY score DESC LIMIT 4)
@@ -79,5 +79,39 @@ import Testing
         let deleted = try Player.with(losers).filter(losers.contains(Column("id"))).deleteAll(db)
         #expect(try db.fetchAll(Int64.self, sql: "SELECT id FROM player ORDER BY id") == expected)
         #expect(deleted == 40 - expected.count && deleted > 0)
+    }
+}
+
+extension CommonTableExpressionTests {
+    @Test func expressionsReadEachOtherInAnyOrderAndReachEveryStatement() throws {
+        // An expression may read one added after it, as SQLite allows; a replaced one keeps its place.
+        let a = CommonTableExpression(named: "a", sql: "SELECT 1 AS x")
+        let b = CommonTableExpression(named: "b", sql: "SELECT x + 1 AS id FROM a")
+        #expect(try Player.with(b).with(a).filter(b.contains(Column("id"))).fetchAll(db).map(\.id) == [2])
+        let a3 = CommonTableExpression(named: "a", sql: "SELECT 3 AS x")
+        #expect(try Player.with(a).with(b).with(a3).filter(b.contains(Column("id"))).fetchAll(db).map(\.id) == [4])
+        // A literal body of rows, ending in a comment.
+        let high = CommonTableExpression(named: "high", literal: "SELECT id FROM player WHERE score > \(90) -- the best")
+        #expect(try Player.with(high).filter(high.contains(Column("id"))).fetchCount(db) == (try db.fetchScalar(Int.self, sql: "SELECT COUNT(*) FROM player WHERE score > 90")))
+        // The prefetch of including(all:) and updateAll's values see the request's expressions.
+        struct Team: Codable, FetchableRecord, TableRecord {
+            static let databaseTableName = "team"
+            static let players = hasMany(Player.self, using: ForeignKey(["teamId"]))
+            var id: Int64
+        }
+        struct TeamInfo: Decodable, FetchableRecord {
+            var team: Team
+            var players: [Player]
+        }
+        try db.executeScript("CREATE TABLE team(id INTEGER PRIMARY KEY); INSERT INTO team VALUES (1), (2); ALTER TABLE player ADD COLUMN teamId INTEGER; UPDATE player SET teamId = id % 2 + 1;")
+        let teams = try Team.with(high).including(all: Team.players.filter(high.contains(Column("id"))).order(Column("id"))).order(Column("id"))
+            .asRequest(of: TeamInfo.self).fetchAll(db)
+        for info in teams {
+            #expect(info.players.map(\.id) == (try db.fetchAll(Int64.self, sql: "SELECT id FROM player WHERE teamId = ? AND score > 90 ORDER BY id", arguments: [info.team.id])))
+        }
+        let best = CommonTableExpression(named: "best", sql: "SELECT max(score) AS m FROM player")
+        let updated = try Player.with(best).filter(Column("id") == 1).updateAll(db, Column("score").set(to: SQLExpression(sql: "(SELECT m FROM best) + ?", arguments: [.integer(1)])))
+        #expect(updated == 1)
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT score FROM player WHERE id = 1") == (try db.fetchScalar(Int.self, sql: "SELECT max(score) FROM player WHERE id <> 1")).map { $0 + 1 })
     }
 }

@@ -57,6 +57,7 @@ import Testing
             // Without a type, the subscripts give DatabaseValue as before.
             #expect(row[0] == .integer(id))
             #expect(row["missing"] == nil)
+            #expect(row[Column("name")] != nil && row[Column("missing")] == nil)
         }
     }
 

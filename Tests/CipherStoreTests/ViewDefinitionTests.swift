@@ -83,6 +83,10 @@ import Testing
     }
 
     @Test func aViewThatCannotBeReadIsNotCreated() throws {
+        // A temporary view of the same name does not answer for the new one.
+        try db.execute(sql: "CREATE TEMP VIEW v0 AS SELECT 1 AS x")
+        #expect(throws: DatabaseError.self) { try db.create(view: "v0", asLiteral: "SELECT nope FROM note") }
+        #expect(try viewSQL("v0") == nil)
         for (name, sql, columns) in [("v1", "SELECT * FROM nosuch", nil), ("v2", "SELECT nosuchcolumn FROM note", nil), ("v3", "SELECT 1", ["a", "b"])] as [(String, SQL, [String]?)] {
             let error = #expect(throws: DatabaseError.self) { try db.create(view: name, columns: columns, asLiteral: sql) }
             #expect(error?.message?.contains("view \(name) cannot be read") == true, "\(name)")

@@ -14,20 +14,29 @@ enum PersistenceCallbacks {
     static func around<Success>(_ name: String, calling closureName: String, of record: Any.Type,
                                 _ callback: (() throws -> Success) throws -> Void, _ write: () throws -> Success) throws -> Success {
         var result: Success?
+        var failure: (any Error)?
         // The closure does not outlive the callback: it is checked once the callback returns.
         try withoutActuallyEscaping(write) { write in
             try callback {
                 guard result == nil else {
                     throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "\(name) of \(record) called \(closureName) a second time: the first call's write stands, the second was refused; call it once")
                 }
-                let success = try write()
-                result = success
-                return success
+                do {
+                    let success = try write()
+                    result = success
+                    return success
+                } catch {
+                    failure = error
+                    throw error
+                }
             }
         }
-        guard let result else {
-            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "\(name) of \(record) returned without a successful call of \(closureName): it wrote nothing; call it once, and let its error propagate")
+        if let result { return result }
+        if let failure {
+            // What the closure wrote before its error (an insert whose aroundInsert threw after
+            // it) is in the file unless an enclosing transaction is rolled back.
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "\(name) of \(record) returned after \(closureName) failed (\(failure)) without throwing: what \(closureName) wrote before it failed stays in the database unless a transaction around the write is rolled back; let the error propagate")
         }
-        return result
+        throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "\(name) of \(record) returned without calling \(closureName): it wrote nothing; call it once")
     }
 }

@@ -44,6 +44,9 @@ public struct Row: Sendable, CustomStringConvertible {
         layout.index(of: name).map { values[$0] }
     }
 
+    /// The value of the column (case-insensitive), or `nil` when there is no such column.
+    public subscript(column: Column) -> DatabaseValue? { self[column.name] }
+
     /// Whether the row has a column with this name (case-insensitive).
     public func hasColumn(_ name: String) -> Bool { layout.index(of: name) != nil }
 

@@ -57,7 +57,9 @@ extension Connection {
             // SQLite checks a view's SELECT only when the view is read: read it now, so that a
             // missing table or column, or a column list of another length, leaves no view.
             do {
-                _ = try makeStatement(sql: "SELECT * FROM " + Connection.quoteIdentifier(name))
+                // Named with its schema: a temporary object of the same name would answer instead.
+                let schema = options.contains(.temporary) ? "temp" : "main"
+                _ = try makeStatement(sql: "SELECT * FROM " + schema + "." + Connection.quoteIdentifier(name))
             } catch let error as DatabaseError {
                 throw DatabaseError(resultCode: error.resultCode, message: "view \(name) cannot be read: \(error.message ?? "\(error)"); nothing was created")
             }

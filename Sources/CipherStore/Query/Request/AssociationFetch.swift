@@ -79,7 +79,10 @@ enum AssociationFetch {
         let chunkSize = max(1, keysPerQuery / columns.count)
         for start in stride(from: 0, to: unique.count, by: chunkSize) {
             let chunk = unique[start..<min(start + chunkSize, unique.count)]
-            let relation = association.restricting(association.relation, by: condition(columns, chunk))
+            var relation = association.restricting(association.relation, by: condition(columns, chunk))
+            // The request's expressions first; one of the association's own by the same name wins.
+            let own = Set(relation.commonTableExpressions.map { KnownColumns.folded($0.name) })
+            relation.commonTableExpressions = prefetch.commonTableExpressions.filter { !own.contains(KnownColumns.folded($0.name)) } + relation.commonTableExpressions
             let (rows, keys) = try self.rows(db, relation, extraColumns: columns.map(\.childColumn))
             for (row, key) in zip(rows, keys) { groups[key.map(comparable), default: []].append(row) }
         }

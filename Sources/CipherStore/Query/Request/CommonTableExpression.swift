@@ -82,6 +82,16 @@ extension CommonTableExpression where RowDecoder == Row {
         expression = SQLCommonTableExpression(name: name, columns: columns, isRecursive: recursive, body: .sql(body))
     }
 
+    /// An expression from SQL built with interpolation, whose rows fetch as ``Row``s.
+    /// - Parameters:
+    ///   - recursive: whether the SELECT reads the expression itself.
+    ///   - name: the name requests read it by.
+    ///   - columns: its column names; those of the SELECT by default.
+    ///   - literal: the SELECT.
+    public init(recursive: Bool = false, named name: String, columns: [String]? = nil, literal: SQL) {
+        expression = SQLCommonTableExpression(name: name, columns: columns, isRecursive: recursive, body: .sql(.success(literal)))
+    }
+
     /// An expression from a request whose rows fetch as ``Row``s.
     /// - Parameters:
     ///   - recursive: whether the request reads the expression itself.
@@ -109,11 +119,15 @@ struct SQLCommonTableExpression: Sendable {
 
 extension QueryInterfaceRequest {
     /// Adds a common table expression to the request's `WITH` clause; one of the same name
-    /// replaces it.
+    /// is replaced where it stands.
     public func with<T>(_ expression: CommonTableExpression<T>) -> Self {
         var request = self
-        request.relation.commonTableExpressions.removeAll { KnownColumns.folded($0.name) == KnownColumns.folded(expression.tableName) }
-        request.relation.commonTableExpressions.append(expression.expression)
+        let name = KnownColumns.folded(expression.tableName)
+        if let index = request.relation.commonTableExpressions.firstIndex(where: { KnownColumns.folded($0.name) == name }) {
+            request.relation.commonTableExpressions[index] = expression.expression
+        } else {
+            request.relation.commonTableExpressions.append(expression.expression)
+        }
         return request
     }
 }

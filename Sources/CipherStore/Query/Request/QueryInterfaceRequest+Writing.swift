@@ -23,7 +23,7 @@ extension QueryInterfaceRequest {
         guard !assignments.isEmpty else { return 0 }
         var assigned = SQLRelation(table: relation.table)
         assigned.selection = assignments.map { SQLSelection(kind: .expression($0.value)) }
-        let generator = SQLQueryGenerator(db: db)
+        var generator = SQLQueryGenerator(db: db)
         try generator.check(assigned)
         try generator.check(assignments.map(\.column), in: relation.table)
         // An association aggregate as a value (`Column("bookCount").set(to: Author.books.count)`)
@@ -33,11 +33,13 @@ extension QueryInterfaceRequest {
             return node
         }
         let whereClause = try target(db)
+        // The request's common table expressions before UPDATE too: a value may read them.
+        let with = try generator.renderCommonTableExpressions(relation.commonTableExpressions)
         var context = SQLRenderContext()
         let set = zip(assignments, values).map { Connection.quoteIdentifier($0.column) + " = " + $1.render(&context) }.joined(separator: ", ")
         let verb = onConflict.map { "UPDATE OR \($0.rawValue) " } ?? "UPDATE "
-        try db.execute(sql: verb + Connection.quoteIdentifier(relation.table) + " SET " + set + whereClause.sql,
-                       arguments: .positional(context.arguments + whereClause.arguments))
+        try db.execute(sql: with.sql + verb + Connection.quoteIdentifier(relation.table) + " SET " + set + whereClause.sql,
+                       arguments: .positional(with.arguments + context.arguments + whereClause.arguments))
         return db.changesCount
     }
 

@@ -14,6 +14,7 @@ extension SQLQueryGenerator {
         let keyword = expressions.contains(where: \.isRecursive) ? "WITH RECURSIVE " : "WITH "
         var definitions: [String] = []
         var arguments: [DatabaseValue] = []
+        var deferred: [String] = []
         for expression in expressions {
             var head = Connection.quoteIdentifier(expression.name)
             if let columns = expression.columns {
@@ -22,11 +23,26 @@ extension SQLQueryGenerator {
                 expressionColumns[KnownColumns.folded(expression.name)] = Self.known(columns)
             }
             let body = try self.body(of: expression)
-            definitions.append(head + " AS (" + body.sql + ")")
+            // A `--` comment at the end of the body would swallow the closing parenthesis.
+            definitions.append(head + " AS (" + body.sql + "\n)")
             arguments += body.arguments
             if expression.columns == nil {
+                // Probed with the clause so far; an expression that reads a later one (SQLite
+                // allows it) is probed again once the whole clause is there.
                 let probe = keyword + definitions.joined(separator: ", ") + " SELECT * FROM " + Connection.quoteIdentifier(expression.name)
-                expressionColumns[KnownColumns.folded(expression.name)] = Self.known(try db.cachedStatement(sql: probe).columnNames)
+                if let columns = try? db.cachedStatement(sql: probe).columnNames {
+                    expressionColumns[KnownColumns.folded(expression.name)] = Self.known(columns)
+                } else {
+                    deferred.append(expression.name)
+                }
+            }
+        }
+        for name in deferred {
+            let probe = keyword + definitions.joined(separator: ", ") + " SELECT * FROM " + Connection.quoteIdentifier(name)
+            do {
+                expressionColumns[KnownColumns.folded(name)] = Self.known(try db.cachedStatement(sql: probe).columnNames)
+            } catch let error as DatabaseError {
+                throw DatabaseError(resultCode: error.resultCode, message: "common table expression \(name) cannot be read: \(error.message ?? "\(error)"); nothing was run")
             }
         }
         return SQL(sql: keyword + definitions.joined(separator: ", ") + " ", arguments: arguments)

@@ -31,6 +31,8 @@ struct SQLQueryGenerator {
 
     struct Prefetch {
         var association: SQLAssociation
+        /// The request's common table expressions: the prefetch's own SELECT may read them.
+        var commonTableExpressions: [SQLCommonTableExpression]
         var columns: [JoinColumns]
         /// Offsets from the first hidden column.
         var parentKeyOffsets: [Int]
@@ -76,7 +78,8 @@ struct SQLQueryGenerator {
                 offsets.append(hidden)
                 hidden += 1
             }
-            prefetches.append(Prefetch(association: join.association, columns: columns, parentKeyOffsets: offsets))
+            prefetches.append(Prefetch(association: join.association, commonTableExpressions: relation.commonTableExpressions,
+                                       columns: columns, parentKeyOffsets: offsets))
         }
         var extraOffsets: [Int] = []
         for column in extraColumns {
