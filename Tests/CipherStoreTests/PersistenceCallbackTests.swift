@@ -114,6 +114,21 @@ import Testing
         #expect(try db.fetchScalar(String.self, sql: "SELECT updatedAt FROM player WHERE id = ?", arguments: [player.id]) == "2027-01-15 08:00:00.000")
     }
 
+    @Test func updateChangesWithAClosureRunsTheCallbacksWithTheColumnsItChanged() throws {
+        var player = Player(name: "Arthur", score: 10)
+        try player.insert(db)
+        player.log.events = []
+        #expect(try player.updateChanges(db) { $0.score = 40 })
+        // insert kept willSave's updatedAt in the record: the score alone changed.
+        #expect(player.log.events == ["willSave", "willUpdate score", "didUpdate", "didSave \"Arthur\""])
+        #expect(player.score == 40)
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT score FROM player WHERE id = ?", arguments: [player.id]) == 40)
+
+        player.log.events = []
+        #expect(try player.updateChanges(db) { _ in } == false)
+        #expect(player.log.events.isEmpty)
+    }
+
     /// Generic code sees a record through the protocol it asks for: the callbacks and the id
     /// still follow the record's own type.
     @Test func genericCodeRunsTheRecordsOwnCallbacks() throws {

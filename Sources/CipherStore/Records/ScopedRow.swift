@@ -55,6 +55,10 @@ struct ScopedRow {
     let plan: ScopePlan
     /// Included to-many associations' rows, by lowercased key.
     var prefetched: [String: [ScopedRow]] = [:]
+    /// The rows of to-many associations included under this scope's to-one scopes
+    /// (`Book.author.including(all: Author.books)`), by the path to their scope
+    /// (``ScopePlan/path(to:)``), then by lowercased key; given to the scope by ``scope(at:)``.
+    var nestedPrefetched: [[Int]: [String: [ScopedRow]]] = [:]
 
     /// An optional association that matched no row: its columns are all NULL.
     var isMissing: Bool {
@@ -65,13 +69,21 @@ struct ScopedRow {
 
     /// The scope of the child at `index` of this one, on the same columns.
     func child(at index: Int) -> ScopedRow {
-        ScopedRow(source: source, plan: plan.children[index].plan)
+        guard nestedPrefetched.isEmpty else { return scope(at: [index]) }
+        return ScopedRow(source: source, plan: plan.children[index].plan)
     }
 
-    /// The scope at the end of `path` (from ``ScopePlan/path(to:)``), on the same columns.
+    /// The scope at the end of `path` (from ``ScopePlan/path(to:)``), on the same columns,
+    /// with the to-many associations' rows included under it.
     func scope(at path: [Int]) -> ScopedRow {
         var plan = self.plan
         for index in path { plan = plan.children[index].plan }
-        return ScopedRow(source: source, plan: plan)
+        var scope = ScopedRow(source: source, plan: plan)
+        guard !nestedPrefetched.isEmpty else { return scope }
+        scope.prefetched = nestedPrefetched[path] ?? [:]
+        for (nestedPath, rows) in nestedPrefetched where nestedPath.count > path.count && nestedPath.starts(with: path) {
+            scope.nestedPrefetched[Array(nestedPath.dropFirst(path.count))] = rows
+        }
+        return scope
     }
 }

@@ -1,3 +1,4 @@
+import CSQLCipher
 import Foundation
 
 /// Records by primary key, in GRDB's spelling: one key, several, or every record whose key is
@@ -88,6 +89,20 @@ extension TableRecord where Self: FetchableRecord {
     public static func fetchAll<Key: DatabaseValueConvertible>(_ db: Connection, keys: some Collection<Key>) throws -> [Self] {
         try fetchAllOnce(db, inChunks(uniqueKeyValues(keys)) { filter(keys: $0) })
     }
+
+    /// A cursor over the records with these primary keys, in no particular order; keys
+    /// without a record are skipped. One statement, so at most as many distinct keys as SQLite
+    /// binds values to one (999 with SQLite 3.15).
+    /// - Throws: ``DatabaseError`` before anything runs for more keys than that:
+    ///   `fetchAll(_:keys:)` takes any number.
+    public static func fetchCursor<Key: DatabaseValueConvertible>(_ db: Connection, keys: some Collection<Key>) throws -> RecordCursor<Self> {
+        let values = uniqueKeyValues(keys)
+        let limit = Int(sqlite3_limit(try db.handle.pointer, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
+        guard values.count <= limit else {
+            throw DatabaseError(resultCode: .SQLITE_RANGE, message: "fetchCursor(_:keys:) reads \(values.count) keys in one statement, and SQLite binds at most \(limit) values to one; fetch them with fetchAll(_:keys:), which runs one statement per \(AssociationFetch.keysPerQuery) keys; nothing was run")
+        }
+        return try filter(keys: values).fetchCursor(db)
+    }
 }
 
 extension TableRecord where Self: FetchableRecord & Hashable {
@@ -110,6 +125,12 @@ extension TableRecord where Self: FetchableRecord & Identifiable, ID: DatabaseVa
     /// The records with these ids, in no particular order; ids without a record are skipped.
     public static func fetchAll(_ db: Connection, ids: some Collection<ID>) throws -> [Self] {
         try fetchAll(db, keys: ids)
+    }
+
+    /// A cursor over the records with these ids, in no particular order; ids without a record
+    /// are skipped. See `fetchCursor(_:keys:)`.
+    public static func fetchCursor(_ db: Connection, ids: some Collection<ID>) throws -> RecordCursor<Self> {
+        try fetchCursor(db, keys: ids)
     }
 
     /// A request for the ids of the records: `Player.selectID().fetchAll(db)`.

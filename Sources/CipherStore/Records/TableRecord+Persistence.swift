@@ -39,6 +39,22 @@ extension TableRecord where Self: Encodable {
         return true
     }
 
+    /// Changes the record with `modify`, then updates only the columns it changed, as GRDB's
+    /// `updateChanges(_:modify:)`: `try player.updateChanges(db) { $0.score = 1000 }`. A
+    /// ``MutablePersistableRecord`` runs its callbacks, as in `updateChanges(_:from:)`.
+    ///
+    /// The record keeps what `modify` changed even when the update throws (as in GRDB): then
+    /// nothing was written, unless the error is a `did` callback's. An error thrown by `modify`
+    /// comes out before anything is written.
+    /// - Returns: whether anything was written (`false` when `modify` changed no column).
+    /// - Throws: ``RecordError/rowNotFound(table:primaryKey:)`` when the row is gone.
+    @discardableResult
+    public mutating func updateChanges(_ db: Connection, onConflict: ConflictResolution? = nil, modify: (inout Self) throws -> Void) throws -> Bool {
+        let old = self
+        try modify(&self)
+        return try updateChanges(db, from: old, onConflict: onConflict)
+    }
+
     /// Deletes the record's row.
     /// - Returns: whether there was one.
     @discardableResult

@@ -58,7 +58,11 @@ enum AssociationFetch {
             let keys = fetched.map { row in prefetch.parentKeyOffsets.map { row.values[visibleWidth + $0] } }
             let children = try prefetchedRows(db, prefetch, parentKeys: keys)
             let key = prefetch.association.key.lowercased()
-            for index in rows.indices { rows[index].prefetched[key] = children[index] }
+            if prefetch.scopePath.isEmpty {
+                for index in rows.indices { rows[index].prefetched[key] = children[index] }
+            } else {
+                for index in rows.indices { rows[index].nestedPrefetched[prefetch.scopePath, default: [:]][key] = children[index] }
+            }
         }
         return (rows, extras)
     }

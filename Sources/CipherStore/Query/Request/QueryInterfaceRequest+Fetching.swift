@@ -15,7 +15,7 @@ extension QueryInterfaceRequest where RowDecoder: FetchableRecord {
     /// whose rows are fetched after the others; `nil` for any other request (a cursor reads it).
     @usableFromInline
     func prefetchedRecords(_ db: Connection) throws -> [RowDecoder]? {
-        guard relation.joins.contains(where: { $0.kind == .prefetch }) else { return nil }
+        guard relation.includesPrefetch else { return nil }
         return try AssociationFetch.records(RowDecoder.self, db, relation)
     }
 
@@ -74,9 +74,8 @@ extension QueryInterfaceRequest where RowDecoder == Row {
 extension QueryInterfaceRequest {
     /// The number of rows the request fetches (LIMIT and OFFSET count too).
     public func fetchCount(_ db: Connection) throws -> Int {
-        var counted = relation
+        var counted = relation.removingPrefetches()
         counted.orderings = []
-        counted.joins.removeAll { $0.kind == .prefetch }
         let isPlain = !counted.hasJoinedTables && !counted.isDistinct && counted.groups.isEmpty && counted.havings.isEmpty && counted.limit == nil
             && counted.selection.count == 1 && { if case .allColumns = counted.selection[0].kind { return true } else { return false } }()
         if isPlain {
@@ -116,8 +115,7 @@ extension Row {
 
     /// The rows of any request, as ``Row``s (the columns it selects, associations flat).
     public static func fetchAll<T>(_ db: Connection, _ request: QueryInterfaceRequest<T>) throws -> [Row] {
-        var relation = request.relation
-        relation.joins.removeAll { $0.kind == .prefetch }
+        let relation = request.relation.removingPrefetches()
         var generator = SQLQueryGenerator(db: db)
         let query = try generator.select(relation)
         return try db.fetchAll(sql: query.sql, arguments: .positional(query.arguments))

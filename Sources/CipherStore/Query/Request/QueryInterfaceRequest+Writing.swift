@@ -48,8 +48,7 @@ extension QueryInterfaceRequest {
     /// option SQLite builds may lack).
     private func target(_ db: Connection) throws -> SQL {
         var generator = SQLQueryGenerator(db: db)
-        var simple = try relation.resolvingOrigin(db).resolvingAggregates(db)
-        simple.joins.removeAll { $0.kind == .prefetch }
+        var simple = try relation.removingPrefetches().resolvingOrigin(db).resolvingPrimaryKey(db).resolvingAggregates(db)
         guard simple.groups.isEmpty && simple.havings.isEmpty else {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "deleteAll and updateAll refuse a request with group or having: it picks one row per group, not the rows; nothing was changed. Filter the rows themselves instead")
         }

@@ -30,6 +30,10 @@ public struct SQLExpression: Sendable {
         /// A value computed from the associated records (``AssociationAggregate``), replaced
         /// by its subquery when the request runs (``SQLRelation/resolvingAggregates(_:)``).
         case associationAggregate(SQLAssociationAggregate)
+        /// The primary key of the request's table (`orderByPrimaryKey()`,
+        /// `selectPrimaryKey(as:)`): replaced by its columns, read from the schema, when the
+        /// request runs (``SQLRelation/resolvingPrimaryKey(_:)``).
+        case primaryKey
     }
 
     let node: Node
@@ -112,6 +116,9 @@ extension SQLExpression.Node {
         case .associationAggregate(let aggregate):
             // Outside a request (`SQLExpression.sql`), where the schema is not at hand.
             return "(SELECT … FROM " + Connection.quoteIdentifier(aggregate.association.relation.table) + ")"
+        case .primaryKey:
+            // Outside a request, where the schema is not at hand.
+            return "(primary key)"
         }
     }
 
@@ -127,7 +134,7 @@ extension SQLExpression.Node {
     func collectColumns(into names: inout [String]) {
         switch self {
         case .column(let name): names.append(name)
-        case .value, .literal, .countAll, .tableMatch, .associationAggregate: break
+        case .value, .literal, .countAll, .tableMatch, .associationAggregate, .primaryKey: break
         case .prefix(_, let operand), .postfix(let operand, _): operand.collectColumns(into: &names)
         case .binary(let lhs, _, let rhs):
             lhs.collectColumns(into: &names)
@@ -146,7 +153,7 @@ extension SQLExpression.Node {
     func mapAggregates(_ transform: (SQLAssociationAggregate) throws -> SQLExpression.Node) rethrows -> SQLExpression.Node {
         switch self {
         case .associationAggregate(let aggregate): return try transform(aggregate)
-        case .column, .value, .literal, .countAll: return self
+        case .column, .value, .literal, .countAll, .primaryKey: return self
         case .prefix(let op, let operand): return .prefix(op, try operand.mapAggregates(transform))
         case .postfix(let operand, let op): return .postfix(try operand.mapAggregates(transform), op)
         case .binary(let lhs, let op, let rhs): return .binary(try lhs.mapAggregates(transform), op, try rhs.mapAggregates(transform))
@@ -195,7 +202,7 @@ extension SQLExpression.Node {
     func contains(where predicate: (SQLExpression.Node) -> Bool) -> Bool {
         if predicate(self) { return true }
         switch self {
-        case .column, .value, .literal, .countAll, .associationAggregate: return false
+        case .column, .value, .literal, .countAll, .associationAggregate, .primaryKey: return false
         case .prefix(_, let operand), .postfix(let operand, _), .tableMatch(_, let operand): return operand.contains(where: predicate)
         case .binary(let lhs, _, let rhs): return lhs.contains(where: predicate) || rhs.contains(where: predicate)
         case .function(_, let arguments, _): return arguments.contains { $0.contains(where: predicate) }

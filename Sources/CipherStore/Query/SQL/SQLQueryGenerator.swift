@@ -36,7 +36,22 @@ struct SQLQueryGenerator {
         var columns: [JoinColumns]
         /// Offsets from the first hidden column.
         var parentKeyOffsets: [Int]
+        /// The to-one scope whose records the association's rows go under, as child indexes
+        /// from the base (``ScopedRow/scope(at:)``); empty for the base table's own.
+        var scopePath: [Int] = []
     }
+
+    /// A to-many association included under an included to-one association
+    /// (`Book.author.including(all: Author.books)`), found while walking the joins: its parent
+    /// key columns are selected from `parentAlias` after the visible columns.
+    private struct NestedPrefetch {
+        var association: SQLAssociation
+        var columns: [JoinColumns]
+        var parentAlias: String
+        var scopePath: [Int]
+    }
+
+    private var nestedPrefetches: [NestedPrefetch] = []
 
     /// The keys' table alias of a through association read back from its destination
     /// (``SQLJoin/holdsPrefetchKey``): the extra columns are its.
@@ -58,13 +73,14 @@ struct SQLQueryGenerator {
         let with = try renderCommonTableExpressions(relation.commonTableExpressions)
         // The base table's alias first: its aggregates' subqueries are correlated with it.
         let baseAlias = alias(for: relation.table)
-        let relation = try relation.resolvingOrigin(db).resolvingAggregates(db, alias: baseAlias)
+        let relation = try relation.resolvingOrigin(db).resolvingPrimaryKey(db).resolvingAggregates(db, alias: baseAlias)
         try check(relation)
         let qualify = relation.hasJoinedTables
+        nestedPrefetches = []
         var parts = Parts()
         var position = 0
         let layout = try walk(relation, alias: baseAlias, qualify: qualify, isSelected: true, isUnderOptional: false,
-                              position: &position, parts: &parts)
+                              path: [], position: &position, parts: &parts)
         var hidden = 0
 
         // Key columns: the base table's, for each prefetch, then the caller's extras.
@@ -80,6 +96,16 @@ struct SQLQueryGenerator {
             }
             prefetches.append(Prefetch(association: join.association, commonTableExpressions: relation.commonTableExpressions,
                                        columns: columns, parentKeyOffsets: offsets))
+        }
+        for nested in nestedPrefetches {
+            var offsets: [Int] = []
+            for pair in nested.columns {
+                parts.select.append(qualified(pair.parentColumn, alias: nested.parentAlias))
+                offsets.append(hidden)
+                hidden += 1
+            }
+            prefetches.append(Prefetch(association: nested.association, commonTableExpressions: relation.commonTableExpressions,
+                                       columns: nested.columns, parentKeyOffsets: offsets, scopePath: nested.scopePath))
         }
         var extraOffsets: [Int] = []
         for column in extraColumns {
@@ -142,8 +168,21 @@ struct SQLQueryGenerator {
     }
 
     /// Renders a relation's selection and orderings, and its joined children's, depth first.
+    /// - Parameter path: the child indexes of the relation's scope from the base's, for the
+    ///   to-many associations it includes.
     private mutating func walk(_ relation: SQLRelation, alias: String, qualify: Bool, isSelected: Bool, isUnderOptional: Bool,
-                               position: inout Int, parts: inout Parts) throws -> ScopeLayout {
+                               path: [Int], position: inout Int, parts: inout Parts) throws -> ScopeLayout {
+        // The base's to-many associations are `select`'s; a joined scope's are found here.
+        if !path.isEmpty || !isSelected {
+            for join in relation.joins where join.kind == .prefetch {
+                guard isSelected else {
+                    throw DatabaseError(resultCode: .SQLITE_ERROR, message: "association \(join.association.key): including(all:) inside an association that is joined and not included (joining(required:), joining(optional:), a pivot) has no records to go under; include that association with including(required:) or including(optional:); nothing was run")
+                }
+                let columns = try join.association.firstStep.joinColumns(db)
+                try check(columns.map(\.parentColumn), in: relation.table, association: join.association.key)
+                nestedPrefetches.append(NestedPrefetch(association: join.association, columns: columns, parentAlias: alias, scopePath: path))
+            }
+        }
         let start = position
         if isSelected {
             var context = SQLRenderContext(qualifier: qualify ? alias : nil)
@@ -181,7 +220,7 @@ struct SQLQueryGenerator {
                 let kind = index == 0 ? join.firstStepKind ?? join.kind : join.kind
                 let (pivotAlias, pivotRelation) = try appendJoin(pivot, kind: kind, parentTable: parent.table, parentAlias: parent.alias, parts: &parts)
                 _ = try walk(pivotRelation, alias: pivotAlias, qualify: true, isSelected: false,
-                             isUnderOptional: isUnderOptional || join.kind == .optional, position: &position, parts: &parts)
+                             isUnderOptional: isUnderOptional || join.kind == .optional, path: path, position: &position, parts: &parts)
                 if index == 0 && firstSteps[key] == nil { firstSteps[key] = (pivot, pivotAlias) }
                 parent = (pivot.relation.table, pivotAlias)
             }
@@ -191,14 +230,19 @@ struct SQLQueryGenerator {
             if join.association.pivots.isEmpty, let shared = firstSteps[directKey], shared.step.isSameLink(as: join.association) {
                 // A direct join whose JOIN a through association made first: its conditions are there.
                 childAlias = shared.alias
-                child = try join.association.relation.resolvingAggregates(db, alias: childAlias)
+                child = try join.association.relation.resolvingPrimaryKey(db).resolvingAggregates(db, alias: childAlias)
             } else {
                 (childAlias, child) = try appendJoin(join.association, kind: join.kind, parentTable: parent.table, parentAlias: parent.alias, parts: &parts)
                 if join.association.pivots.isEmpty && firstSteps[directKey] == nil { firstSteps[directKey] = (join.association, childAlias) }
             }
             if join.holdsPrefetchKey { keyHolderAlias = childAlias }
+            if join.isAnnotation && child.joins.contains(where: { $0.kind == .prefetch }) {
+                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "association \(join.association.key): an annotation cannot include other associations (their records have no place in a flat row); nothing was run")
+            }
+            // The child's scope index, when it gets one (selected, not an annotation).
+            let childPath = path + [layout.children.count]
             let childLayout = try walk(child, alias: childAlias, qualify: true, isSelected: isSelected && join.isSelected,
-                                       isUnderOptional: isUnderOptional || join.kind == .optional, position: &position, parts: &parts)
+                                       isUnderOptional: isUnderOptional || join.kind == .optional, path: childPath, position: &position, parts: &parts)
             if join.isAnnotation {
                 guard childLayout.children.isEmpty else {
                     throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "association \(join.association.key): an annotation cannot include other associations (their records have no place in a flat row); join them with joining(required:) or joining(optional:); nothing was run")
@@ -256,11 +300,8 @@ struct SQLQueryGenerator {
     /// that alias.
     private mutating func appendJoin(_ association: SQLAssociation, kind: SQLJoin.Kind, parentTable: String, parentAlias: String,
                                      parts: inout Parts) throws -> (alias: String, relation: SQLRelation) {
-        guard !association.relation.joins.contains(where: { $0.kind == .prefetch }) else {
-            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "association \(association.key): including(all:) inside a joined association is not supported; fetch it with a request of its own")
-        }
         let childAlias = self.alias(for: association.relation.table)
-        let child = try association.relation.resolvingAggregates(db, alias: childAlias)
+        let child = try association.relation.resolvingPrimaryKey(db).resolvingAggregates(db, alias: childAlias)
         let columns = try association.joinColumns(db)
         try check(columns.map(\.parentColumn), in: parentTable, association: association.key)
         try check(columns.map(\.childColumn), in: child.table, association: association.key)

@@ -98,6 +98,24 @@ struct SQLRelation: Sendable {
     /// Whether the SQL reads more than one table (columns then need a table qualifier).
     var hasJoinedTables: Bool { joins.contains { $0.kind != .prefetch } }
 
+    /// Whether the relation, or an association it joins, includes a to-many association
+    /// (`including(all:)`), whose rows a second query fetches.
+    var includesPrefetch: Bool {
+        joins.contains { $0.kind == .prefetch || $0.association.relation.includesPrefetch }
+    }
+
+    /// The relation without its to-many associations, at every level: for a SELECT whose rows
+    /// are not decoded as records (rows, counts, the rows an UPDATE or DELETE picks).
+    func removingPrefetches() -> SQLRelation {
+        var relation = self
+        relation.joins = joins.filter { $0.kind != .prefetch }.map { join in
+            var join = join
+            join.association.relation = join.association.relation.removingPrefetches()
+            return join
+        }
+        return relation
+    }
+
     /// The names of the ``Column``s the relation itself uses (not its joins').
     var namedColumns: [String] {
         var names: [String] = []

@@ -71,6 +71,13 @@ extension Association {
         }
     }
 
+    /// The associated rows in the opposite order: each ordering term reversed (the pivots'
+    /// of an association through others too), as the request's `reversed()`. An order written
+    /// in SQL cannot be reversed: the request throws before anything runs.
+    public func reversed() -> Self {
+        with { $0 = $0.reversedOrder() }
+    }
+
     /// Selects only these of the associated table's columns.
     public func select(_ selection: any SQLSelectable...) -> Self {
         with { $0.relation.selection = selection.map(\.sqlSelection) }
@@ -104,12 +111,13 @@ extension Association {
     }
 }
 
-extension AssociationToMany {
-    /// Includes an association of each associated record, to many records.
+extension Association {
+    /// Includes an association of each associated record, to many records, fetched by a
+    /// second query: under a to-many association (`Author.books.including(all: Book.chapters)`)
+    /// or under a to-one one that is included (`Book.author.including(all: Author.books)`,
+    /// decoded as `var author: AuthorInfo` where `AuthorInfo` has `var books: [Book]`).
     public func including<A: AssociationToMany>(all association: A) -> Self where A.OriginRowDecoder == RowDecoder {
-        var copy = sqlAssociation
-        copy.relation.add(SQLJoin(kind: .prefetch, isSelected: true, association: association.sqlAssociation))
-        return Self(_sqlAssociation: SQLAssociationBox(association: copy))
+        with { $0.relation.add(SQLJoin(kind: .prefetch, isSelected: true, association: association.sqlAssociation)) }
     }
 }
 
