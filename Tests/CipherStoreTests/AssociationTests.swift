@@ -110,6 +110,25 @@ import Testing
         #expect(try optional.asRequest(of: BookWithOptionalAuthor.self).fetchAll(db) == rows.map { BookWithOptionalAuthor(book: $0.0, author: $0.1) })
     }
 
+    @Test func sqlFragmentsOnTheAssociation() throws {
+        let request = Book.joining(required: Book.author.filter(sql: "\"author\".\"country\" = :country", arguments: ["country": "FR"]))
+            .filter(Column("year") > 1990).order(Column("id"))
+        #expect(try request.makeSQL(db).sql == #"SELECT "book".* FROM "book" JOIN "author" ON "author"."id" = "book"."authorId" AND ("author"."country" = ?) WHERE ("book"."year" > ?) ORDER BY "book"."id""#)
+        let expected = try Book.fetchAll(db, sql: "SELECT book.* FROM book JOIN author ON author.id = book.authorId AND author.country = 'FR' WHERE book.year > 1990 ORDER BY book.id")
+        #expect(try request.fetchAll(db) == expected)
+        #expect(!expected.isEmpty)
+
+        let ordered = Author.including(all: Author.books.order(sql: "length(title) DESC, id")).order(Column("id"))
+        for info in try ordered.asRequest(of: AuthorInfo.self).fetchAll(db) {
+            #expect(info.books == (try Book.fetchAll(db, sql: "SELECT * FROM book WHERE authorId = ? ORDER BY length(title) DESC, id", arguments: [info.author.id])))
+        }
+        // An order written in SQL cannot be reversed; arguments that do not fit are refused.
+        let reversed = #expect(throws: DatabaseError.self) { try ordered.reversed().asRequest(of: AuthorInfo.self).fetchAll(db) }
+        #expect(reversed?.message?.contains("cannot be reversed") == true)
+        let misfit = #expect(throws: DatabaseError.self) { try Book.joining(required: Book.author.filter(sql: "country = ?")).fetchAll(db) }
+        #expect(misfit?.message?.contains("nothing was run") == true)
+    }
+
     @Test func includingAllFetchesEachRecordsAssociatedRecordsInOrder() throws {
         let request = Author.including(all: Author.books.filter(Column("year") >= 1970).order(Column("year").desc, Column("id")))
             .filter(Column("country") != nil).order(Column("id"))

@@ -63,6 +63,30 @@ extension Association {
         with { $0.relation.filters.append(predicate.sqlExpression.node) }
     }
 
+    /// Only the associated rows that match a condition written in SQL, as the request's
+    /// `filter(sql:arguments:)`. Its names are not qualified: in a request that joins tables
+    /// with columns of the same name, write the table's name too (`"book"."year" > ?`).
+    public func filter(sql: String, arguments: StatementArguments = .none) -> Self {
+        withFragment(sql, arguments) { $0.relation.filters.append(SQLExpression(.literal($1)).node) }
+    }
+
+    /// Orders the associated rows with SQL written out, as the request's `order(sql:arguments:)`.
+    public func order(sql: String, arguments: StatementArguments = .none) -> Self {
+        withFragment(sql, arguments) {
+            $0.relation.orderings = [SQLExpression(.literal($1)).sqlOrdering]
+            $0.relation.reversesOrderWrittenInSQL = false
+        }
+    }
+
+    /// The association changed by `apply` with the fragment, or refused when its request runs
+    /// if the arguments do not fit the fragment's placeholders.
+    private func withFragment(_ sql: String, _ arguments: StatementArguments, _ apply: (inout SQLAssociation, SQL) -> Void) -> Self {
+        switch SQLFragment.literal(sql, arguments) {
+        case .success(let literal): return with { apply(&$0, literal) }
+        case .failure(let problem): return with { $0.relation.conflicts.append(problem.message) }
+        }
+    }
+
     /// Orders the associated rows (after the origin request's own order).
     public func order(_ orderings: any SQLOrderingTerm...) -> Self {
         with {
