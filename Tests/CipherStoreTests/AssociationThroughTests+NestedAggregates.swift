@@ -208,3 +208,58 @@ extension AssociationThroughTests {
         #expect(!expected.isEmpty && expected.count < 100)
     }
 }
+
+/// Aggregates of an association that joins or includes others: each of its rows counts once,
+/// whatever the joined rows, against the hand-written SQL.
+extension AssociationThroughTests {
+    @Test func anAggregateOfAnAssociationThatJoinsOthers() throws {
+        struct AuthorCounts: Decodable, Equatable, FetchableRecord {
+            var id: Int64
+            var heavilyTaggedBooks: Int
+            var taggedYears: Int?
+            var japaneseBooks: Int
+        }
+        // A to-many join (several tags per book): each book once.
+        let heavy = Author.books.joining(required: Book.bookTags.filter(Column("weight") > 1 && Column("tagId") <= 5))
+        let tagged = Author.books.joining(required: Book.bookTags)
+        // An included association (through others) only filters in an aggregate.
+        let japanese = Author.books.including(required: Book.country.filter(Column("code") == "JP"))
+        let request = Author.select(Column("id"))
+            .annotated(with: heavy.count.forKey("heavilyTaggedBooks"), tagged.sum(Column("year")).forKey("taggedYears"),
+                       japanese.count.forKey("japaneseBooks"))
+            .order(Column("id"))
+        let expected = try AuthorCounts.fetchAll(db, sql: """
+            SELECT author.id,
+                (SELECT COUNT(*) FROM book WHERE book.authorId = author.id
+                    AND EXISTS (SELECT 1 FROM bookTag WHERE bookTag.bookId = book.id AND bookTag.weight > 1 AND bookTag.tagId <= 5)) AS heavilyTaggedBooks,
+                (SELECT SUM(year) FROM book WHERE book.authorId = author.id
+                    AND EXISTS (SELECT 1 FROM bookTag WHERE bookTag.bookId = book.id)) AS taggedYears,
+                (SELECT COUNT(*) FROM book JOIN author a ON a.id = book.authorId JOIN country ON country.code = a.countryCode AND country.code = 'JP'
+                    WHERE book.authorId = author.id) AS japaneseBooks
+            FROM author ORDER BY author.id
+            """)
+        #expect(try Author.select(Column("id")).annotated(with: heavy.count).makeSQL(db).sql == #"SELECT "id", (SELECT COUNT(*) FROM "book" "book_aggregated" WHERE "book_aggregated"."rowid" IN (SELECT "book"."rowid" FROM "book" JOIN "bookTag" ON "bookTag"."bookId" = "book"."id" AND (("bookTag"."weight" > ?) AND ("bookTag"."tagId" <= ?)) WHERE ("book"."authorId" = ("author"."id")))) AS "bookCount" FROM "author""#)
+        let counts = try request.asRequest(of: AuthorCounts.self).fetchAll(db)
+        #expect(counts == expected)
+        #expect(expected.contains { $0.heavilyTaggedBooks > 1 } && expected.contains { $0.heavilyTaggedBooks == 0 })
+        #expect(expected.contains { $0.japaneseBooks > 1 } && expected.contains { $0.japaneseBooks == 0 })
+        // Some books have several heavy tags: a join's rows counted would say more.
+        let joinedRows = try db.fetchScalar(Int.self, sql: "SELECT COUNT(*) FROM book JOIN bookTag ON bookTag.bookId = book.id AND bookTag.weight > 1 AND bookTag.tagId <= 5 WHERE book.authorId IS NOT NULL")
+        #expect(joinedRows ?? 0 > expected.map(\.heavilyTaggedBooks).reduce(0, +))
+
+        // A to-one join with a condition; and isEmpty, in a filter.
+        let french = Library.authors.joining(required: Author.country.filter(Column("name") == "France"))
+        let libraries = try Library.annotated(with: french.count.forKey("frenchAuthors")).order(Column("id")).asRequest(of: Row.self).fetchAll(db)
+        let expectedLibraries = try db.fetchAll(sql: """
+            SELECT library.*, (SELECT COUNT(*) FROM author JOIN country ON country.code = author.countryCode AND country.name = 'France'
+                               WHERE author.libraryId = library.id) FROM library ORDER BY library.id
+            """)
+        #expect(libraries.map(\.values) == expectedLibraries.map(\.values))
+        let untagged = try Author.having(heavy.isEmpty).order(Column("id")).fetchAll(db)
+        #expect(untagged == (try Author.fetchAll(db, sql: """
+            SELECT * FROM author WHERE NOT EXISTS (SELECT 1 FROM book JOIN bookTag ON bookTag.bookId = book.id AND bookTag.weight > 1
+                                                   AND bookTag.tagId <= 5 WHERE book.authorId = author.id) ORDER BY id
+            """)))
+        #expect(!untagged.isEmpty)
+    }
+}

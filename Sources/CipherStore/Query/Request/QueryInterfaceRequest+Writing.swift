@@ -72,13 +72,10 @@ extension QueryInterfaceRequest {
             }
             key = primaryKey[0]
         }
+        // Only the key is selected: the associations' columns would widen the subquery.
+        simple = simple.joiningOnly()
         simple.selection = [Column(key).sqlSelection]
         simple.isDistinct = false
-        // Only the key is selected: the associations' columns would widen the subquery.
-        for index in simple.joins.indices {
-            simple.joins[index].isSelected = false
-            simple.joins[index].isAnnotation = false
-        }
         let query = try generator.select(simple)
         return SQL(sql: " WHERE \(Connection.quoteIdentifier(key)) IN (\(query.sql))", arguments: query.arguments)
     }

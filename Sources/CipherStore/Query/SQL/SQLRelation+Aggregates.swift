@@ -39,19 +39,20 @@ extension SQLRelation {
 
 extension SQLAssociationAggregate {
     /// `(SELECT COUNT(*) FROM "book" WHERE "book"."authorId" = "author"."id")`, with the
-    /// association's filters, or `NOT EXISTS (…)` for `isEmpty`.
+    /// association's filters, or `NOT EXISTS (…)` for `isEmpty`. An association through
+    /// others, or one that joins others (`Author.books.joining(required: Book.publisher)`),
+    /// aggregates each of its rows once (``subqueryCountingEachRowOnce(_:parentTable:parentAlias:)``).
     /// - Parameters:
     ///   - parentTable: the outer table, whose columns the association links.
     ///   - parentAlias: its name in the outer query.
     func subquery(_ db: Connection, parentTable: String, parentAlias: String) throws -> SQLExpression.Node {
-        if !association.pivots.isEmpty { return try subqueryThroughPivots(db, parentTable: parentTable, parentAlias: parentAlias) }
+        if !association.pivots.isEmpty || !association.relation.joins.isEmpty {
+            return try subqueryCountingEachRowOnce(db, parentTable: parentTable, parentAlias: parentAlias)
+        }
         // The inner table needs another name only when it is the outer one (a tree of records).
         let alias = association.relation.table.lowercased() == parentAlias.lowercased() ? association.relation.table + "_aggregated" : association.relation.table
         // Aggregates in the association's own filters are correlated with the inner table.
         let child = try association.relation.resolvingAggregates(db, alias: alias)
-        guard child.joins.isEmpty else {
-            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "association \(association.key): an aggregate of an association that includes or joins others is not supported; nothing was run")
-        }
         let generator = SQLQueryGenerator(db: db)
         let pairs = try association.joinColumns(db)
         try generator.check(pairs.map(\.parentColumn), in: parentTable, association: association.key)
@@ -80,15 +81,16 @@ extension SQLAssociationAggregate {
         return .literal(SQL(sql: "(" + select + ")", arguments: context.arguments))
     }
 
-    /// The subquery of an association through others. Each destination row counts once, also
-    /// when several pivot rows lead to it (as GRDB's `COUNT(DISTINCT …)`):
+    /// The subquery of an association through others, or of one that joins others. Each
+    /// destination row counts once, also when several pivot rows (or several rows of a joined
+    /// to-many association) lead to it (as GRDB's `COUNT(DISTINCT …)`):
     ///
     /// ```sql
     /// (SELECT COUNT(*) FROM "country" "country_aggregated" WHERE "country_aggregated"."rowid" IN
     ///  (SELECT "country"."rowid" FROM "country" JOIN "author" ON "author"."countryCode" = "country"."code"
     ///   AND ("author"."libraryId" = "library"."id")))
     /// ```
-    private func subqueryThroughPivots(_ db: Connection, parentTable: String, parentAlias: String) throws -> SQLExpression.Node {
+    private func subqueryCountingEachRowOnce(_ db: Connection, parentTable: String, parentAlias: String) throws -> SQLExpression.Node {
         let destination = association.relation.table
         let outer = Connection.quoteIdentifier(parentAlias)
         let pairs = try association.firstStep.joinColumns(db)
@@ -103,7 +105,9 @@ extension SQLAssociationAggregate {
         let correlation = pairs.map { pair -> SQLExpression.Node in
             .binary(.column(pair.childColumn), "=", .literal(SQL(sql: outer + "." + Connection.quoteIdentifier(pair.parentColumn), arguments: [])))
         }
-        var linked = association.restricting(association.relation, by: .balanced(correlation, by: "AND"))
+        // The association's joins only filter: nothing of theirs is selected, nothing prefetched.
+        let relation = association.relation.joiningOnly()
+        var linked = association.restricting(relation, by: .balanced(correlation, by: "AND"))
         linked.orderings = []
         // One identity column: `IN (SELECT it …)`, correlated with the outer table only (SQLite
         // 3.15 does not find an outer rowid two levels down). A composite primary key: EXISTS.
@@ -122,7 +126,7 @@ extension SQLAssociationAggregate {
         var generator = SQLQueryGenerator(db: db, reservedAliases: [parentAlias, rowAlias])
         let exists = try generator.select(linked)
         if case .isEmpty = function {
-            var notExists = association.restricting(association.relation, by: .balanced(correlation, by: "AND"))
+            var notExists = association.restricting(relation, by: .balanced(correlation, by: "AND"))
             notExists.orderings = []
             notExists.selection = [SQLSelection(kind: .expression(.value(.integer(1))))]
             var generator = SQLQueryGenerator(db: db, reservedAliases: [parentAlias])
@@ -150,5 +154,21 @@ extension SQLAssociationAggregate.Function {
     var isCount: Bool {
         if case .count = self { return true }
         return false
+    }
+}
+
+extension SQLRelation {
+    /// The relation with its joins, at every level, neither selected nor annotating, and
+    /// without its to-many associations: for a subquery that only tells which rows match.
+    func joiningOnly() -> SQLRelation {
+        var relation = removingPrefetches()
+        relation.joins = relation.joins.map { join in
+            var join = join
+            join.isSelected = false
+            join.isAnnotation = false
+            join.association.relation = join.association.relation.joiningOnly()
+            return join
+        }
+        return relation
     }
 }
