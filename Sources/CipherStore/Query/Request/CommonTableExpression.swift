@@ -13,8 +13,8 @@
 ///
 /// A request names the expressions it reads with ``QueryInterfaceRequest/with(_:)``
 /// (`all()` adds its own). The columns a request names on the expression are checked against
-/// the columns its SELECT gives, as a table's are. Associations to an expression are not
-/// supported: join it with `filter(sql:)` or write the query in SQL.
+/// the columns its SELECT gives, as a table's are. Associations to and from an expression
+/// join it on a condition (``JoinAssociation``: `Chat.association(to: latestMessage) { … }`).
 public struct CommonTableExpression<RowDecoder>: Sendable {
     let expression: SQLCommonTableExpression
 

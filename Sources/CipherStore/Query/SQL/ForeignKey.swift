@@ -31,6 +31,9 @@ extension SQLAssociation {
     /// - Throws: a ``DatabaseError`` naming both tables when the schema has no foreign key
     ///   between them or several, saying to give one with `ForeignKey`.
     func joinColumns(_ db: Connection) throws -> [JoinColumns] {
+        guard joinCondition == nil else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "association \(key) joins on a condition of its own (association(to:on:)), not on a foreign key: include or join it (including(required:), including(optional:), joining(required:), joining(optional:)); nothing was run")
+        }
         let destinationTable = relation.table
         let (holder, referenced) = direction == .belongsTo ? (originTable, destinationTable) : (destinationTable, originTable)
         var pairs: [(holding: String, referenced: String)]

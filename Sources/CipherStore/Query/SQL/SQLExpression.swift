@@ -34,6 +34,17 @@ public struct SQLExpression: Sendable {
         /// `selectPrimaryKey(as:)`): replaced by its columns, read from the schema, when the
         /// request runs (``SQLRelation/resolvingPrimaryKey(_:)``).
         case primaryKey
+        /// A column of one side of a join condition (``TableAlias``), qualified with that
+        /// side's alias when the join is rendered.
+        case joinedColumn(JoinSide, String)
+    }
+
+    /// The two tables of a join condition written with ``TableAlias`` values.
+    enum JoinSide: Sendable {
+        /// The table the association starts from.
+        case origin
+        /// The associated table.
+        case destination
     }
 
     let node: Node
@@ -77,6 +88,8 @@ struct SQLRenderContext {
     /// The alias of the table the expression's columns belong to; `nil` when the query reads
     /// one table and names need no qualifier.
     var qualifier: String?
+    /// The aliases of a join condition's two tables (``SQLExpression/Node/joinedColumn(_:_:)``).
+    var joinAliases: (origin: String, destination: String)?
 }
 
 extension SQLExpression.Node {
@@ -119,6 +132,10 @@ extension SQLExpression.Node {
         case .primaryKey:
             // Outside a request, where the schema is not at hand.
             return "(primary key)"
+        case .joinedColumn(let side, let name):
+            let alias = context.joinAliases.map { side == .origin ? $0.origin : $0.destination } ?? context.qualifier
+            let quoted = Connection.quoteIdentifier(name)
+            return alias.map { Connection.quoteIdentifier($0) + "." + quoted } ?? quoted
         }
     }
 
@@ -126,7 +143,7 @@ extension SQLExpression.Node {
     /// SQLite's precedence never regroups what Swift grouped.
     private func renderOperand(_ context: inout SQLRenderContext) -> String {
         switch self {
-        case .column, .value, .function, .countAll: return render(&context)
+        case .column, .value, .function, .countAll, .joinedColumn: return render(&context)
         default: return "(" + render(&context) + ")"
         }
     }
@@ -134,7 +151,7 @@ extension SQLExpression.Node {
     func collectColumns(into names: inout [String]) {
         switch self {
         case .column(let name): names.append(name)
-        case .value, .literal, .countAll, .tableMatch, .associationAggregate, .primaryKey: break
+        case .value, .literal, .countAll, .tableMatch, .associationAggregate, .primaryKey, .joinedColumn: break
         case .prefix(_, let operand), .postfix(let operand, _): operand.collectColumns(into: &names)
         case .binary(let lhs, _, let rhs):
             lhs.collectColumns(into: &names)
@@ -153,7 +170,7 @@ extension SQLExpression.Node {
     func mapAggregates(_ transform: (SQLAssociationAggregate) throws -> SQLExpression.Node) rethrows -> SQLExpression.Node {
         switch self {
         case .associationAggregate(let aggregate): return try transform(aggregate)
-        case .column, .value, .literal, .countAll, .primaryKey: return self
+        case .column, .value, .literal, .countAll, .primaryKey, .joinedColumn: return self
         case .prefix(let op, let operand): return .prefix(op, try operand.mapAggregates(transform))
         case .postfix(let operand, let op): return .postfix(try operand.mapAggregates(transform), op)
         case .binary(let lhs, let op, let rhs): return .binary(try lhs.mapAggregates(transform), op, try rhs.mapAggregates(transform))
@@ -202,7 +219,7 @@ extension SQLExpression.Node {
     func contains(where predicate: (SQLExpression.Node) -> Bool) -> Bool {
         if predicate(self) { return true }
         switch self {
-        case .column, .value, .literal, .countAll, .associationAggregate, .primaryKey: return false
+        case .column, .value, .literal, .countAll, .associationAggregate, .primaryKey, .joinedColumn: return false
         case .prefix(_, let operand), .postfix(let operand, _), .tableMatch(_, let operand): return operand.contains(where: predicate)
         case .binary(let lhs, _, let rhs): return lhs.contains(where: predicate) || rhs.contains(where: predicate)
         case .function(_, let arguments, _): return arguments.contains { $0.contains(where: predicate) }

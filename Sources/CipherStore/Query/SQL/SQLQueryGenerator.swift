@@ -302,17 +302,43 @@ struct SQLQueryGenerator {
                                      parts: inout Parts) throws -> (alias: String, relation: SQLRelation) {
         let childAlias = self.alias(for: association.relation.table)
         let child = try association.relation.resolvingPrimaryKey(db).resolvingAggregates(db, alias: childAlias)
-        let columns = try association.joinColumns(db)
-        try check(columns.map(\.parentColumn), in: parentTable, association: association.key)
-        try check(columns.map(\.childColumn), in: child.table, association: association.key)
-        var on = columns.map { qualified($0.childColumn, alias: childAlias) + " = " + qualified($0.parentColumn, alias: parentAlias) }
-        var context = SQLRenderContext(qualifier: childAlias)
+        var on: [String]
+        var context = SQLRenderContext(qualifier: childAlias, joinAliases: (parentAlias, childAlias))
+        if let condition = association.joinCondition {
+            try checkJoinCondition(condition, of: association, parentTable: parentTable)
+            on = ["(" + condition.render(&context) + ")"]
+        } else {
+            let columns = try association.joinColumns(db)
+            try check(columns.map(\.parentColumn), in: parentTable, association: association.key)
+            try check(columns.map(\.childColumn), in: child.table, association: association.key)
+            on = columns.map { qualified($0.childColumn, alias: childAlias) + " = " + qualified($0.parentColumn, alias: parentAlias) }
+        }
         on += child.filters.map { "(" + $0.render(&context) + ")" }
         var table = Connection.quoteIdentifier(child.table)
         if childAlias != child.table { table += " " + Connection.quoteIdentifier(childAlias) }
         parts.joins += (kind == .required ? " JOIN " : " LEFT JOIN ") + table + " ON " + on.joined(separator: " AND ")
         parts.joinArguments += context.arguments
         return (childAlias, child)
+    }
+
+    /// The columns of a join condition written with ``TableAlias`` values checked against
+    /// their tables: the origin's, and the associated table's (as are plain ``Column``s).
+    private func checkJoinCondition(_ condition: SQLExpression.Node, of association: SQLAssociation, parentTable: String) throws {
+        let destination = association.relation.table
+        guard try !knownColumns(of: destination).names.isEmpty else {
+            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "association \(association.key): no table or common table expression is named \(destination); add the expression to the request with with(_:); nothing was run")
+        }
+        var origin: [String] = []
+        var associated: [String] = []
+        condition.collectColumns(into: &associated)
+        _ = condition.contains { node in
+            if case .joinedColumn(let side, let name) = node {
+                if side == .origin { origin.append(name) } else { associated.append(name) }
+            }
+            return false
+        }
+        try check(origin, in: parentTable, association: association.key)
+        try check(associated, in: destination, association: association.key)
     }
 
     private func qualified(_ column: String, alias: String?) -> String {

@@ -189,6 +189,9 @@ struct SQLAssociation: Sendable {
     /// For an association through others (`hasMany(_:through:using:)`): the associations
     /// walked first, from the origin's table; this one starts where the last of them ends.
     var pivots: [SQLAssociation] = []
+    /// For an association on a condition of its own (``JoinAssociation``): the condition, in
+    /// place of a foreign key's columns.
+    var joinCondition: SQLExpression.Node?
 
     /// The association with its relation's orderings reversed, and its pivots'.
     func reversedOrder() -> SQLAssociation {
@@ -205,5 +208,13 @@ struct SQLAssociation: Sendable {
             && direction == other.direction && foreignKey == other.foreignKey
             && pivots.count == other.pivots.count
             && zip(pivots, other.pivots).allSatisfy { $0.isSameLink(as: $1) }
+            && joinConditionSignature == other.joinConditionSignature
+    }
+
+    /// The join condition as SQL with its arguments, to compare two; `nil` without one.
+    private var joinConditionSignature: String? {
+        guard let joinCondition else { return nil }
+        var context = SQLRenderContext(joinAliases: ("origin", "destination"))
+        return joinCondition.render(&context) + " " + context.arguments.map { "\($0)" }.joined(separator: ",")
     }
 }
