@@ -127,6 +127,18 @@ import Testing
         #expect(reversed?.message?.contains("cannot be reversed") == true)
         let misfit = #expect(throws: DatabaseError.self) { try Book.joining(required: Book.author.filter(sql: "country = ?")).fetchAll(db) }
         #expect(misfit?.message?.contains("nothing was run") == true)
+        // In an aggregate too: a count without its condition would be a wrong answer.
+        let misfitCount = #expect(throws: DatabaseError.self) {
+            try Author.annotated(with: Author.books.filter(sql: "year > ?").count).asRequest(of: Row.self).fetchAll(db)
+        }
+        #expect(misfitCount?.message?.contains("nothing was run") == true)
+        #expect(throws: DatabaseError.self) { try Author.filter(Author.books.filter(sql: "year > ?", arguments: [1, 2]).isEmpty).fetchAll(db) }
+
+        // Reversed twice, an order written in SQL is the order it was.
+        let twice = Author.including(all: Author.books.order(sql: "length(title) DESC, id").reversed().reversed()).order(Column("id"))
+        #expect(try twice.asRequest(of: AuthorInfo.self).fetchAll(db) == (try ordered.asRequest(of: AuthorInfo.self).fetchAll(db)))
+        let requestTwice = Book.order(sql: "year DESC, id").reversed().reversed()
+        #expect(try requestTwice.fetchAll(db) == (try Book.fetchAll(db, sql: "SELECT * FROM book ORDER BY year DESC, id")))
     }
 
     @Test func includingAllFetchesEachRecordsAssociatedRecordsInOrder() throws {

@@ -121,6 +121,35 @@ import Testing
         #expect(viaRows.map(\.title) == infos.map(\.book.title))
     }
 
+    @Test func aFlatRecordNamesTheNestedRows() throws {
+        struct Flat: Decodable, FetchableRecord {
+            var book: Book
+            var author: Author
+            var books: [Book]
+        }
+        struct FlatRow: RowDecodableRecord {
+            var authorID: Int64
+            var titles: [String]
+            init(row: borrowing RowView) throws {
+                authorID = try row.decode(forColumn: "authorId")
+                titles = try row.decode([NestedTitle].self, forKey: "books").map(\.title)
+            }
+        }
+        struct NestedTitle: RowDecodableRecord {
+            var title: String
+            init(row: borrowing RowView) throws { title = try row.decode(forColumn: "title") }
+        }
+        let request = Book.including(required: Book.author.including(all: Author.books.order(Column("title").desc))).order(Column("id"))
+        let flat = try request.asRequest(of: Flat.self).fetchAll(db)
+        #expect(flat.count == (try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM book JOIN author ON author.id = book.authorId")))
+        for record in flat {
+            #expect(record.author.id == record.book.authorId)
+            #expect(record.books == (try books(of: record.author.id)))
+        }
+        let rows = try request.asRequest(of: FlatRow.self).fetchAll(db)
+        #expect(rows.map(\.titles) == flat.map { $0.books.map(\.title) })
+    }
+
     @Test func deeperScopesAndTheBasesOwnToManyTogether() throws {
         struct ChapterInfo: Decodable, FetchableRecord {
             struct BookInfo: Decodable {

@@ -138,6 +138,25 @@ import Testing
         #expect(try rowids.fetchAll(db) == [3, 2, 1])
     }
 
+    @Test func aTemporaryTableIsTheOneItsNameReads() throws {
+        try db.executeScript("""
+            CREATE TEMP TABLE note(label TEXT PRIMARY KEY, body TEXT NOT NULL);
+            INSERT INTO temp.note VALUES ('c', 'first'), ('a', 'second'), ('b', 'third');
+            CREATE TEMP TABLE scratch(x INTEGER, y INTEGER, PRIMARY KEY(y, x));
+            INSERT INTO scratch VALUES (1, 2), (0, 5), (3, 1);
+            """)
+        // The temporary note shadows the main one, for SQLite and for the key.
+        #expect(try Note.orderByPrimaryKey().makeSQL(db).sql == #"SELECT * FROM "note" ORDER BY "label""#)
+        #expect(try Note.orderByPrimaryKey().fetchAll(db).map(\.body) == (try db.fetchAll(String.self, sql: "SELECT body FROM note ORDER BY label")))
+        #expect(try Note.selectPrimaryKey(as: String.self).orderByPrimaryKey().fetchAll(db) == ["a", "b", "c"])
+
+        struct Scratch: Decodable, FetchableRecord, TableRecord {
+            static let databaseTableName = "scratch"
+        }
+        let keys = try Scratch.selectPrimaryKey(as: Row.self).orderByPrimaryKey().fetchAll(db)
+        #expect(keys.map(\.values) == (try db.fetchAll(sql: "SELECT y, x FROM scratch ORDER BY y, x").map(\.values)))
+    }
+
     @Test func aViewOrAnExpressionOrATableWithoutKeyOrRowidIsRefused() throws {
         struct Best: Decodable, FetchableRecord, TableRecord {
             static let databaseTableName = "bestPlayer"
@@ -207,6 +226,19 @@ import Testing
         #expect(throws: RecordError.self) { try gone.updateChanges(db) { $0.score = 2 } }
         #expect(gone.score == 2)
         #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM player WHERE id = 500") == 0)
+
+        // A changed key would find another row: refused, nothing written (the record keeps it).
+        var moved = try Player.find(db, id: 3)
+        let before = try db.fetchAll(sql: "SELECT * FROM player ORDER BY id").map(\.values)
+        #expect(throws: RecordError.primaryKeyChanged(table: "player", primaryKey: "id")) { try moved.updateChanges(db) { $0.id = 4; $0.name = "moved" } }
+        #expect(throws: RecordError.primaryKeyChanged(table: "player", primaryKey: "id")) { try moved.updateChanges(db) { $0.id = 500 } }
+        #expect(moved.id == 500)
+        let three = try Player.find(db, id: 3)
+        var renumbered = three
+        renumbered.id = 4
+        #expect(throws: RecordError.primaryKeyChanged(table: "player", primaryKey: "id")) { try renumbered.updateChanges(db, from: three) }
+        #expect(try db.fetchAll(sql: "SELECT * FROM player ORDER BY id").map(\.values) == before)
+        #expect(RecordError.primaryKeyChanged(table: "player", primaryKey: "id").description.contains("updateAll"))
 
         // An error thrown by the closure comes out before anything is written.
         struct Refused: Error {}

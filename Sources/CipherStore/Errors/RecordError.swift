@@ -24,13 +24,16 @@ public enum RecordError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `updateChanges(_:from:)` was given an old record of another type than the record (a
     /// superclass instance, in code generic over the superclass): nothing was written.
     case differentRecordTypes(table: String, record: String, old: String)
+    /// `updateChanges` was asked to change the primary key: the row is found by its key, so
+    /// the new key would find another row, or none. Nothing was written.
+    case primaryKeyChanged(table: String, primaryKey: String)
 
     public var description: String {
         switch self {
         case .rowNotFound(let table, let primaryKey):
             return "No row of \(table) has the record's \(primaryKey), so nothing was changed. The row may have been deleted: fetch it again, or insert the record instead."
         case .missingPrimaryKey(let table, let primaryKey, let recordType):
-            return "\(recordType) has no property named \(primaryKey), so its row of \(table) cannot be found. Pass primaryKey: with the name of the property that holds the table's primary key (as its coding key spells it)."
+            return "\(recordType) has no property named \(primaryKey), so its row of \(table) cannot be found. Name the property that holds the table's primary key (as its coding key spells it): static let primaryKeyColumn in the record type, or primaryKey: where the call takes it."
         case .nilPrimaryKey(let table, let primaryKey):
             return "The record's \(primaryKey) is nil, so it has no row of \(table) yet. Insert it first (insert(&record, into:) sets its id), or set its \(primaryKey)."
         case .recordNotFound(let table, let key):
@@ -38,6 +41,8 @@ public enum RecordError: Error, Sendable, Equatable, CustomStringConvertible {
             return "No record of \(table) has \(described). Use fetchOne where a missing record is expected (fetchOne(_:id:), fetchOne(_:key:)), or check the key."
         case .differentRecordTypes(let table, let record, let old):
             return "updateChanges compares a \(record) with a \(old): records of two types may not have the same columns of \(table), so nothing was written. Pass the record as it was read, of the same type."
+        case .primaryKeyChanged(let table, let primaryKey):
+            return "updateChanges finds the row of \(table) by its \(primaryKey), and the record's \(primaryKey) changed: the new one would update another row, or none, so nothing was written. Change a primary key with updateAll or SQL (UPDATE … SET \(primaryKey) = …), then fetch the record again."
         case .rowIDOutOfRange(let table, let rowID, let idType):
             return "The new row of \(table) has rowid \(rowID), which does not fit the record's id type \(idType); the row was inserted, the record's id was not set. Declare id as Int64?."
         }

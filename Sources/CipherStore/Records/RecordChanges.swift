@@ -11,7 +11,8 @@ struct RecordChanges {
 
     /// - Throws: ``RecordError/missingPrimaryKey(table:primaryKey:recordType:)`` when the record
     ///   does not encode its primary key, ``RecordError/nilPrimaryKey(table:primaryKey:)`` when
-    ///   it is nil, `EncodingError`.
+    ///   it is nil, ``RecordError/primaryKeyChanged(table:primaryKey:)`` when it differs from
+    ///   the old record's (the row is found by it), `EncodingError`.
     init<Record: TableRecord & Encodable>(_ record: Record, from old: Record) throws {
         table = Record.databaseTableName
         all = try RecordEncoder.columns(of: record)
@@ -21,6 +22,9 @@ struct RecordChanges {
             throw RecordError.missingPrimaryKey(table: table, primaryKey: Record.primaryKeyColumn, recordType: "\(Record.self)")
         }
         guard !keyColumn.value.isNull else { throw RecordError.nilPrimaryKey(table: table, primaryKey: keyColumn.name) }
+        guard previous[keyColumn.name] == keyColumn.value else {
+            throw RecordError.primaryKeyChanged(table: table, primaryKey: keyColumn.name)
+        }
         key = keyColumn
         columns = all.filter { $0.name.lowercased() != keyName && previous[$0.name] != $0.value }
     }

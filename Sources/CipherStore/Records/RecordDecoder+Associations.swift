@@ -80,7 +80,7 @@ extension RecordDecoder {
             }
             return try decoder.decode(T.self, scoped: scope)
         case .prefetched(let lowercased):
-            let rows = scoped.prefetched[lowercased] ?? []
+            let rows = scoped.prefetchedRows(lowercased) ?? []
             return try T(from: PrefetchedRows(rows: rows, key: key, decoder: rows.first.map { nestedDecoder(name, first: $0) }))
         case .nested(let decoder):
             return try decoder.decode(T.self, scoped: scoped)

@@ -65,7 +65,17 @@ struct ScopedRow {
         plan.isOptional && plan.range.allSatisfy { source.columnType(at: $0) == SQLITE_NULL }
     }
 
-    func prefetchedRows(_ key: String) -> [ScopedRow]? { prefetched[key] ?? prefetched[key.lowercased()] }
+    /// The rows of the to-many association under `key`: this scope's, else one included under
+    /// one of its to-one scopes, the shallowest first (as GRDB looks for them), so a flat record
+    /// can name it (`var books: [Book]` beside `var author: Author` for
+    /// `Book.author.including(all: Author.books)`).
+    func prefetchedRows(_ key: String) -> [ScopedRow]? {
+        if let rows = prefetched[key] ?? prefetched[key.lowercased()] { return rows }
+        guard !nestedPrefetched.isEmpty else { return nil }
+        let lowercased = key.lowercased()
+        let paths = nestedPrefetched.keys.sorted { $0.count != $1.count ? $0.count < $1.count : $0.lexicographicallyPrecedes($1) }
+        return paths.lazy.compactMap { nestedPrefetched[$0]?[lowercased] }.first
+    }
 
     /// The scope of the child at `index` of this one, on the same columns.
     func child(at index: Int) -> ScopedRow {

@@ -45,7 +45,9 @@ extension TableRecord where Self: Encodable {
     ///
     /// The record keeps what `modify` changed even when the update throws (as in GRDB): then
     /// nothing was written, unless the error is a `did` callback's. An error thrown by `modify`
-    /// comes out before anything is written.
+    /// comes out before anything is written. A changed primary key is refused
+    /// (``RecordError/primaryKeyChanged(table:primaryKey:)``): the row is found by its key, and
+    /// the new key would update another row, or none.
     /// - Returns: whether anything was written (`false` when `modify` changed no column).
     /// - Throws: ``RecordError/rowNotFound(table:primaryKey:)`` when the row is gone.
     @discardableResult

@@ -13,9 +13,12 @@ public struct SQLOrdering: SQLOrderingTerm {
 
     public var sqlOrdering: SQLOrdering { self }
 
-    /// The same term, in the opposite direction (ascending when it had none).
+    /// The same term, in the opposite direction (ascending when it had none). SQL written out
+    /// is left as it is: it may hold its own directions, and a request refuses to run with it
+    /// reversed (reversed twice, it is the order it was).
     public var reversed: SQLOrdering {
-        SQLOrdering(node: node, direction: direction == " DESC" ? " ASC" : " DESC")
+        guard !isWrittenInSQL else { return self }
+        return SQLOrdering(node: node, direction: direction == " DESC" ? " ASC" : " DESC")
     }
 
     /// Whether the term is SQL written out, which may hold several terms or a direction.

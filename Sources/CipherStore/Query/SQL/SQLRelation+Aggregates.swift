@@ -51,6 +51,11 @@ extension SQLAssociationAggregate {
         }
         // The inner table needs another name only when it is the outer one (a tree of records).
         let alias = association.relation.table.lowercased() == parentAlias.lowercased() ? association.relation.table + "_aggregated" : association.relation.table
+        // A fragment whose arguments did not fit was left out of the filters: refused here,
+        // as where the association is joined.
+        if let conflict = association.relation.conflicts.first {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: conflict + "; nothing was run")
+        }
         // Aggregates in the association's own filters are correlated with the inner table.
         let child = try association.relation.resolvingAggregates(db, alias: alias)
         let generator = SQLQueryGenerator(db: db)
@@ -99,7 +104,7 @@ extension SQLAssociationAggregate {
         let shape = try TableShape.read(destination, in: db)
         let identity = shape.rowidName.map { [$0] } ?? shape.primaryKey
         guard !identity.isEmpty else {
-            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "association \(association.key): an aggregate through other associations counts each row of \(destination) once, by its rowid or primary key, and \(destination) has neither; nothing was run")
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "association \(association.key): an aggregate of an association through or joining others counts each row of \(destination) once, by its rowid or primary key, and \(destination) has neither; nothing was run")
         }
         let rowAlias = destination + "_aggregated"
         let correlation = pairs.map { pair -> SQLExpression.Node in
