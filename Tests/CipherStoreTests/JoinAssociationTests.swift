@@ -9,6 +9,7 @@ import Testing
 @Suite struct JoinAssociationTests {
     struct Chat: Codable, Equatable, FetchableRecord, TableRecord {
         static let databaseTableName = "chat"
+        static let messages = hasMany(Message.self)
         enum Columns {
             static let id = Column("id")
             static let name = Column("name")
@@ -19,6 +20,7 @@ import Testing
 
     struct Message: Codable, Equatable, FetchableRecord, TableRecord {
         static let databaseTableName = "message"
+        static let chat = belongsTo(Chat.self)
         enum Columns {
             static let chatId = Column("chatId")
             static let date = Column("date")
@@ -120,6 +122,44 @@ import Testing
         #expect(withSettings.allSatisfy { $0.settings.answer == 42 })
     }
 
+    @Test func aStepOfAnAssociationThroughOthers() throws {
+        // A message, through its chat, to its chat's latest message: the condition is kept
+        // when the step is read back from the expression.
+        let latest = Chat.association(to: latestMessage) { chat, latest in chat.id == latest.chatId }
+        let throughOne = Message.hasOne(LatestMessage.self, through: Message.chat, using: latest)
+        let throughMany = Message.hasMany(LatestMessage.self, through: Message.chat, using: latest)
+        let handWritten = "WITH latestMessage AS (\(Self.handWrittenLatest)) SELECT latestMessage.* FROM latestMessage JOIN chat ON chat.id = latestMessage.chatId WHERE chat.id = ?"
+        for message in try Message.fetchAll(db, sql: "SELECT * FROM message WHERE id IN (3, 40, 77)") {
+            let found = try message.request(for: throughOne).with(latestMessage).fetchAll(db)
+            #expect(found == (try LatestMessage.fetchAll(db, sql: handWritten, arguments: [message.chatId])))
+            #expect(found.count == 1)
+        }
+        struct MessageInfo: Decodable, FetchableRecord {
+            var message: Message
+            var latestMessages: [LatestMessage]
+        }
+        let infos = try Message.with(latestMessage).including(all: throughMany.forKey("latestMessages")).filter(Column("id") <= 20).order(Column("id"))
+            .asRequest(of: MessageInfo.self).fetchAll(db)
+        #expect(infos.count == 20)
+        for info in infos {
+            #expect(info.latestMessages == (try LatestMessage.fetchAll(db, sql: handWritten, arguments: [info.message.chatId])))
+        }
+        struct Joined: Decodable, FetchableRecord {
+            var message: Message
+            var latestMessage: LatestMessage
+        }
+        let joined = try Message.with(latestMessage).including(required: throughOne).order(Column("id")).asRequest(of: Joined.self).fetchAll(db)
+        #expect(joined.count == 90 && joined.allSatisfy { $0.latestMessage.chatId == $0.message.chatId })
+
+        // An aggregate of an association that joins the expression reads the request's.
+        let isLatest = Message.association(to: latestMessage) { message, latest in message[Column("id")] == latest[Column("id")] }
+        let counts = try Chat.with(latestMessage).select(Column("id")).annotated(with: Chat.messages.joining(required: isLatest).count.forKey("n"))
+            .order(Column("id")).asRequest(of: Row.self).fetchAll(db)
+        let expected = try db.fetchAll(sql: "WITH latestMessage AS (\(Self.handWrittenLatest)) SELECT chat.id, (SELECT COUNT(*) FROM message JOIN latestMessage ON message.id = latestMessage.id WHERE message.chatId = chat.id) FROM chat ORDER BY chat.id")
+        #expect(counts.map(\.values) == expected.map(\.values))
+        #expect(counts.contains { $0.values[1] == .integer(0) } && counts.contains { $0.values[1] == .integer(1) })
+    }
+
     @Test func mistakesAreClearErrorsBeforeAnythingRuns() throws {
         let association = Chat.association(to: latestMessage) { chat, latest in chat[Column("id")] == latest[Column("chatID_")] }
         let misspelled = #expect(throws: DatabaseError.self) { try Chat.with(latestMessage).including(optional: association).fetchAll(db) }
@@ -134,6 +174,27 @@ import Testing
         let withoutWith = Chat.association(to: latestMessage) { chat, latest in chat.id == latest[Column("chatId")] }
         let missing = #expect(throws: DatabaseError.self) { try Chat.including(optional: withoutWith).fetchAll(db) }
         #expect(missing?.message?.contains("with(_:)") == true)
+
+        // Two conditions under one key, which differ in a value only: no silent merge.
+        let first = Chat.association(to: latestMessage) { chat, latest in chat.id == latest.chatId && latest[Column("body")] == Data([1]) }
+        let second = Chat.association(to: latestMessage) { chat, latest in chat.id == latest.chatId && latest[Column("body")] == Data([2]) }
+        let conflict = #expect(throws: DatabaseError.self) { try Chat.with(latestMessage).joining(required: first).including(required: second).fetchAll(db) }
+        #expect(conflict?.message?.contains("two different associations use the key latestMessage") == true)
+
+        // A plain Column is the associated table's; an aggregate has no place in the condition.
+        let plain = Chat.association(to: latestMessage) { _, latest in Column("name") == latest[Column("body")] }
+        let plainError = #expect(throws: DatabaseError.self) { try Chat.with(latestMessage).joining(required: plain).fetchAll(db) }
+        #expect(plainError?.message?.contains("a Column in a join condition is read from the associated table") == true)
+        let aggregate = Chat.association(to: latestMessage) { chat, latest in chat.id == latest.chatId && Chat.messages.count > 3 }
+        let aggregateError = #expect(throws: DatabaseError.self) { try Chat.with(latestMessage).joining(required: aggregate).fetchAll(db) }
+        #expect(aggregateError?.message?.contains("cannot hold an association aggregate") == true)
+
+        // A reversed SQL order merged into a join of the same association stays refused.
+        let merged = #expect(throws: DatabaseError.self) {
+            try Message.joining(optional: Message.chat).including(optional: Message.chat.order(sql: "chat.name").reversed()).fetchAll(db)
+        }
+        #expect(merged?.message?.contains("cannot be reversed") == true)
+        #expect(try Chat.order(sql: "name").reversed().fetchCount(db) == 12, "a count drops the order")
 
         // No foreign key: a record's own request for it is refused.
         let chat = try #require(try Chat.fetchOne(db, key: 1))

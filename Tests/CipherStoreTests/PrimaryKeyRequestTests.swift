@@ -139,6 +139,8 @@ import Testing
     }
 
     @Test func aTemporaryTableIsTheOneItsNameReads() throws {
+        // The main table's columns are known first: the temporary table's replace them.
+        #expect(try Note.orderByPrimaryKey().fetchAll(db).map(\.body) == ["a", "b", "c"])
         try db.executeScript("""
             CREATE TEMP TABLE note(label TEXT PRIMARY KEY, body TEXT NOT NULL);
             INSERT INTO temp.note VALUES ('c', 'first'), ('a', 'second'), ('b', 'third');
@@ -155,6 +157,11 @@ import Testing
         }
         let keys = try Scratch.selectPrimaryKey(as: Row.self).orderByPrimaryKey().fetchAll(db)
         #expect(keys.map(\.values) == (try db.fetchAll(sql: "SELECT y, x FROM scratch ORDER BY y, x").map(\.values)))
+
+        // Dropped, the main table is the one the name reads again.
+        try db.execute(sql: "DROP TABLE temp.note")
+        #expect(try Note.orderByPrimaryKey().makeSQL(db).sql == #"SELECT * FROM "note" ORDER BY "rowid""#)
+        #expect(try Note.orderByPrimaryKey().fetchAll(db).map(\.body) == ["a", "b", "c"])
     }
 
     @Test func aViewOrAnExpressionOrATableWithoutKeyOrRowidIsRefused() throws {

@@ -76,6 +76,7 @@ extension QueryInterfaceRequest {
     public func fetchCount(_ db: Connection) throws -> Int {
         var counted = relation.removingPrefetches()
         counted.orderings = []
+        counted.reversesOrderWrittenInSQL = false
         let isPlain = !counted.hasJoinedTables && !counted.isDistinct && counted.groups.isEmpty && counted.havings.isEmpty && counted.limit == nil
             && counted.selection.count == 1 && { if case .allColumns = counted.selection[0].kind { return true } else { return false } }()
         if isPlain {

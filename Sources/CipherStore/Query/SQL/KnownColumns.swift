@@ -14,10 +14,13 @@ struct KnownColumns {
 }
 
 extension Connection {
-    /// The columns of `table` in the main database, read again only after a schema change
-    /// (made by any connection: `schema_version` says).
+    /// The columns of `table` (a temporary table first, as SQLite reads the name), read again
+    /// only after a schema change (made by any connection: `schema_version` says, the main
+    /// database's and the temporary one's).
     func columnNamesOfTable(_ table: String) throws -> KnownColumns {
-        let version = try fetchScalar(Int.self, sql: "PRAGMA schema_version") ?? 0
+        let main = try fetchScalar(Int.self, sql: "PRAGMA main.schema_version") ?? 0
+        let temporary = try fetchScalar(Int.self, sql: "PRAGMA temp.schema_version") ?? 0
+        let version = main << 32 | temporary & 0xffff_ffff
         if let known = tableColumns[table], known.schemaVersion == version { return known }
         let names = try columnNames(ofTable: table)
         var lowercased = Set(names.map(KnownColumns.folded))

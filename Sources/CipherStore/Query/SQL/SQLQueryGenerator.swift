@@ -73,7 +73,7 @@ struct SQLQueryGenerator {
         let with = try renderCommonTableExpressions(relation.commonTableExpressions)
         // The base table's alias first: its aggregates' subqueries are correlated with it.
         let baseAlias = alias(for: relation.table)
-        let relation = try relation.resolvingOrigin(db).resolvingPrimaryKey(db).resolvingAggregates(db, alias: baseAlias)
+        let relation = try relation.resolvingOrigin(db).resolvingPrimaryKey(db).resolvingAggregates(db, alias: baseAlias, expressions: expressionColumns)
         try check(relation)
         let qualify = relation.hasJoinedTables
         nestedPrefetches = []
@@ -230,7 +230,7 @@ struct SQLQueryGenerator {
             if join.association.pivots.isEmpty, let shared = firstSteps[directKey], shared.step.isSameLink(as: join.association) {
                 // A direct join whose JOIN a through association made first: its conditions are there.
                 childAlias = shared.alias
-                child = try join.association.relation.resolvingPrimaryKey(db).resolvingAggregates(db, alias: childAlias)
+                child = try join.association.relation.resolvingPrimaryKey(db).resolvingAggregates(db, alias: childAlias, expressions: expressionColumns)
             } else {
                 (childAlias, child) = try appendJoin(join.association, kind: join.kind, parentTable: parent.table, parentAlias: parent.alias, parts: &parts)
                 if join.association.pivots.isEmpty && firstSteps[directKey] == nil { firstSteps[directKey] = (join.association, childAlias) }
@@ -301,7 +301,7 @@ struct SQLQueryGenerator {
     private mutating func appendJoin(_ association: SQLAssociation, kind: SQLJoin.Kind, parentTable: String, parentAlias: String,
                                      parts: inout Parts) throws -> (alias: String, relation: SQLRelation) {
         let childAlias = self.alias(for: association.relation.table)
-        let child = try association.relation.resolvingPrimaryKey(db).resolvingAggregates(db, alias: childAlias)
+        let child = try association.relation.resolvingPrimaryKey(db).resolvingAggregates(db, alias: childAlias, expressions: expressionColumns)
         var on: [String]
         var context = SQLRenderContext(qualifier: childAlias, joinAliases: (parentAlias, childAlias))
         if let condition = association.joinCondition {
@@ -328,9 +328,17 @@ struct SQLQueryGenerator {
         guard try !knownColumns(of: destination).names.isEmpty else {
             throw DatabaseError(resultCode: .SQLITE_ERROR, message: "association \(association.key): no table or common table expression is named \(destination); add the expression to the request with with(_:); nothing was run")
         }
+        guard !condition.containsAggregate else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "association \(association.key): a join condition cannot hold an association aggregate (its subquery has no table to be read from there); filter the request or the association with it instead; nothing was run")
+        }
+        var plain: [String] = []
+        condition.collectColumns(into: &plain)
+        let known = try knownColumns(of: destination)
+        if let unknown = plain.first(where: { !known.lowercased.contains(KnownColumns.folded($0)) }) {
+            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "no such column: \(unknown) (association \(association.key)): a Column in a join condition is read from the associated table, \(destination), whose columns are \(known.names.joined(separator: ", ")); name the other table's with its alias (left[Column(\"\(unknown)\")]); nothing was run")
+        }
         var origin: [String] = []
         var associated: [String] = []
-        condition.collectColumns(into: &associated)
         _ = condition.contains { node in
             if case .joinedColumn(let side, let name) = node {
                 if side == .origin { origin.append(name) } else { associated.append(name) }

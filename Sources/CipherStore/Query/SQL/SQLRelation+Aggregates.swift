@@ -6,9 +6,11 @@ extension SQLRelation {
     /// are resolved where the joins are rendered, once their tables have aliases.
     /// - Parameter alias: the name this relation's table has in the query; its own by default.
     /// - Throws: ``DatabaseError`` for an unknown column or association key; nothing has run then.
-    func resolvingAggregates(_ db: Connection, alias: String? = nil) throws -> SQLRelation {
+    /// - Parameter expressions: the columns of the common table expressions the outer query
+    ///   reads, by folded name: a subquery may join them.
+    func resolvingAggregates(_ db: Connection, alias: String? = nil, expressions: [String: KnownColumns] = [:]) throws -> SQLRelation {
         guard ownNodes.contains(where: \.containsAggregate) else { return self }
-        let resolve = { (aggregate: SQLAssociationAggregate) in try aggregate.subquery(db, parentTable: table, parentAlias: alias ?? table) }
+        let resolve = { (aggregate: SQLAssociationAggregate) in try aggregate.subquery(db, parentTable: table, parentAlias: alias ?? table, expressions: expressions) }
         var resolved = self
         resolved.selection = try selection.map { selection in
             switch selection.kind {
@@ -45,9 +47,9 @@ extension SQLAssociationAggregate {
     /// - Parameters:
     ///   - parentTable: the outer table, whose columns the association links.
     ///   - parentAlias: its name in the outer query.
-    func subquery(_ db: Connection, parentTable: String, parentAlias: String) throws -> SQLExpression.Node {
+    func subquery(_ db: Connection, parentTable: String, parentAlias: String, expressions: [String: KnownColumns] = [:]) throws -> SQLExpression.Node {
         if !association.pivots.isEmpty || !association.relation.joins.isEmpty {
-            return try subqueryCountingEachRowOnce(db, parentTable: parentTable, parentAlias: parentAlias)
+            return try subqueryCountingEachRowOnce(db, parentTable: parentTable, parentAlias: parentAlias, expressions: expressions)
         }
         // The inner table needs another name only when it is the outer one (a tree of records).
         let alias = association.relation.table.lowercased() == parentAlias.lowercased() ? association.relation.table + "_aggregated" : association.relation.table
@@ -57,8 +59,8 @@ extension SQLAssociationAggregate {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: conflict + "; nothing was run")
         }
         // Aggregates in the association's own filters are correlated with the inner table.
-        let child = try association.relation.resolvingAggregates(db, alias: alias)
-        let generator = SQLQueryGenerator(db: db)
+        let child = try association.relation.resolvingAggregates(db, alias: alias, expressions: expressions)
+        let generator = Self.generator(db, expressions: expressions)
         let pairs = try association.joinColumns(db)
         try generator.check(pairs.map(\.parentColumn), in: parentTable, association: association.key)
         var childColumns = pairs.map(\.childColumn)
@@ -95,16 +97,24 @@ extension SQLAssociationAggregate {
     ///  (SELECT "country"."rowid" FROM "country" JOIN "author" ON "author"."countryCode" = "country"."code"
     ///   AND ("author"."libraryId" = "library"."id")))
     /// ```
-    private func subqueryCountingEachRowOnce(_ db: Connection, parentTable: String, parentAlias: String) throws -> SQLExpression.Node {
+    /// A generator for a subquery, which knows the outer query's common table expressions.
+    private static func generator(_ db: Connection, reservedAliases: [String] = [], expressions: [String: KnownColumns]) -> SQLQueryGenerator {
+        var generator = SQLQueryGenerator(db: db, reservedAliases: reservedAliases)
+        generator.expressionColumns = expressions
+        return generator
+    }
+
+    private func subqueryCountingEachRowOnce(_ db: Connection, parentTable: String, parentAlias: String,
+                                             expressions: [String: KnownColumns]) throws -> SQLExpression.Node {
         let destination = association.relation.table
         let outer = Connection.quoteIdentifier(parentAlias)
         let pairs = try association.firstStep.joinColumns(db)
-        try SQLQueryGenerator(db: db).check(pairs.map(\.parentColumn), in: parentTable, association: association.key)
+        try Self.generator(db, expressions: expressions).check(pairs.map(\.parentColumn), in: parentTable, association: association.key)
         // The destination row aggregated, told apart by its rowid or its primary key.
         let shape = try TableShape.read(destination, in: db)
         let identity = shape.rowidName.map { [$0] } ?? shape.primaryKey
         guard !identity.isEmpty else {
-            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "association \(association.key): an aggregate of an association through or joining others counts each row of \(destination) once, by its rowid or primary key, and \(destination) has neither; nothing was run")
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "association \(association.key): an aggregate of an association through or joining others counts each row of \(destination) once, by its rowid or primary key, and \(destination) has neither (a common table expression or a view has none); nothing was run")
         }
         let rowAlias = destination + "_aggregated"
         let correlation = pairs.map { pair -> SQLExpression.Node in
@@ -128,13 +138,13 @@ extension SQLAssociationAggregate {
             test = "EXISTS ("
         }
         // The outer tables keep their names: the subquery's tables take others.
-        var generator = SQLQueryGenerator(db: db, reservedAliases: [parentAlias, rowAlias])
+        var generator = Self.generator(db, reservedAliases: [parentAlias, rowAlias], expressions: expressions)
         let exists = try generator.select(linked)
         if case .isEmpty = function {
             var notExists = association.restricting(relation, by: .balanced(correlation, by: "AND"))
             notExists.orderings = []
             notExists.selection = [SQLSelection(kind: .expression(.value(.integer(1))))]
-            var generator = SQLQueryGenerator(db: db, reservedAliases: [parentAlias])
+            var generator = Self.generator(db, reservedAliases: [parentAlias], expressions: expressions)
             let query = try generator.select(notExists)
             return .literal(SQL(sql: "NOT EXISTS (" + query.sql + ")", arguments: query.arguments))
         }
@@ -147,7 +157,7 @@ extension SQLAssociationAggregate {
         if let argument {
             var columns: [String] = []
             argument.collectColumns(into: &columns)
-            try SQLQueryGenerator(db: db).check(columns, in: destination, association: association.key)
+            try Self.generator(db, expressions: expressions).check(columns, in: destination, association: association.key)
         }
         let sql = "(SELECT " + selected + " FROM " + Connection.quoteIdentifier(destination) + " " + Connection.quoteIdentifier(rowAlias)
             + " WHERE " + test + exists.sql + "))"

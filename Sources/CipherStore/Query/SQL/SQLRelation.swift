@@ -135,7 +135,10 @@ struct SQLJoin: Sendable {
         holdsPrefetchKey = holdsPrefetchKey || other.holdsPrefetchKey
         var relation = association.relation
         relation.filters += other.association.relation.filters
-        if !other.association.relation.orderings.isEmpty { relation.orderings = other.association.relation.orderings }
+        if !other.association.relation.orderings.isEmpty {
+            relation.orderings = other.association.relation.orderings
+            relation.reversesOrderWrittenInSQL = other.association.relation.reversesOrderWrittenInSQL
+        }
         if other.isSelected, case .allColumns? = relation.selection.first?.kind, relation.selection.count == 1 {
             relation.selection = other.association.relation.selection
         }
@@ -208,13 +211,14 @@ struct SQLAssociation: Sendable {
             && direction == other.direction && foreignKey == other.foreignKey
             && pivots.count == other.pivots.count
             && zip(pivots, other.pivots).allSatisfy { $0.isSameLink(as: $1) }
-            && joinConditionSignature == other.joinConditionSignature
+            && joinConditionSignature?.sql == other.joinConditionSignature?.sql
+            && joinConditionSignature?.arguments == other.joinConditionSignature?.arguments
     }
 
     /// The join condition as SQL with its arguments, to compare two; `nil` without one.
-    private var joinConditionSignature: String? {
+    private var joinConditionSignature: (sql: String, arguments: [DatabaseValue])? {
         guard let joinCondition else { return nil }
         var context = SQLRenderContext(joinAliases: ("origin", "destination"))
-        return joinCondition.render(&context) + " " + context.arguments.map { "\($0)" }.joined(separator: ",")
+        return (joinCondition.render(&context), context.arguments)
     }
 }

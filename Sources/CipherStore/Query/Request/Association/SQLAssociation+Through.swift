@@ -57,9 +57,11 @@ extension SQLAssociation {
     /// This step read from its destination back to its origin, the table `previous` reaches
     /// (with `relation`, that table's relation). Its key is one no request gives (a space
     /// starts it), so that it never merges with a join of the request's own: a condition of
-    /// one must not apply to the other.
+    /// one must not apply to the other. A step on a condition of its own (``JoinAssociation``)
+    /// keeps it, its two tables swapped.
     private func reversed(reaching previous: SQLAssociation, relation: SQLRelation) -> SQLAssociation {
         SQLAssociation(key: " pivot " + previous.key, isToMany: false, direction: direction == .belongsTo ? .has : .belongsTo,
-                       originTable: self.relation.table, foreignKey: foreignKey, relation: relation)
+                       originTable: self.relation.table, foreignKey: foreignKey, relation: relation,
+                       joinCondition: joinCondition?.swappingJoinSides())
     }
 }
