@@ -50,7 +50,15 @@ struct PageCipher {
     /// The page number's byte order in the HMAC.
     let pageNumberByteOrder: CipherSettings.PageNumberByteOrder
     private let key: SymmetricKey
-    private let hmacKey: SymmetricKey?
+    /// The HMAC with its key set up once; each page's starts from a copy of it (the key's pads
+    /// are hashed once, not for every page).
+    private let keyedHMAC: KeyedHMAC?
+
+    private enum KeyedHMAC {
+        case sha1(HMAC<Insecure.SHA1>)
+        case sha256(HMAC<SHA256>)
+        case sha512(HMAC<SHA512>)
+    }
 
     init(keys: Keys, pageSize: Int, hmac: CipherSettings.HashAlgorithm?, headerSize: Int = 16,
          pageNumberByteOrder: CipherSettings.PageNumberByteOrder = .littleEndian) {
@@ -59,7 +67,12 @@ struct PageCipher {
         self.headerSize = headerSize
         self.pageNumberByteOrder = pageNumberByteOrder
         key = keys.key
-        hmacKey = hmac == nil ? nil : keys.hmacKey
+        switch hmac {
+        case .sha1: keyedHMAC = .sha1(HMAC(key: keys.hmacKey))
+        case .sha256: keyedHMAC = .sha256(HMAC(key: keys.hmacKey))
+        case .sha512: keyedHMAC = .sha512(HMAC(key: keys.hmacKey))
+        case nil: keyedHMAC = nil
+        }
     }
 
     /// The reserved bytes at the end of each page: IV and HMAC, in whole AES blocks.
@@ -71,17 +84,16 @@ struct PageCipher {
     /// Whether the page's HMAC matches (always `false` without HMAC: nothing to check).
     /// - Parameter page: the page as stored, `pageSize` bytes.
     func authenticates(_ page: ArraySlice<UInt8>, number: UInt32) -> Bool {
-        guard let hmac, let hmacKey, page.count == pageSize else { return false }
-        let bytes = page
-        let base = bytes.startIndex
+        guard let hmac, let keyedHMAC, page.count == pageSize else { return false }
+        let base = page.startIndex
         let start = base + (number == 1 ? headerSize : 0)
         let end = base + pageSize - reserve + 16
-        let stored = bytes[end..<(end + Self.hmacSize(hmac))]
-        let pageNumber = withUnsafeBytes(of: pageNumberByteOrder == .littleEndian ? number.littleEndian : number.bigEndian) { Array($0) }
-        switch hmac {
-        case .sha1: return Self.code(HMAC<Insecure.SHA1>.self, bytes[start..<end], pageNumber, hmacKey).elementsEqual(stored)
-        case .sha256: return Self.code(HMAC<SHA256>.self, bytes[start..<end], pageNumber, hmacKey).elementsEqual(stored)
-        case .sha512: return Self.code(HMAC<SHA512>.self, bytes[start..<end], pageNumber, hmacKey).elementsEqual(stored)
+        let stored = page[end..<(end + Self.hmacSize(hmac))]
+        let pageNumber = pageNumberByteOrder == .littleEndian ? number.littleEndian : number.bigEndian
+        switch keyedHMAC {
+        case .sha1(let keyed): return Self.code(keyed, page[start..<end], pageNumber).withUnsafeBytes { stored.elementsEqual($0) }
+        case .sha256(let keyed): return Self.code(keyed, page[start..<end], pageNumber).withUnsafeBytes { stored.elementsEqual($0) }
+        case .sha512(let keyed): return Self.code(keyed, page[start..<end], pageNumber).withUnsafeBytes { stored.elementsEqual($0) }
         }
     }
 
@@ -154,11 +166,11 @@ struct PageCipher {
         }
     }
 
-    private static func code<H: HashFunction>(_: HMAC<H>.Type, _ data: ArraySlice<UInt8>, _ pageNumber: [UInt8],
-                                               _ key: SymmetricKey) -> [UInt8] {
-        var mac = HMAC<H>(key: key)
-        mac.update(data: data)
-        mac.update(data: pageNumber)
-        return Array(mac.finalize())
+    /// The HMAC of the page's bytes and its number, from a copy of the keyed HMAC.
+    private static func code<H: HashFunction>(_ keyed: HMAC<H>, _ data: ArraySlice<UInt8>, _ pageNumber: UInt32) -> HashedAuthenticationCode<H> {
+        var mac = keyed
+        data.withUnsafeBytes { mac.update(data: $0) }
+        withUnsafeBytes(of: pageNumber) { mac.update(data: $0) }
+        return mac.finalize()
     }
 }
