@@ -37,6 +37,31 @@ import Testing
         #expect(try db.fetchScalar(Bool.self, sql: "SELECT 'zz' < 'aaa' COLLATE BYLENGTH") == true)
     }
 
+    @Test func theQueryInterfaceComparesAndOrdersUnderACollation() throws {
+        struct Word: Decodable, Equatable, FetchableRecord, TableRecord {
+            static let databaseTableName = "word"
+            var text: String
+        }
+        let db = try Connection(path: path, key: key)
+        defer { try? db.close() }
+        try db.executeScript("""
+            CREATE TABLE word(text TEXT);
+            INSERT INTO word VALUES ('banana'), ('Fig'), ('apple'), ('KIWI'), ('fig');
+            """)
+        let nocase = Word.filter(Column("text").collating(.nocase) == "FIG").order(Column("text").collating(.nocase).desc, Column("text"))
+        #expect(try nocase.makeSQL(db).sql == #"SELECT * FROM "word" WHERE (("text" COLLATE "NOCASE") = ?) ORDER BY "text" COLLATE "NOCASE" DESC, "text""#)
+        #expect(try nocase.fetchAll(db).map(\.text) == (try String.fetchAll(db, sql: "SELECT text FROM word WHERE text = 'FIG' COLLATE NOCASE ORDER BY text COLLATE NOCASE DESC, text")))
+        #expect(try nocase.fetchAll(db).map(\.text) == ["Fig", "fig"])
+
+        // A Swift collation the connection has; one it lacks is SQLite's error, nothing run.
+        let byLength = Word.order(Column("text").collating(Self.byLength))
+        let missing = #expect(throws: DatabaseError.self) { try byLength.fetchAll(db) }
+        #expect(missing?.message?.contains("bylength") == true)
+        try db.add(collation: Self.byLength)
+        #expect(try byLength.fetchAll(db).map(\.text) == (try String.fetchAll(db, sql: "SELECT text FROM word ORDER BY text COLLATE bylength")))
+        #expect(try byLength.fetchAll(db).map(\.text) == ["Fig", "fig", "KIWI", "apple", "banana"])
+    }
+
     @Test func aSchemaUnderTheCollationNeedsItAtEveryOpen() throws {
         let db = try Connection(path: path, key: key)
         try db.add(collation: Self.byLength)

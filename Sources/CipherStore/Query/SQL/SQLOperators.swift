@@ -94,6 +94,20 @@ extension SQLSpecificExpressible {
 
     /// `expression IS NULL`.
     public var isNull: SQLExpression { SQLExpression(.postfix(sqlExpression.node, " IS NULL")) }
+
+    /// The expression compared and ordered under a collation SQLite has, in GRDB's spelling:
+    /// `Player.filter(Column("email").collating(.nocase) == "contact@example.com")`,
+    /// `order(Column("name").collating(.nocase))`.
+    public func collating(_ collation: Connection.CollationName) -> SQLExpression {
+        SQLExpression(.postfix(sqlExpression.node, " COLLATE " + Connection.quoteIdentifier(collation.rawValue)))
+    }
+
+    /// The expression compared and ordered under a collation written in Swift. The connection
+    /// must have it (``Connection/add(collation:)``, in ``Configuration/prepareDatabase(_:)``
+    /// for a queue or pool); SQLite refuses the statement otherwise.
+    public func collating(_ collation: DatabaseCollation) -> SQLExpression {
+        SQLExpression(.postfix(sqlExpression.node, " COLLATE " + Connection.quoteIdentifier(collation.name)))
+    }
 }
 
 extension Sequence where Element: SQLExpressible {
