@@ -274,6 +274,18 @@ import Testing
             """)
         #expect(grouped.map(\.values) == expectedGroups.map(\.values))
         #expect(!grouped.isEmpty)
+
+        // `??` keeps the aggregate's name (as GRDB's does): no NULL for an author without books.
+        struct AuthorYear: Decodable, Equatable, FetchableRecord {
+            var id: Int64
+            var maxBookYear: Int
+        }
+        let latest = Author.select(Column("id")).annotated(with: Author.books.max(Column("year")) ?? 0).order(Column("id"))
+        #expect(try latest.makeSQL(db).sql == #"SELECT "id", IFNULL((SELECT MAX("book"."year") FROM "book" WHERE "book"."authorId" = "author"."id"), ?) AS "maxBookYear" FROM "author" ORDER BY "id""#)
+        let years = try latest.asRequest(of: AuthorYear.self).fetchAll(db)
+        #expect(years == (try AuthorYear.fetchAll(db, sql: "SELECT id, IFNULL((SELECT MAX(year) FROM book WHERE book.authorId = author.id), 0) AS maxBookYear FROM author ORDER BY id")))
+        #expect(years.contains { $0.maxBookYear == 0 } && years.contains { $0.maxBookYear > 1900 })
+        #expect(try Author.having(Author.books.max(Column("year")) ?? 0 == 0).fetchCount(db) == years.filter { $0.maxBookYear == 0 }.count)
     }
 
     /// updateAll and deleteAll through including(…) and annotated(withRequired:) change the

@@ -25,18 +25,37 @@
 /// from the leftmost column that has it: when the table has a column of the same name
 /// (`author.bookCount`), the table's column is read, so give the aggregate another key.
 public struct AssociationAggregate<RowDecoder>: SQLSpecificExpressible {
-    let aggregate: SQLAssociationAggregate
+    /// The aggregate (replaced by its subquery when the request runs), or an expression of it
+    /// that keeps its name (``??(_:_:)``).
+    let node: SQLExpression.Node
     /// The name it is selected under; `nil` for an expression that is not a column.
     let key: String?
 
-    public var sqlExpression: SQLExpression { SQLExpression(.associationAggregate(aggregate)) }
+    init(aggregate: SQLAssociationAggregate, key: String?) {
+        self.init(node: .associationAggregate(aggregate), key: key)
+    }
+
+    init(node: SQLExpression.Node, key: String?) {
+        self.node = node
+        self.key = key
+    }
+
+    public var sqlExpression: SQLExpression { SQLExpression(node) }
 
     public var sqlSelection: SQLSelection {
         key.map { SQLSelection(kind: .aliased(sqlExpression.node, $0)) } ?? SQLSelection(kind: .expression(sqlExpression.node))
     }
 
     /// The same aggregate under another name.
-    public func forKey(_ key: String) -> Self { AssociationAggregate(aggregate: aggregate, key: key) }
+    public func forKey(_ key: String) -> Self { AssociationAggregate(node: node, key: key) }
+
+    /// `IFNULL(aggregate, value)`, under the aggregate's name, as in GRDB:
+    /// `Author.annotated(with: Author.books.max(Column("year")) ?? 0)` decodes as `maxBookYear`,
+    /// 0 for an author without books. (Other operators make an expression without a name:
+    /// give it one with `forKey`.)
+    public static func ?? (lhs: Self, rhs: some SQLExpressible) -> Self {
+        AssociationAggregate(node: .function("IFNULL", [lhs.node, rhs.sqlExpression.node], distinct: false), key: lhs.key)
+    }
 
     /// The same aggregate under a coding key's name.
     public func forKey(_ key: some CodingKey) -> Self { forKey(key.stringValue) }
