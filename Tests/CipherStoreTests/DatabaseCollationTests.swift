@@ -62,6 +62,33 @@ import Testing
         #expect(try byLength.fetchAll(db).map(\.text) == ["Fig", "fig", "KIWI", "apple", "banana"])
     }
 
+    @Test func grdbsCollationsUnderGRDBsNames() throws {
+        let db = try Connection(path: path, key: key)
+        defer { try? db.close() }
+        let collations: [DatabaseCollation] = [.unicodeCompare, .caseInsensitiveCompare, .localizedCaseInsensitiveCompare, .localizedCompare, .localizedStandardCompare]
+        #expect(collations.map(\.name) == ["swiftCompare", "swiftCaseInsensitiveCompare", "swiftLocalizedCaseInsensitiveCompare", "swiftLocalizedCompare", "swiftLocalizedStandardCompare"])
+        for collation in collations { try db.add(collation: collation) }
+        let words = ["file10", "File2", "file1", "apple", "Banana", "éclair"]
+        try db.execute(sql: "CREATE TABLE word(text TEXT)")
+        for word in words { try db.execute(sql: "INSERT INTO word VALUES (?)", arguments: [word]) }
+        // Each orders as the Swift comparison it is named after.
+        let comparisons: [(DatabaseCollation, (String, String) -> ComparisonResult)] = [
+            (.unicodeCompare, { $0 < $1 ? .orderedAscending : $0 == $1 ? .orderedSame : .orderedDescending }),
+            (.caseInsensitiveCompare, { $0.caseInsensitiveCompare($1) }),
+            (.localizedCaseInsensitiveCompare, { $0.localizedCaseInsensitiveCompare($1) }),
+            (.localizedCompare, { $0.localizedCompare($1) }),
+            (.localizedStandardCompare, { $0.localizedStandardCompare($1) }),
+        ]
+        for (collation, compare) in comparisons {
+            let sorted = try String.fetchAll(db, sql: "SELECT text FROM word ORDER BY text COLLATE \(collation.name), text COLLATE BINARY")
+            let expected = words.sorted { let order = compare($0, $1); return order == .orderedSame ? Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) : order == .orderedAscending }
+            #expect(sorted == expected, "\(collation.name)")
+        }
+        // The orders differ: case first in Swift's <, not in the others.
+        #expect(try String.fetchAll(db, sql: "SELECT text FROM word ORDER BY text COLLATE swiftCompare").first == "Banana")
+        #expect(try String.fetchAll(db, sql: "SELECT text FROM word ORDER BY text COLLATE swiftCaseInsensitiveCompare").first == "apple")
+    }
+
     @Test func aSchemaUnderTheCollationNeedsItAtEveryOpen() throws {
         let db = try Connection(path: path, key: key)
         try db.add(collation: Self.byLength)

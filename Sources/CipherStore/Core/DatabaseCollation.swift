@@ -59,3 +59,28 @@ public final class DatabaseCollation: Identifiable, Sendable {
         return Int32(compare(lhs, rhs).rawValue)
     }
 }
+
+/// The collations GRDB names, with GRDB's SQL names, so a GRDB database whose schema uses them
+/// opens with the same orders. GRDB adds them to every connection; here a connection has them
+/// once added (``Connection/add(collation:)``, in ``Configuration/prepareDatabase(_:)`` for a
+/// queue or pool), as every collation written in Swift.
+extension DatabaseCollation {
+    /// Swift's `<` on strings (Unicode canonical order): `swiftCompare`.
+    public static let unicodeCompare = DatabaseCollation("swiftCompare") { lhs, rhs in
+        lhs < rhs ? .orderedAscending : lhs == rhs ? .orderedSame : .orderedDescending
+    }
+
+    /// `caseInsensitiveCompare`: `swiftCaseInsensitiveCompare`.
+    public static let caseInsensitiveCompare = DatabaseCollation("swiftCaseInsensitiveCompare") { $0.caseInsensitiveCompare($1) }
+
+    /// `localizedCaseInsensitiveCompare`: `swiftLocalizedCaseInsensitiveCompare`.
+    public static let localizedCaseInsensitiveCompare = DatabaseCollation("swiftLocalizedCaseInsensitiveCompare") {
+        $0.localizedCaseInsensitiveCompare($1)
+    }
+
+    /// `localizedCompare`: `swiftLocalizedCompare`.
+    public static let localizedCompare = DatabaseCollation("swiftLocalizedCompare") { $0.localizedCompare($1) }
+
+    /// `localizedStandardCompare` (the Finder's order, numbers by value): `swiftLocalizedStandardCompare`.
+    public static let localizedStandardCompare = DatabaseCollation("swiftLocalizedStandardCompare") { $0.localizedStandardCompare($1) }
+}
