@@ -38,6 +38,30 @@ import Testing
         }
     }
 
+    @Test func grdbsStringFunctionsUnderGRDBsNames() throws {
+        let db = try Connection(path: path, key: key)
+        defer { try? db.close() }
+        let functions: [(DatabaseFunction, String, (String) -> String)] = [
+            (.capitalize, "swiftCapitalizedString", { $0.capitalized }),
+            (.lowercase, "swiftLowercaseString", { $0.lowercased() }),
+            (.uppercase, "swiftUppercaseString", { $0.uppercased() }),
+            (.localizedCapitalize, "swiftLocalizedCapitalizedString", { $0.localizedCapitalized }),
+            (.localizedLowercase, "swiftLocalizedLowercaseString", { $0.localizedLowercase }),
+            (.localizedUppercase, "swiftLocalizedUppercaseString", { $0.localizedUppercase }),
+        ]
+        try db.execute(sql: "CREATE TABLE t(x)")
+        try db.execute(sql: "INSERT INTO t VALUES ('élan vital straße'), (42), (NULL)")
+        for (function, name, transform) in functions {
+            #expect(function.name == name)
+            try db.add(function: function)
+            let rows = try Row.fetchAll(db, sql: "SELECT \(name)(x) FROM t ORDER BY rowid")
+            #expect(rows.map { $0.values[0] } == [.text(transform("élan vital straße")), .null, .null], "\(name)")
+        }
+        // In the query interface.
+        struct T: TableRecord { static let databaseTableName = "t" }
+        #expect(try T.select(DatabaseFunction.uppercase(Column("x")), as: String.self).fetchOne(db) == "ÉLAN VITAL STRASSE")
+    }
+
     @Test func aVariadicFunctionTakesAnyNumberOfArguments() throws {
         let db = try Connection(path: path, key: key)
         defer { try? db.close() }

@@ -1,4 +1,5 @@
 import CSQLCipher
+import Foundation
 
 /// A SQL function written in Swift: a scalar function, or an aggregate (see
 /// ``DatabaseAggregate``).
@@ -123,5 +124,33 @@ public final class DatabaseFunction: Identifiable, Sendable {
     /// The flags of `sqlite3_create_function_v2`: UTF-8, and deterministic when pure.
     var textRepresentation: Int32 {
         SQLITE_UTF8 | (isPure ? SQLITE_DETERMINISTIC : 0)
+    }
+}
+
+/// The string functions GRDB names, with GRDB's SQL names: each returns NULL for a value that
+/// is not text. GRDB adds them to every connection; here a connection has them once added
+/// (``Connection/add(function:)``, in ``Configuration/prepareDatabase(_:)`` for a queue or
+/// pool), as every function written in Swift. Then `DatabaseFunction.capitalize(Column("name"))`
+/// calls one in the query interface.
+extension DatabaseFunction {
+    /// `String.capitalized`: `swiftCapitalizedString`.
+    public static let capitalize = textFunction("swiftCapitalizedString") { $0.capitalized }
+    /// `String.lowercased()`: `swiftLowercaseString`.
+    public static let lowercase = textFunction("swiftLowercaseString") { $0.lowercased() }
+    /// `String.uppercased()`: `swiftUppercaseString`.
+    public static let uppercase = textFunction("swiftUppercaseString") { $0.uppercased() }
+    /// `String.localizedCapitalized`: `swiftLocalizedCapitalizedString`.
+    public static let localizedCapitalize = textFunction("swiftLocalizedCapitalizedString") { $0.localizedCapitalized }
+    /// `String.localizedLowercase`: `swiftLocalizedLowercaseString`.
+    public static let localizedLowercase = textFunction("swiftLocalizedLowercaseString") { $0.localizedLowercase }
+    /// `String.localizedUppercase`: `swiftLocalizedUppercaseString`.
+    public static let localizedUppercase = textFunction("swiftLocalizedUppercaseString") { $0.localizedUppercase }
+
+    /// A pure function of one text argument; NULL for any other value.
+    private static func textFunction(_ name: String, _ transform: @escaping @Sendable (String) -> String) -> DatabaseFunction {
+        DatabaseFunction(name, argumentCount: 1, pure: true) { values in
+            guard case .text(let text) = values[0] else { return nil }
+            return transform(text)
+        }
     }
 }
