@@ -168,17 +168,27 @@ extension SQLExpression.Node {
 
     /// The node with each association aggregate replaced by what `transform` makes of it.
     func mapAggregates(_ transform: (SQLAssociationAggregate) throws -> SQLExpression.Node) rethrows -> SQLExpression.Node {
+        try replacing { node in
+            guard case .associationAggregate(let aggregate) = node else { return nil }
+            return try transform(aggregate)
+        }
+    }
+
+    /// The node with each node `replacement` gives a replacement for replaced, the others
+    /// rebuilt from their parts' replacements (outermost first: a replaced node's parts are not
+    /// visited).
+    func replacing(_ replacement: (SQLExpression.Node) throws -> SQLExpression.Node?) rethrows -> SQLExpression.Node {
+        if let replaced = try replacement(self) { return replaced }
         switch self {
-        case .associationAggregate(let aggregate): return try transform(aggregate)
-        case .column, .value, .literal, .countAll, .primaryKey, .joinedColumn: return self
-        case .prefix(let op, let operand): return .prefix(op, try operand.mapAggregates(transform))
-        case .postfix(let operand, let op): return .postfix(try operand.mapAggregates(transform), op)
-        case .binary(let lhs, let op, let rhs): return .binary(try lhs.mapAggregates(transform), op, try rhs.mapAggregates(transform))
-        case .function(let name, let arguments, let distinct): return .function(name, try arguments.map { try $0.mapAggregates(transform) }, distinct: distinct)
-        case .inList(let operand, let values): return .inList(try operand.mapAggregates(transform), try values.map { try $0.mapAggregates(transform) })
+        case .column, .value, .literal, .countAll, .primaryKey, .joinedColumn, .associationAggregate: return self
+        case .prefix(let op, let operand): return .prefix(op, try operand.replacing(replacement))
+        case .postfix(let operand, let op): return .postfix(try operand.replacing(replacement), op)
+        case .binary(let lhs, let op, let rhs): return .binary(try lhs.replacing(replacement), op, try rhs.replacing(replacement))
+        case .function(let name, let arguments, let distinct): return .function(name, try arguments.map { try $0.replacing(replacement) }, distinct: distinct)
+        case .inList(let operand, let values): return .inList(try operand.replacing(replacement), try values.map { try $0.replacing(replacement) })
         case .between(let operand, let lower, let upper):
-            return .between(try operand.mapAggregates(transform), try lower.mapAggregates(transform), try upper.mapAggregates(transform))
-        case .tableMatch(let table, let pattern): return .tableMatch(table: table, try pattern.mapAggregates(transform))
+            return .between(try operand.replacing(replacement), try lower.replacing(replacement), try upper.replacing(replacement))
+        case .tableMatch(let table, let pattern): return .tableMatch(table: table, try pattern.replacing(replacement))
         }
     }
 

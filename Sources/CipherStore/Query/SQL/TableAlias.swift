@@ -42,33 +42,17 @@ extension SQLExpression.Node {
 
     /// The node with each ``TableAlias`` column replaced by what `transform` makes of it.
     func mappingJoinedColumns(_ transform: (SQLExpression.JoinSide, String) -> SQLExpression.Node) -> SQLExpression.Node {
-        switch self {
-        case .joinedColumn(let side, let name): return transform(side, name)
-        case .column, .value, .literal, .countAll, .primaryKey, .associationAggregate: return self
-        case .prefix(let op, let operand): return .prefix(op, operand.mappingJoinedColumns(transform))
-        case .postfix(let operand, let op): return .postfix(operand.mappingJoinedColumns(transform), op)
-        case .binary(let lhs, let op, let rhs): return .binary(lhs.mappingJoinedColumns(transform), op, rhs.mappingJoinedColumns(transform))
-        case .function(let name, let arguments, let distinct): return .function(name, arguments.map { $0.mappingJoinedColumns(transform) }, distinct: distinct)
-        case .inList(let operand, let values): return .inList(operand.mappingJoinedColumns(transform), values.map { $0.mappingJoinedColumns(transform) })
-        case .between(let operand, let lower, let upper):
-            return .between(operand.mappingJoinedColumns(transform), lower.mappingJoinedColumns(transform), upper.mappingJoinedColumns(transform))
-        case .tableMatch(let table, let pattern): return .tableMatch(table: table, pattern.mappingJoinedColumns(transform))
+        replacing { node in
+            guard case .joinedColumn(let side, let name) = node else { return nil }
+            return transform(side, name)
         }
     }
 
     /// The node with each ``Column`` replaced by what `transform` makes of its name.
     func mappingColumns(_ transform: (String) -> SQLExpression.Node) -> SQLExpression.Node {
-        switch self {
-        case .column(let name): return transform(name)
-        case .value, .literal, .countAll, .primaryKey, .joinedColumn, .associationAggregate: return self
-        case .prefix(let op, let operand): return .prefix(op, operand.mappingColumns(transform))
-        case .postfix(let operand, let op): return .postfix(operand.mappingColumns(transform), op)
-        case .binary(let lhs, let op, let rhs): return .binary(lhs.mappingColumns(transform), op, rhs.mappingColumns(transform))
-        case .function(let name, let arguments, let distinct): return .function(name, arguments.map { $0.mappingColumns(transform) }, distinct: distinct)
-        case .inList(let operand, let values): return .inList(operand.mappingColumns(transform), values.map { $0.mappingColumns(transform) })
-        case .between(let operand, let lower, let upper):
-            return .between(operand.mappingColumns(transform), lower.mappingColumns(transform), upper.mappingColumns(transform))
-        case .tableMatch(let table, let pattern): return .tableMatch(table: table, pattern.mappingColumns(transform))
+        replacing { node in
+            guard case .column(let name) = node else { return nil }
+            return transform(name)
         }
     }
 }
