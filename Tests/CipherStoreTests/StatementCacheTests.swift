@@ -102,6 +102,6 @@ import Testing
         #expect(baseline > 0 && peak > 0, "the statements' memory is measured")
         #expect(db.cachedStatementCount == Configuration().statementCacheCapacity)
         // Kept, 100,000 prepared statements take well over 100 MB.
-        #expect(peak - baseline < 20_000_000, "resident memory grew by \(peak - baseline) bytes")
+        #expect(peak - baseline < 20_000_000, "the statements' memory grew by \(peak - baseline) bytes")
     }
 }

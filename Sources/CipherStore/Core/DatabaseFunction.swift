@@ -127,8 +127,8 @@ public final class DatabaseFunction: Identifiable, Sendable {
     }
 }
 
-/// The string functions GRDB names, with GRDB's SQL names: each returns NULL for a value that
-/// is not text. GRDB adds them to every connection; here a connection has them once added
+/// The string functions GRDB names, with GRDB's SQL names: as GRDB's, each reads a blob as
+/// UTF-8 text (as SQLite does) and returns NULL for a number, NULL, or a blob that is not UTF-8. GRDB adds them to every connection; here a connection has them once added
 /// (``Connection/add(function:)``, in ``Configuration/prepareDatabase(_:)`` for a queue or
 /// pool), as every function written in Swift. Then `DatabaseFunction.capitalize(Column("name"))`
 /// calls one in the query interface.
@@ -146,11 +146,14 @@ extension DatabaseFunction {
     /// `String.localizedUppercase`: `swiftLocalizedUppercaseString`.
     public static let localizedUppercase = textFunction("swiftLocalizedUppercaseString") { $0.localizedUppercase }
 
-    /// A pure function of one text argument; NULL for any other value.
+    /// A pure function of one text argument (a blob read as UTF-8); NULL for any other value.
     private static func textFunction(_ name: String, _ transform: @escaping @Sendable (String) -> String) -> DatabaseFunction {
         DatabaseFunction(name, argumentCount: 1, pure: true) { values in
-            guard case .text(let text) = values[0] else { return nil }
-            return transform(text)
+            switch values[0] {
+            case .text(let text): return transform(text)
+            case .blob(let bytes): return String(data: bytes, encoding: .utf8).map(transform)
+            default: return nil
+            }
         }
     }
 }
