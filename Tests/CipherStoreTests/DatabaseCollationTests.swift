@@ -67,7 +67,7 @@ import Testing
         defer { try? db.close() }
         let collations: [DatabaseCollation] = [.unicodeCompare, .caseInsensitiveCompare, .localizedCaseInsensitiveCompare, .localizedCompare, .localizedStandardCompare]
         #expect(collations.map(\.name) == ["swiftCompare", "swiftCaseInsensitiveCompare", "swiftLocalizedCaseInsensitiveCompare", "swiftLocalizedCompare", "swiftLocalizedStandardCompare"])
-        for collation in collations { try db.add(collation: collation) }
+        // Every connection has them as it opens, as in GRDB.
         let words = ["file10", "File2", "file1", "apple", "Banana", "éclair"]
         try db.execute(sql: "CREATE TABLE word(text TEXT)")
         for word in words { try db.execute(sql: "INSERT INTO word VALUES (?)", arguments: [word]) }
@@ -87,6 +87,29 @@ import Testing
         // The orders differ: case first in Swift's <, not in the others.
         #expect(try String.fetchAll(db, sql: "SELECT text FROM word ORDER BY text COLLATE swiftCompare").first == "Banana")
         #expect(try String.fetchAll(db, sql: "SELECT text FROM word ORDER BY text COLLATE swiftCaseInsensitiveCompare").first == "apple")
+    }
+
+    @Test func theToolsCompareGRDBsCollationsInBinaryOrder() throws {
+        let db = try Connection(path: path, key: key)
+        try db.executeScript("""
+            CREATE TABLE word(text TEXT COLLATE swiftLocalizedCompare);
+            CREATE INDEX word_text ON word(text);
+            INSERT INTO word VALUES ('b'), ('B'), ('a'), ('A');
+            """)
+        let appOrder = try String.fetchAll(db, sql: "SELECT text FROM word ORDER BY text")
+        let localized: [String] = ["a", "A", "b", "B"].sorted { (lhs: String, rhs: String) -> Bool in lhs.localizedCompare(rhs) == .orderedAscending }
+        #expect(appOrder == localized)
+        #expect(appOrder != ["A", "B", "a", "b"])
+        try db.close()
+        // A tool reading the file whatever its collations uses a stand-in in byte order, and says so:
+        // the index was built in the order of the app's Foundation and locale.
+        let reader = try DatabaseFile.openForReading(path: path, key: key)
+        #expect(try String.fetchAll(reader, sql: "SELECT text FROM word ORDER BY text COLLATE swiftCompare") == ["A", "B", "a", "b"])
+        #expect(reader.placeholderCollations == ["swiftCompare"])
+        try reader.close()
+        let report = try DatabaseFile.verify(path: path, key: key)
+        #expect(report.placeholderCollations.names == ["swiftLocalizedCompare"])
+        #expect(report.placeholderCollations.indexes == ["word_text"])
     }
 
     @Test func aSchemaUnderTheCollationNeedsItAtEveryOpen() throws {

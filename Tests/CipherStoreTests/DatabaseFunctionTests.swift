@@ -51,17 +51,47 @@ import Testing
         ]
         try db.execute(sql: "CREATE TABLE t(x)")
         try db.execute(sql: "INSERT INTO t VALUES ('élan vital straße'), (42), (NULL), (CAST('élan vital straße' AS BLOB)), (x'ff00')")
+        // Every connection has them as it opens, as in GRDB.
         for (function, name, transform) in functions {
             #expect(function.name == name)
-            try db.add(function: function)
             let rows = try Row.fetchAll(db, sql: "SELECT \(name)(x) FROM t ORDER BY rowid")
             // A blob is read as UTF-8 text, as GRDB does; one that is not UTF-8 is NULL.
             let expected = DatabaseValue.text(transform("élan vital straße"))
             #expect(rows.map { $0.values[0] } == [expected, .null, .null, expected, .null], "\(name)")
         }
-        // In the query interface.
+        // In the query interface, called or as GRDB's properties, each against its SQL.
         struct T: TableRecord { static let databaseTableName = "t" }
         #expect(try T.select(DatabaseFunction.uppercase(Column("x")), as: String.self).fetchOne(db) == "ÉLAN VITAL STRASSE")
+        let properties: [(SQLExpression, String)] = [
+            (Column("x").capitalized, "swiftCapitalizedString"), (Column("x").lowercased, "swiftLowercaseString"),
+            (Column("x").uppercased, "swiftUppercaseString"), (Column("x").localizedCapitalized, "swiftLocalizedCapitalizedString"),
+            (Column("x").localizedLowercased, "swiftLocalizedLowercaseString"), (Column("x").localizedUppercased, "swiftLocalizedUppercaseString"),
+        ]
+        for (expression, name) in properties {
+            let request = T.select(expression).filter(expression != "x").order(Column("rowid"))
+            let written = "SELECT \(name)(\"x\") FROM \"t\" WHERE (\(name)(\"x\") <> ?) ORDER BY \"rowid\""
+            #expect(try request.makeSQL(db).sql == written)
+            let expected = try Row.fetchAll(db, sql: "SELECT \(name)(x) FROM t WHERE \(name)(x) <> 'x' ORDER BY rowid")
+            #expect(try Row.fetchAll(db, request).map(\.values) == expected.map(\.values), "\(name)")
+            #expect(expected.count == 2)
+        }
+        #expect(try T.select(Column("x").capitalized, as: String.self).fetchOne(db) == "Élan Vital Straße")
+        #expect(try T.select(Column("x").lowercased, as: String.self).filter(Column("x") == "ÉLAN").fetchOne(db) == nil)
+
+        // A function added later under the same name and argument count replaces it.
+        try db.add(function: DatabaseFunction("swiftUppercaseString", argumentCount: 1, pure: true) { _ in "replaced" })
+        #expect(try T.select(Column("x").uppercased, as: String.self).fetchOne(db) == "replaced")
+    }
+
+    @Test func everyConnectionOfAQueueOrPoolHasGRDBsFunctions() async throws {
+        let pool = try DatabasePool(path: path, key: key)
+        try await pool.write { db in try db.executeScript("CREATE TABLE t(x); INSERT INTO t VALUES ('ärger')") }
+        struct T: TableRecord { static let databaseTableName = "t" }
+        #expect(try await pool.read { db in try T.select(Column("x").uppercased, as: String.self).fetchOne(db) } == "ÄRGER")
+        try pool.close()
+        let queue = try DatabaseQueue(path: path, key: key)
+        #expect(try await queue.read { db in try T.select(Column("x").localizedCapitalized, as: String.self).fetchOne(db) } == "Ärger")
+        try queue.close()
     }
 
     @Test func aVariadicFunctionTakesAnyNumberOfArguments() throws {

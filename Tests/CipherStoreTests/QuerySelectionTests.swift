@@ -51,7 +51,7 @@ import Testing
             (Note.filter([1, 4, 9, 16].contains(Column("id")) || (Column("tag") ?? "none") == "none").order(Column("id")),
              #"SELECT * FROM "note" WHERE (("id" IN (1, 4, 9, 16)) OR (IFNULL("tag", 'none') = 'none')) ORDER BY "id""#),
             (Note.filter(Column("body").uppercased.like("NOTE 01%") && abs(-Column("likes")) < 5).order(Column("id")),
-             #"SELECT * FROM "note" WHERE ((UPPER("body") LIKE 'NOTE 01%') AND (ABS(-"likes") < 5)) ORDER BY "id""#),
+             #"SELECT * FROM "note" WHERE ((swiftUppercaseString("body") LIKE 'NOTE 01%') AND (ABS(-"likes") < 5)) ORDER BY "id""#),
         ]
         for (request, written) in cases {
             // The request binds its values; the hand-written SQL has them inline.

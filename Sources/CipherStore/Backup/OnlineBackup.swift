@@ -112,9 +112,9 @@ struct OnlineBackup {
     private func openCopy(_ temporaryPath: String, cipher: CipherSettings) throws -> Connection {
         let copy = try Connection(path: temporaryPath, key: key, configuration: Configuration(cipher: cipher, foreignKeys: false))
         do {
+            try copy.substituteMissingCollations()
             for function in source.addedFunctions { try copy.add(function: function) }
             for collation in source.addedCollations { try copy.add(collation: collation) }
-            try copy.substituteMissingCollations()
             // The copy's pages stay in memory for its integrity check, up to the cache's size.
             try options.applyPageCache(to: copy)
         } catch {

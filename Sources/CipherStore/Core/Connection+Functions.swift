@@ -90,6 +90,13 @@ extension Connection {
         handle.hooks.collations[collation.id] = nil
     }
 
+    /// Adds GRDB's string functions and collations (``DatabaseFunction/capitalize``,
+    /// ``DatabaseCollation/localizedCompare``…): called once by every connection as it opens.
+    func addStandardFunctionsAndCollations() throws {
+        for function in DatabaseFunction.standard { try add(function: function) }
+        for collation in DatabaseCollation.standard { try add(collation: collation) }
+    }
+
     /// The collations added with ``add(collation:)`` and not removed, for connections that
     /// read the same database on this one's behalf (a backup's copy).
     var addedCollations: [DatabaseCollation] { Array(handle.hooks.collations.values) }

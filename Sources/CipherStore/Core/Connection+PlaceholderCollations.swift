@@ -24,7 +24,12 @@ extension Connection {
     /// From now on, a collation that a statement needs and this connection lacks is added as
     /// a stand-in in binary order and named in ``placeholderCollations``, instead of failing
     /// the statement with "no such collation sequence".
+    ///
+    /// GRDB's collations, which every connection has as it opens, are removed first: an index
+    /// built under one is in the order of the app's Foundation and locale, which this
+    /// process's may not reproduce. Collations added after this call stay.
     func substituteMissingCollations() throws {
+        for collation in DatabaseCollation.standard { try remove(collation: collation) }
         let db = try handle.pointer
         try handle.check(sqlite3_collation_needed(db, Unmanaged.passUnretained(handle.hooks).toOpaque()) { context, db, _, name in
             guard let context, let db, let name else { return }

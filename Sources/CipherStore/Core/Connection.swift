@@ -184,6 +184,7 @@ public final class Connection {
                 try execute(sql: "PRAGMA journal_mode = \(mode.rawValue)")
             }
             try registerFullTextSearch()
+            try addStandardFunctionsAndCollations()
             for prepare in configuration.preparations { try prepare(self) }
         } catch {
             statementCache.removeAll()

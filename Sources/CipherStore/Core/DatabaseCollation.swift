@@ -61,9 +61,14 @@ public final class DatabaseCollation: Identifiable, Sendable {
 }
 
 /// The collations GRDB names, with GRDB's SQL names, so a GRDB database whose schema uses them
-/// opens with the same orders. GRDB adds them to every connection; here a connection has them
-/// once added (``Connection/add(collation:)``, in ``Configuration/prepareDatabase(_:)`` for a
-/// queue or pool), as every collation written in Swift.
+/// opens with the same orders. As in GRDB, every connection has them from the moment it opens
+/// (a collation added later under the same name replaces one).
+///
+/// The tools that read a file whatever its collations (verify, backups, repair,
+/// ``DatabaseFile/openForReading(path:key:cipher:)``) compare them in binary order instead, as
+/// any app collation (see ``Connection/placeholderCollations``): the order an index was built
+/// in is that of the Foundation and locale of the app that wrote it, which may not be this
+/// process's. An online backup, made beside the app, uses the app connection's own.
 extension DatabaseCollation {
     /// Swift's `<` on strings (Unicode canonical order): `swiftCompare`.
     public static let unicodeCompare = DatabaseCollation("swiftCompare") { lhs, rhs in
@@ -83,4 +88,7 @@ extension DatabaseCollation {
 
     /// `localizedStandardCompare` (the Finder's order, numbers by value): `swiftLocalizedStandardCompare`.
     public static let localizedStandardCompare = DatabaseCollation("swiftLocalizedStandardCompare") { $0.localizedStandardCompare($1) }
+
+    /// The collations every connection has as it opens.
+    static let standard: [DatabaseCollation] = [unicodeCompare, caseInsensitiveCompare, localizedCaseInsensitiveCompare, localizedCompare, localizedStandardCompare]
 }

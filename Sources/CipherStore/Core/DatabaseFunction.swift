@@ -128,10 +128,10 @@ public final class DatabaseFunction: Identifiable, Sendable {
 }
 
 /// The string functions GRDB names, with GRDB's SQL names: as GRDB's, each reads a blob as
-/// UTF-8 text (as SQLite does) and returns NULL for a number, NULL, or a blob that is not UTF-8. GRDB adds them to every connection; here a connection has them once added
-/// (``Connection/add(function:)``, in ``Configuration/prepareDatabase(_:)`` for a queue or
-/// pool), as every function written in Swift. Then `DatabaseFunction.capitalize(Column("name"))`
-/// calls one in the query interface.
+/// UTF-8 text (as SQLite does) and returns NULL for a number, NULL, or a blob that is not UTF-8.
+/// As in GRDB, every connection has them from the moment it opens (a function added later
+/// under the same name and argument count replaces one), and the query interface calls them
+/// as properties: `Column("name").capitalized` is `DatabaseFunction.capitalize(Column("name"))`.
 extension DatabaseFunction {
     /// `String.capitalized`: `swiftCapitalizedString`.
     public static let capitalize = textFunction("swiftCapitalizedString") { $0.capitalized }
@@ -145,6 +145,9 @@ extension DatabaseFunction {
     public static let localizedLowercase = textFunction("swiftLocalizedLowercaseString") { $0.localizedLowercase }
     /// `String.localizedUppercase`: `swiftLocalizedUppercaseString`.
     public static let localizedUppercase = textFunction("swiftLocalizedUppercaseString") { $0.localizedUppercase }
+
+    /// The functions every connection has as it opens.
+    static let standard: [DatabaseFunction] = [capitalize, lowercase, uppercase, localizedCapitalize, localizedLowercase, localizedUppercase]
 
     /// A pure function of one text argument (a blob read as UTF-8); NULL for any other value.
     private static func textFunction(_ name: String, _ transform: @escaping @Sendable (String) -> String) -> DatabaseFunction {

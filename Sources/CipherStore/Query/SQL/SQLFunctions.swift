@@ -51,11 +51,23 @@ public func ?? (lhs: some SQLSpecificExpressible, rhs: some SQLExpressible) -> S
     SQLExpression(.function("IFNULL", [lhs.sqlExpression.node, rhs.sqlExpression.node], distinct: false))
 }
 
+/// The string properties GRDB gives expressions: each calls one of the functions every
+/// connection has (``DatabaseFunction/capitalize``…), which apply Swift's own, so letters
+/// beyond ASCII change case too (SQLite's `UPPER` and `LOWER` change ASCII letters only:
+/// call them as `DatabaseFunction`s of your own, or in SQL, where that is what you need).
 extension SQLSpecificExpressible {
-    /// `UPPER(expression)`: ASCII letters uppercased.
-    public var uppercased: SQLExpression { .function("UPPER", self) }
-    /// `LOWER(expression)`: ASCII letters lowercased.
-    public var lowercased: SQLExpression { .function("LOWER", self) }
+    /// `swiftCapitalizedString(expression)`: Foundation's `String.capitalized`.
+    public var capitalized: SQLExpression { DatabaseFunction.capitalize(self) }
+    /// `swiftLowercaseString(expression)`: Swift's `String.lowercased()`.
+    public var lowercased: SQLExpression { DatabaseFunction.lowercase(self) }
+    /// `swiftUppercaseString(expression)`: Swift's `String.uppercased()`.
+    public var uppercased: SQLExpression { DatabaseFunction.uppercase(self) }
+    /// `swiftLocalizedCapitalizedString(expression)`: Foundation's `String.localizedCapitalized`.
+    public var localizedCapitalized: SQLExpression { DatabaseFunction.localizedCapitalize(self) }
+    /// `swiftLocalizedLowercaseString(expression)`: Foundation's `String.localizedLowercase`.
+    public var localizedLowercased: SQLExpression { DatabaseFunction.localizedLowercase(self) }
+    /// `swiftLocalizedUppercaseString(expression)`: Foundation's `String.localizedUppercase`.
+    public var localizedUppercased: SQLExpression { DatabaseFunction.localizedUppercase(self) }
 }
 
 extension SQLExpression {
