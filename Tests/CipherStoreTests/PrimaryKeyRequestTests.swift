@@ -217,6 +217,42 @@ import Testing
         #expect(count == (try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM player")))
     }
 
+    @Test func fetchCursorByDictionaryKeys() throws {
+        let stored = try Citizenship.fetchAll(db, sql: "SELECT * FROM citizenship ORDER BY since LIMIT 2")
+        let keys: [[String: (any DatabaseValueConvertible)?]] = [
+            ["playerId": stored[0].playerId, "countryCode": stored[0].countryCode], ["countryCode": stored[1].countryCode, "playerId": stored[1].playerId],
+            ["playerId": stored[0].playerId, "countryCode": stored[0].countryCode], ["playerId": 999, "countryCode": "JP"], ["playerId": 22, "countryCode": nil],
+        ]
+        let cursor = try Citizenship.fetchCursor(db, keys: keys)
+        var found: [Citizenship] = []
+        while let citizenship = try cursor.next() { found.append(citizenship) }
+        let expected = try Citizenship.fetchAll(db, sql: """
+            SELECT * FROM citizenship WHERE (playerId = ? AND countryCode = ?) OR (playerId = ? AND countryCode = ?) OR (playerId = 999 AND countryCode = 'JP')
+            """, arguments: [stored[0].playerId, stored[0].countryCode, stored[1].playerId, stored[1].countryCode])
+        #expect(found.map(\.playerId).sorted() == expected.map(\.playerId).sorted())
+        #expect(found.count == 2 && expected.count == 2)
+        #expect(Set(found.map(\.countryCode)) == Set(try Citizenship.fetchAll(db, keys: keys).map(\.countryCode)))
+
+        // By the rowid, and through a unique key only: a column that names several rows is refused.
+        let byRowid = try Note.fetchCursor(db, keys: [["rowid": 2], ["rowid": 3]])
+        var bodies: [String] = []
+        while let note = try byRowid.next() { bodies.append(note.body) }
+        #expect(bodies.sorted() == ["b", "c"])
+        let notUnique = #expect(throws: DatabaseError.self) { try Citizenship.fetchCursor(db, keys: [["playerId": 8]]) }
+        #expect(notUnique?.message?.contains("not a unique key of citizenship") == true)
+        #expect(try Citizenship.fetchCursor(db, keys: []).next() == nil)
+
+        // More values than one statement binds: refused before anything runs.
+        let limit = Int(sqlite3_limit(try db.handle.pointer, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
+        let many: [[String: (any DatabaseValueConvertible)?]] = (0...(limit / 2)).map { ["playerId": $0, "countryCode": "NO"] }
+        let tooMany = #expect(throws: DatabaseError.self) { try Citizenship.fetchCursor(db, keys: many) }
+        #expect(tooMany?.message?.contains("fetchAll(_:keys:)") == true)
+        let atLimit = try Citizenship.fetchCursor(db, keys: Array(many.dropLast()))
+        var count = 0
+        while try atLimit.next() != nil { count += 1 }
+        #expect(count == (try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM citizenship WHERE countryCode = 'NO'")))
+    }
+
     @Test func updateChangesWithAClosureWritesOnlyWhatItChanged() throws {
         var player = try Player.find(db, id: 2)
         // Another writer changes the name: an update of the changed score alone keeps it.

@@ -97,11 +97,17 @@ extension TableRecord where Self: FetchableRecord {
     ///   `fetchAll(_:keys:)` takes any number.
     public static func fetchCursor<Key: DatabaseValueConvertible>(_ db: Connection, keys: some Collection<Key>) throws -> RecordCursor<Self> {
         let values = uniqueKeyValues(keys)
-        let limit = Int(sqlite3_limit(try db.handle.pointer, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
-        guard values.count <= limit else {
-            throw DatabaseError(resultCode: .SQLITE_RANGE, message: "fetchCursor(_:keys:) reads \(values.count) keys in one statement, and SQLite binds at most \(limit) values to one; fetch them with fetchAll(_:keys:), which runs one statement per \(AssociationFetch.keysPerQuery) keys; nothing was run")
-        }
+        try checkCursorBindings(db, count: values.count)
         return try filter(keys: values).fetchCursor(db)
+    }
+
+    /// Throws before anything runs when a cursor by keys would bind more values than SQLite
+    /// binds to one statement.
+    static func checkCursorBindings(_ db: Connection, count: Int) throws {
+        let limit = Int(sqlite3_limit(try db.handle.pointer, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
+        guard count <= limit else {
+            throw DatabaseError(resultCode: .SQLITE_RANGE, message: "fetchCursor(_:keys:) reads keys of \(count) values in one statement, and SQLite binds at most \(limit) values to one; fetch them with fetchAll(_:keys:), which runs one statement per \(AssociationFetch.keysPerQuery) values; nothing was run")
+        }
     }
 }
 
@@ -234,7 +240,8 @@ extension TableRecord {
     /// each key compared as its unique key's index compares.
     /// - Throws: unless every key names the primary key, the rowid or a unique index of the
     ///   table (nothing has run then).
-    static func checkedRequests(_ db: Connection, _ keys: [[String: (any DatabaseValueConvertible)?]]) throws -> [QueryInterfaceRequest<Self>] {
+    static func checkedRequests(_ db: Connection, _ keys: [[String: (any DatabaseValueConvertible)?]],
+                                valuesPerPart: Int = AssociationFetch.keysPerQuery) throws -> [QueryInterfaceRequest<Self>] {
         if let problem = keys.lazy.compactMap(dictionaryKeyProblem).first {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: problem + "; nothing was run")
         }
@@ -248,7 +255,7 @@ extension TableRecord {
         }
         let stored = keyValues(keys)
         let width = max(1, stored.map(\.count).max() ?? 1)
-        let perPart = max(1, AssociationFetch.keysPerQuery / width)
+        let perPart = max(1, valuesPerPart / width)
         return stride(from: 0, to: stored.count, by: perPart).map {
             keyRequest(Array(stored[$0..<min($0 + perPart, stored.count)]), uniqueKeys: uniqueKeys)
         }
@@ -305,6 +312,18 @@ extension TableRecord where Self: FetchableRecord {
     /// The records with these keys, in no particular order.
     public static func fetchAll(_ db: Connection, keys: [[String: (any DatabaseValueConvertible)?]]) throws -> [Self] {
         try fetchAllOnce(db, checkedRequests(db, keys))
+    }
+
+    /// A cursor over the records with these keys, in no particular order; keys without a
+    /// record are skipped. Each key names the primary key, the rowid or a unique index, as for
+    /// `fetchAll(_:keys:)`; this reads them in one statement, so at most as many values as
+    /// SQLite binds to one (999 with SQLite 3.15).
+    /// - Throws: ``DatabaseError`` before anything runs for a key that is not unique, or more
+    ///   values than that: `fetchAll(_:keys:)` takes any number.
+    public static func fetchCursor(_ db: Connection, keys: [[String: (any DatabaseValueConvertible)?]]) throws -> RecordCursor<Self> {
+        let request = try checkedRequests(db, keys, valuesPerPart: .max).first ?? none()
+        try checkCursorBindings(db, count: keyValues(keys).reduce(0) { $0 + $1.count })
+        return try request.fetchCursor(db)
     }
 
     /// The records the requests find, each row once: two keys SQLite takes as equal (`1` and
