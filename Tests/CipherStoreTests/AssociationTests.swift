@@ -286,6 +286,22 @@ import Testing
         #expect(years == (try AuthorYear.fetchAll(db, sql: "SELECT id, IFNULL((SELECT MAX(year) FROM book WHERE book.authorId = author.id), 0) AS maxBookYear FROM author ORDER BY id")))
         #expect(years.contains { $0.maxBookYear == 0 } && years.contains { $0.maxBookYear > 1900 })
         #expect(try Author.having(Author.books.max(Column("year")) ?? 0 == 0).fetchCount(db) == years.filter { $0.maxBookYear == 0 }.count)
+
+        // `cast` keeps it too; on a plain expression it is SQLite's CAST.
+        struct AuthorAverage: Decodable, Equatable, FetchableRecord {
+            var id: Int64
+            var averageBookYear: Int?
+        }
+        let averages = Author.select(Column("id")).annotated(with: cast(Author.books.average(Column("year")), as: .integer)).order(Column("id"))
+        #expect(try averages.makeSQL(db).sql == #"SELECT "id", CAST((SELECT AVG("book"."year") FROM "book" WHERE "book"."authorId" = "author"."id") AS INTEGER) AS "averageBookYear" FROM "author" ORDER BY "id""#)
+        let averageYears = try averages.asRequest(of: AuthorAverage.self).fetchAll(db)
+        #expect(averageYears == (try AuthorAverage.fetchAll(db, sql: "SELECT id, CAST((SELECT AVG(year) FROM book WHERE book.authorId = author.id) AS INTEGER) AS averageBookYear FROM author ORDER BY id")))
+        #expect(averageYears.contains { $0.averageBookYear == nil } && averageYears.contains { ($0.averageBookYear ?? 0) > 1900 })
+        let castThenDefault = Author.select(Column("id")).annotated(with: cast(Author.books.average(Column("year")), as: .integer) ?? 0).order(Column("id"))
+        #expect(try castThenDefault.asRequest(of: AuthorAverage.self).fetchAll(db).map { $0.averageBookYear ?? -1 } == averageYears.map { $0.averageBookYear ?? 0 })
+        let texts = try Book.select(cast(Column("year") + 1, as: .text), as: DatabaseValue.self).order(Column("id")).limit(3).fetchAll(db)
+        #expect(texts == (try DatabaseValue.fetchAll(db, sql: "SELECT CAST(year + 1 AS TEXT) FROM book ORDER BY id LIMIT 3")))
+        #expect(texts.allSatisfy { if case .text = $0 { return true } else { return false } } && texts.count == 3)
     }
 
     /// updateAll and deleteAll through including(…) and annotated(withRequired:) change the

@@ -21,6 +21,8 @@ public struct SQLExpression: Sendable {
         case postfix(Node, String)
         case binary(Node, String, Node)
         case function(String, [Node], distinct: Bool)
+        /// `CAST(node AS storageClass)`.
+        case cast(Node, Database.StorageClass)
         case countAll
         case inList(Node, [Node])
         case between(Node, Node, Node)
@@ -113,6 +115,8 @@ extension SQLExpression.Node {
             return left + " " + op + " " + rhs.renderOperand(&context)
         case .function(let name, let arguments, let distinct):
             return name + "(" + (distinct ? "DISTINCT " : "") + arguments.map { $0.render(&context) }.joined(separator: ", ") + ")"
+        case .cast(let operand, let storageClass):
+            return "CAST(" + operand.render(&context) + " AS " + storageClass.rawValue + ")"
         case .countAll:
             return "COUNT(*)"
         case .inList(let operand, let values):
@@ -143,7 +147,7 @@ extension SQLExpression.Node {
     /// SQLite's precedence never regroups what Swift grouped.
     private func renderOperand(_ context: inout SQLRenderContext) -> String {
         switch self {
-        case .column, .value, .function, .countAll, .joinedColumn: return render(&context)
+        case .column, .value, .function, .cast, .countAll, .joinedColumn: return render(&context)
         default: return "(" + render(&context) + ")"
         }
     }
@@ -152,7 +156,7 @@ extension SQLExpression.Node {
         switch self {
         case .column(let name): names.append(name)
         case .value, .literal, .countAll, .tableMatch, .associationAggregate, .primaryKey, .joinedColumn: break
-        case .prefix(_, let operand), .postfix(let operand, _): operand.collectColumns(into: &names)
+        case .prefix(_, let operand), .postfix(let operand, _), .cast(let operand, _): operand.collectColumns(into: &names)
         case .binary(let lhs, _, let rhs):
             lhs.collectColumns(into: &names)
             rhs.collectColumns(into: &names)
@@ -183,6 +187,7 @@ extension SQLExpression.Node {
         case .column, .value, .literal, .countAll, .primaryKey, .joinedColumn, .associationAggregate: return self
         case .prefix(let op, let operand): return .prefix(op, try operand.replacing(replacement))
         case .postfix(let operand, let op): return .postfix(try operand.replacing(replacement), op)
+        case .cast(let operand, let storageClass): return .cast(try operand.replacing(replacement), storageClass)
         case .binary(let lhs, let op, let rhs): return .binary(try lhs.replacing(replacement), op, try rhs.replacing(replacement))
         case .function(let name, let arguments, let distinct): return .function(name, try arguments.map { try $0.replacing(replacement) }, distinct: distinct)
         case .inList(let operand, let values): return .inList(try operand.replacing(replacement), try values.map { try $0.replacing(replacement) })
@@ -230,7 +235,7 @@ extension SQLExpression.Node {
         if predicate(self) { return true }
         switch self {
         case .column, .value, .literal, .countAll, .associationAggregate, .primaryKey, .joinedColumn: return false
-        case .prefix(_, let operand), .postfix(let operand, _), .tableMatch(_, let operand): return operand.contains(where: predicate)
+        case .prefix(_, let operand), .postfix(let operand, _), .cast(let operand, _), .tableMatch(_, let operand): return operand.contains(where: predicate)
         case .binary(let lhs, _, let rhs): return lhs.contains(where: predicate) || rhs.contains(where: predicate)
         case .function(_, let arguments, _): return arguments.contains { $0.contains(where: predicate) }
         case .inList(let operand, let values): return ([operand] + values).contains { $0.contains(where: predicate) }

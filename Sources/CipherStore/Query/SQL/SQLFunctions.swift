@@ -46,6 +46,13 @@ public func abs(_ expression: some SQLSpecificExpressible) -> SQLExpression {
     .function("ABS", expression)
 }
 
+/// `CAST(expression AS storageClass)`: `cast(Column("score"), as: .real)`.
+///
+/// See <https://www.sqlite.org/lang_expr.html#castexpr>.
+public func cast(_ expression: some SQLSpecificExpressible, as storageClass: Database.StorageClass) -> SQLExpression {
+    SQLExpression(.cast(expression.sqlExpression.node, storageClass))
+}
+
 /// `IFNULL(lhs, rhs)`: `rhs` where `lhs` is NULL.
 public func ?? (lhs: some SQLSpecificExpressible, rhs: some SQLExpressible) -> SQLExpression {
     SQLExpression(.function("IFNULL", [lhs.sqlExpression.node, rhs.sqlExpression.node], distinct: false))

@@ -26,7 +26,7 @@
 /// (`author.bookCount`), the table's column is read, so give the aggregate another key.
 public struct AssociationAggregate<RowDecoder>: SQLSpecificExpressible {
     /// The aggregate (replaced by its subquery when the request runs), or an expression of it
-    /// that keeps its name (``??(_:_:)``).
+    /// that keeps its name (``??(_:_:)``, `cast(_:as:)`).
     let node: SQLExpression.Node
     /// The name it is selected under; `nil` for an expression that is not a column.
     let key: String?
@@ -59,6 +59,13 @@ public struct AssociationAggregate<RowDecoder>: SQLSpecificExpressible {
 
     /// The same aggregate under a coding key's name.
     public func forKey(_ key: some CodingKey) -> Self { forKey(key.stringValue) }
+}
+
+/// `CAST(aggregate AS storageClass)`, under the aggregate's name, as in GRDB:
+/// `Author.annotated(with: cast(Author.books.average(Column("year")), as: .integer))` decodes as
+/// `averageBookYear`.
+public func cast<RowDecoder>(_ aggregate: AssociationAggregate<RowDecoder>, as storageClass: Database.StorageClass) -> AssociationAggregate<RowDecoder> {
+    AssociationAggregate(node: .cast(aggregate.node, storageClass), key: aggregate.key)
 }
 
 extension AssociationToMany {
