@@ -35,6 +35,11 @@ import Testing
         var commits = 0
         var rollbacks = 0
         var refusal: (any Error)?
+        /// Calls of `databaseDidChange()`: changes told by `notifyChanges(in:)`.
+        var undetectedChanges = 0
+        /// Stops hearing of changes after this many in a transaction.
+        var stopsAfter: Int?
+        private var heardInTransaction = 0
 
         init(accepts: @escaping (DatabaseEventKind) -> Bool = { _ in true }) {
             self.accepts = accepts
@@ -45,14 +50,34 @@ import Testing
             return accepts(eventKind)
         }
 
-        func databaseDidChange(with event: DatabaseEvent) { events.append(event) }
+        func databaseDidChange(with event: DatabaseEvent) {
+            events.append(event)
+            heard()
+        }
+
+        func databaseDidChange() {
+            undetectedChanges += 1
+            heard()
+        }
+
+        private func heard() {
+            heardInTransaction += 1
+            if let stopsAfter, heardInTransaction >= stopsAfter { stopObservingDatabaseChangesUntilNextTransaction() }
+        }
 
         func databaseWillCommit() throws {
             if let refusal { throw refusal }
         }
 
-        func databaseDidCommit(_ db: Database) { commits += 1 }
-        func databaseDidRollback(_ db: Database) { rollbacks += 1 }
+        func databaseDidCommit(_ db: Database) {
+            commits += 1
+            heardInTransaction = 0
+        }
+
+        func databaseDidRollback(_ db: Database) {
+            rollbacks += 1
+            heardInTransaction = 0
+        }
 
         var changes: [String] { events.map { "\($0.kind) \($0.tableName) \($0.rowID)" } }
     }

@@ -107,6 +107,9 @@ final class ConnectionHooks {
                     hooks.preparing?.updatedColumns[String(cString: name).lowercased(), default: []].insert(String(cString: detail))
                 }
                 return SQLITE_OK
+            case SQLITE_TRANSACTION:
+                if hooks.preparing != nil, let name { hooks.preparing?.rollsBack = sqlite3_stricmp(name, "ROLLBACK") == 0 }
+                return SQLITE_OK
             case SQLITE_SAVEPOINT:
                 if hooks.preparing != nil, let name, let detail, let operation = StatementEffects.Savepoint.Operation(name) {
                     hooks.preparing?.savepoint = .init(operation: operation, name: String(cString: detail))

@@ -4,6 +4,8 @@
 /// ends.
 final class TransactionObservation {
     let extent: Connection.TransactionObservationExtent
+    /// `false` once the observer stopped hearing of changes until the transaction ends.
+    var isEnabled = true
     private weak var weakObserver: (any TransactionObserver)?
     private var strongObserver: (any TransactionObserver)?
 
@@ -29,6 +31,10 @@ final class TransactionObservation {
 
     func databaseDidChange(with event: DatabaseEvent) {
         observer?.databaseDidChange(with: event)
+    }
+
+    func databaseDidChange() {
+        observer?.databaseDidChange()
     }
 
     func databaseWillCommit() throws {
@@ -58,6 +64,8 @@ struct StatementEffects {
     var updatedColumns: [String: Set<String>] = [:]
     /// The savepoint it begins, releases or rolls back to, if any.
     var savepoint: Savepoint?
+    /// Whether it is a `ROLLBACK` (of the transaction, not to a savepoint).
+    var rollsBack = false
 
     struct Savepoint {
         enum Operation {

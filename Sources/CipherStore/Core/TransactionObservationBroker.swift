@@ -1,4 +1,5 @@
 import CSQLCipher
+import Foundation
 
 /// The one owner of a connection's update, commit and rollback hooks: it hears every change
 /// and transaction end from SQLite and tells every ``TransactionObserver`` added to the
@@ -20,7 +21,15 @@ import CSQLCipher
 /// - End: the commit hook runs before the commit can still fail, so the outcome is told once
 ///   the statement that ended the transaction is done and the connection is back in autocommit
 ///   mode (``statementDidFinish(db:)``). Then observers that were released, or added for
-///   the next transaction only, go.
+///   the next transaction only, go. SQLite runs no commit hook for a transaction that wrote
+///   nothing: a statement that started inside a transaction and leaves the connection in
+///   autocommit mode with no hook run ended an empty one, told as a commit (or a rollback for
+///   `ROLLBACK`), as GRDB tells it (``statementDidRun(_:db:)``).
+/// - Undetected changes: ``notifyChanges(ofKinds:db:)`` calls
+///   ``TransactionObserver/databaseDidChange()`` of the observers that accept one of the kinds.
+/// - An observer may stop hearing of changes until the transaction ends
+///   (``TransactionObserver/stopObservingDatabaseChangesUntilNextTransaction()``), from its
+///   change callbacks, during which the broker is this thread's ``notifying``.
 final class TransactionObservationBroker {
     private var observations: [TransactionObservation] = []
     /// The connection observers receive in their commit and rollback callbacks.
@@ -48,6 +57,9 @@ final class TransactionObservationBroker {
     /// Set while one of the connection's own read-only transactions runs (a queue's `read`
     /// block, an observation's fetch): its end is nobody's business.
     var isInReadOnlyAccess = false
+    /// Whether the running statement started inside a transaction: if it ends in autocommit
+    /// mode with no hook run, it ended an empty transaction.
+    private var statementStartedInTransaction = false
 
     enum Ending { case committed, rolledBack }
 
@@ -76,6 +88,7 @@ final class TransactionObservationBroker {
             transactionMayHaveChangedSchema = false
             heldChanges = []
             savepoints = []
+            statementStartedInTransaction = false
             installHooks(db)
         }
         observations.append(TransactionObservation(observer, extent: extent))
@@ -102,9 +115,70 @@ final class TransactionObservationBroker {
     // MARK: Statements
 
     /// A statement starts: its changes are asked about afresh, with the columns it updates.
-    func statementWillStart(_ effects: StatementEffects) {
+    func statementWillStart(_ effects: StatementEffects, db: OpaquePointer) {
         recipientsByKind = [:]
         updatedColumns = effects.updatedColumns
+        statementStartedInTransaction = sqlite3_get_autocommit(db) == 0
+    }
+
+    /// A statement ran to its end: the savepoint it ran, and the transaction it ended, told.
+    /// - Throws: the error of an observer that refused the commit of an empty transaction (then
+    ///   told as a rollback).
+    func statementDidRun(_ effects: StatementEffects, db: OpaquePointer) throws {
+        if let savepoint = effects.savepoint { savepointDidRun(savepoint, db: db) }
+        defer { statementStartedInTransaction = false }
+        if endingTransaction == nil, statementStartedInTransaction, sqlite3_get_autocommit(db) != 0 {
+            // An empty transaction ended: SQLite ran neither hook.
+            if effects.rollsBack || !transactionWillCommit() { endingTransaction = .rolledBack }
+        }
+        guard endingTransaction != nil else { return }
+        let refusal = commitRefusal
+        statementDidFinish(db: db)
+        if let refusal { throw refusal }
+    }
+
+    /// Changes SQLite does not report (another process's, the schema's, a C function's) are
+    /// told to the observers that accept one of `kinds`
+    /// (``TransactionObserver/databaseDidChange()``). Outside a transaction they are on disk
+    /// already: the observers are told at once of a commit, as of an empty transaction's.
+    /// - Throws: the error of an observer that refused that commit (then told as a rollback).
+    func notifyChanges(ofKinds kinds: [DatabaseEventKind], db: OpaquePointer) throws {
+        guard !isInReadOnlyAccess else { return }
+        let recipients = observations.filter { observation in kinds.contains { observation.observes(eventsOfKind: $0) } }
+        whileNotifying {
+            for observation in recipients where observation.isEnabled { observation.databaseDidChange() }
+        }
+        guard sqlite3_get_autocommit(db) != 0 else { return }
+        if !transactionWillCommit() { endingTransaction = .rolledBack }
+        let refusal = commitRefusal
+        statementDidFinish(db: db)
+        if let refusal { throw refusal }
+    }
+
+    /// The broker calling an observer's change callbacks on this thread, if any.
+    static var notifying: TransactionObservationBroker? {
+        pthread_getspecific(notifyingKey).map { Unmanaged<TransactionObservationBroker>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// Runs `body` with this broker as this thread's ``notifying`` (the one before it again
+    /// after: an observer may write to another connection from its callback).
+    private func whileNotifying(_ body: () -> Void) {
+        let previous = pthread_getspecific(Self.notifyingKey)
+        pthread_setspecific(Self.notifyingKey, Unmanaged.passUnretained(self).toOpaque())
+        defer { pthread_setspecific(Self.notifyingKey, previous) }
+        body()
+    }
+
+    private static let notifyingKey: pthread_key_t = {
+        var key = pthread_key_t()
+        precondition(pthread_key_create(&key, nil) == 0, "no thread-specific key is left for transaction observers")
+        return key
+    }()
+
+    /// `observer` hears of no more changes until the transaction ends; its commit and
+    /// rollback callbacks still come.
+    func disableUntilNextTransaction(_ observer: some TransactionObserver) {
+        for observation in observations where observation.wraps(observer) { observation.isEnabled = false }
     }
 
     /// A statement that begins, releases or rolls back a savepoint ran to its end.
@@ -150,6 +224,7 @@ final class TransactionObservationBroker {
             }
         }
         transactionMayHaveChangedSchema = false
+        for observation in observations { observation.isEnabled = true }
         // Observers released meanwhile, and those added for one transaction, go.
         observations.removeAll { !$0.isObserving }
         recipientsByKind = [:]
@@ -176,7 +251,9 @@ final class TransactionObservationBroker {
         }
         guard !recipients.isEmpty else { return }
         if savepoints.isEmpty {
-            for observation in recipients { observation.databaseDidChange(with: event) }
+            whileNotifying {
+                for observation in recipients where observation.isEnabled { observation.databaseDidChange(with: event) }
+            }
         } else {
             heldChanges.append((event, recipients))
         }
@@ -185,8 +262,10 @@ final class TransactionObservationBroker {
     private func deliverHeldChanges() {
         let held = heldChanges
         heldChanges = []
-        for (event, recipients) in held {
-            for observation in recipients { observation.databaseDidChange(with: event) }
+        whileNotifying {
+            for (event, recipients) in held {
+                for observation in recipients where observation.isEnabled { observation.databaseDidChange(with: event) }
+            }
         }
     }
 

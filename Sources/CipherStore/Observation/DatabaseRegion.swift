@@ -28,6 +28,9 @@ public struct DatabaseRegion: Sendable, Hashable, CustomStringConvertible {
     /// Every table of the database.
     public static let fullDatabase = DatabaseRegion(tables: nil)
 
+    /// The lowercased table names; `nil` for the whole database.
+    var tableNames: Set<String>? { tables }
+
     /// Whether no change is in the region.
     public var isEmpty: Bool { tables?.isEmpty ?? false }
 

@@ -106,6 +106,11 @@ private final class RegionObserver: TransactionObserver, CommitObserver, @unchec
         if region.isModified(by: event) { isChanged = true }
     }
 
+    /// Told of changes SQLite does not report, in a tracked table (`notifyChanges(in:)`).
+    func databaseDidChange() {
+        isChanged = true
+    }
+
     func databaseDidCommit(_ db: Database) {
         guard isChanged else { return }
         isChanged = false

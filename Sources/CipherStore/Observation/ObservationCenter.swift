@@ -168,6 +168,12 @@ final class CommitTracker: TransactionObserver, @unchecked Sendable {
         tables.insert(event.tableName.lowercased())
     }
 
+    /// Told of changes SQLite does not report (`notifyChanges(in:)`): which tables they were
+    /// in is not said, so every observation fetches again after the commit.
+    func databaseDidChange() {
+        unseenChanges = true
+    }
+
     func databaseDidCommit(_ db: Database) {
         let end = TransactionEnd.committed(tables: tables, unseenChanges: unseenChanges || db.handle.hooks.broker.transactionMayHaveChangedSchema)
         tables = []

@@ -224,16 +224,15 @@ public final class Statement {
         if !hasRun {
             // A statement that starts after its async block was cancelled does not run.
             if handle.interrupter.isCancelled { throw handle.cancelledError(sql: sql) }
-            if broker.isObserving { broker.statementWillStart(effects) }
+            if broker.isObserving { broker.statementWillStart(effects, db: sqlite3_db_handle(pointer)) }
         }
         hasRun = true
         let code = sqlite3_step(pointer)
         switch code {
         case SQLITE_ROW: return true
         case SQLITE_DONE:
-            if let savepoint = effects.savepoint, broker.isObserving { broker.savepointDidRun(savepoint, db: sqlite3_db_handle(pointer)) }
             // A statement that ended a transaction tells the observers.
-            if broker.endingTransaction != nil { broker.statementDidFinish(db: sqlite3_db_handle(pointer)) }
+            if broker.isObserving { try broker.statementDidRun(effects, db: sqlite3_db_handle(pointer)) }
             return false
         default:
             // A commit an observer refused fails with the observer's error.
