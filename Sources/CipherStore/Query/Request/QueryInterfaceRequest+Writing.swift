@@ -21,6 +21,9 @@ extension QueryInterfaceRequest {
     @discardableResult
     public func updateAll(_ db: Connection, onConflict: ConflictResolution? = nil, _ assignments: [ColumnAssignment]) throws -> Int {
         guard !assignments.isEmpty else { return 0 }
+        if let aliased = assignments.lazy.flatMap(\.value.aliasedColumns).first {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "an updateAll value reads the column \(aliased.name) of a TableAlias, which an UPDATE cannot name: use a Column of the updated table, or an association aggregate; nothing was changed")
+        }
         var assigned = SQLRelation(table: relation.table)
         assigned.selection = assignments.map { SQLSelection(kind: .expression($0.value)) }
         var generator = SQLQueryGenerator(db: db)
@@ -54,7 +57,7 @@ extension QueryInterfaceRequest {
         }
         // A common table expression needs its WITH: only a SELECT has one.
         if !simple.hasJoinedTables && simple.limit == nil && simple.orderings.isEmpty && simple.groups.isEmpty && !simple.isDistinct
-            && simple.commonTableExpressions.isEmpty {
+            && simple.commonTableExpressions.isEmpty && !simple.usesTableAliases {
             try generator.check(simple)
             var context = SQLRenderContext()
             let conditions = simple.filters.map { "(" + $0.render(&context) + ")" }

@@ -39,6 +39,9 @@ public struct SQLExpression: Sendable {
         /// A column of one side of a join condition (``TableAlias``), qualified with that
         /// side's alias when the join is rendered.
         case joinedColumn(JoinSide, String)
+        /// A column of the relation given this ``TableAlias`` with `aliased(_:)`, qualified
+        /// with its alias in the SQL.
+        case aliasedColumn(TableAliasIdentity, String)
     }
 
     /// The two tables of a join condition written with ``TableAlias`` values.
@@ -92,6 +95,8 @@ struct SQLRenderContext {
     var qualifier: String?
     /// The aliases of a join condition's two tables (``SQLExpression/Node/joinedColumn(_:_:)``).
     var joinAliases: (origin: String, destination: String)?
+    /// The SQL alias of each relation given a ``TableAlias`` in the query being rendered.
+    var tableAliases: [TableAliasIdentity: String] = [:]
 }
 
 extension SQLExpression.Node {
@@ -140,6 +145,11 @@ extension SQLExpression.Node {
             let alias = context.joinAliases.map { side == .origin ? $0.origin : $0.destination } ?? context.qualifier
             let quoted = Connection.quoteIdentifier(name)
             return alias.map { Connection.quoteIdentifier($0) + "." + quoted } ?? quoted
+        case .aliasedColumn(let identity, let name):
+            // Where the query does not hold the alias (an aggregate's subquery), a name no table
+            // has, or the app's own, which SQLite resolves or refuses: never an unqualified column.
+            let alias = context.tableAliases[identity] ?? identity.name ?? "unknown table alias"
+            return Connection.quoteIdentifier(alias) + "." + Connection.quoteIdentifier(name)
         }
     }
 
@@ -147,7 +157,7 @@ extension SQLExpression.Node {
     /// SQLite's precedence never regroups what Swift grouped.
     private func renderOperand(_ context: inout SQLRenderContext) -> String {
         switch self {
-        case .column, .value, .function, .cast, .countAll, .joinedColumn: return render(&context)
+        case .column, .value, .function, .cast, .countAll, .joinedColumn, .aliasedColumn: return render(&context)
         default: return "(" + render(&context) + ")"
         }
     }
@@ -155,7 +165,7 @@ extension SQLExpression.Node {
     func collectColumns(into names: inout [String]) {
         switch self {
         case .column(let name): names.append(name)
-        case .value, .literal, .countAll, .tableMatch, .associationAggregate, .primaryKey, .joinedColumn: break
+        case .value, .literal, .countAll, .tableMatch, .associationAggregate, .primaryKey, .joinedColumn, .aliasedColumn: break
         case .prefix(_, let operand), .postfix(let operand, _), .cast(let operand, _): operand.collectColumns(into: &names)
         case .binary(let lhs, _, let rhs):
             lhs.collectColumns(into: &names)
@@ -184,7 +194,7 @@ extension SQLExpression.Node {
     func replacing(_ replacement: (SQLExpression.Node) throws -> SQLExpression.Node?) rethrows -> SQLExpression.Node {
         if let replaced = try replacement(self) { return replaced }
         switch self {
-        case .column, .value, .literal, .countAll, .primaryKey, .joinedColumn, .associationAggregate: return self
+        case .column, .value, .literal, .countAll, .primaryKey, .joinedColumn, .aliasedColumn, .associationAggregate: return self
         case .prefix(let op, let operand): return .prefix(op, try operand.replacing(replacement))
         case .postfix(let operand, let op): return .postfix(try operand.replacing(replacement), op)
         case .cast(let operand, let storageClass): return .cast(try operand.replacing(replacement), storageClass)
@@ -234,13 +244,23 @@ extension SQLExpression.Node {
     func contains(where predicate: (SQLExpression.Node) -> Bool) -> Bool {
         if predicate(self) { return true }
         switch self {
-        case .column, .value, .literal, .countAll, .associationAggregate, .primaryKey, .joinedColumn: return false
+        case .column, .value, .literal, .countAll, .associationAggregate, .primaryKey, .joinedColumn, .aliasedColumn: return false
         case .prefix(_, let operand), .postfix(let operand, _), .cast(let operand, _), .tableMatch(_, let operand): return operand.contains(where: predicate)
         case .binary(let lhs, _, let rhs): return lhs.contains(where: predicate) || rhs.contains(where: predicate)
         case .function(_, let arguments, _): return arguments.contains { $0.contains(where: predicate) }
         case .inList(let operand, let values): return ([operand] + values).contains { $0.contains(where: predicate) }
         case .between(let operand, let lower, let upper): return [operand, lower, upper].contains { $0.contains(where: predicate) }
         }
+    }
+
+    /// The ``TableAlias`` columns of the node, with their aliases.
+    var aliasedColumns: [(identity: TableAliasIdentity, name: String)] {
+        var columns: [(identity: TableAliasIdentity, name: String)] = []
+        _ = contains { node in
+            if case .aliasedColumn(let identity, let name) = node { columns.append((identity, name)) }
+            return false
+        }
+        return columns
     }
 
     /// Whether the node is a NULL value (compared with `IS`, not `=`).

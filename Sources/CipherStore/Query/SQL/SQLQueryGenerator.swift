@@ -7,7 +7,11 @@
 /// JOIN "author" ON "author"."id" = "book"."authorId"`). The SQL is SQLite 3.15 SQL.
 struct SQLQueryGenerator {
     let db: Connection
-    private var usedAliases: Set<String> = []
+    var usedAliases: Set<String> = []
+    /// The SQL alias of each relation given a ``TableAlias``, and its table
+    /// (``assignTableAliases(_:)``).
+    var tableAliases: [TableAliasIdentity: String] = [:]
+    var aliasedTables: [TableAliasIdentity: String] = [:]
     /// The columns of the common table expressions the query reads, by folded name: checked
     /// as a table's (``knownColumns(of:)``).
     var expressionColumns: [String: KnownColumns] = [:]
@@ -71,8 +75,16 @@ struct SQLQueryGenerator {
         // Checked before aggregates are resolved: a resolved aggregate is SQL too, of one column.
         if relation.hasJoinedTables { try refuseSelectionsWrittenInSQL(relation) }
         let with = try renderCommonTableExpressions(relation.commonTableExpressions)
-        // The base table's alias first: its aggregates' subqueries are correlated with it.
-        let baseAlias = alias(for: relation.table)
+        // The base table's alias first: its aggregates' subqueries are correlated with it. A
+        // base given a TableAlias is named with the others.
+        let baseAlias: String
+        if relation.tableAlias == nil {
+            baseAlias = alias(for: relation.table)
+            try assignTableAliases(relation)
+        } else {
+            try assignTableAliases(relation)
+            baseAlias = alias(of: relation)
+        }
         let relation = try relation.resolvingOrigin(db).resolvingPrimaryKey(db).resolvingAggregates(db, alias: baseAlias, expressions: expressionColumns)
         try check(relation)
         let qualify = relation.hasJoinedTables
@@ -119,7 +131,7 @@ struct SQLQueryGenerator {
         var sql = with.sql + "SELECT " + (relation.isDistinct ? "DISTINCT " : "") + parts.select.joined(separator: ", ") + " FROM " + from + parts.joins
         var arguments = with.arguments + parts.selectArguments + parts.joinArguments
 
-        var context = SQLRenderContext(qualifier: qualify ? baseAlias : nil)
+        var context = SQLRenderContext(qualifier: qualify ? baseAlias : nil, tableAliases: tableAliases)
         if !relation.filters.isEmpty {
             sql += " WHERE " + relation.filters.map { "(" + $0.render(&context) + ")" }.joined(separator: " AND ")
         }
@@ -185,7 +197,7 @@ struct SQLQueryGenerator {
         }
         let start = position
         if isSelected {
-            var context = SQLRenderContext(qualifier: qualify ? alias : nil)
+            var context = SQLRenderContext(qualifier: qualify ? alias : nil, tableAliases: tableAliases)
             for selection in relation.selection {
                 parts.select.append(selection.render(&context))
                 // Widths matter only to split a joined row; a one-table row is all the base's.
@@ -193,7 +205,7 @@ struct SQLQueryGenerator {
             }
             parts.selectArguments += context.arguments
         }
-        var orderingContext = SQLRenderContext(qualifier: qualify ? alias : nil)
+        var orderingContext = SQLRenderContext(qualifier: qualify ? alias : nil, tableAliases: tableAliases)
         parts.orderings += relation.orderings.map { $0.render(&orderingContext) }
         parts.orderingArguments += orderingContext.arguments
         var layout = ScopeLayout(range: start..<position)
@@ -280,6 +292,14 @@ struct SQLQueryGenerator {
                 shared[index].association.pivots[0].relation.filters = []
                 shared[index].association.pivots[0].relation.joins = []
             }
+            // A TableAlias of the sharer names the shared JOIN.
+            if let alias = step.relation.tableAlias {
+                if shared[owner].association.pivots.isEmpty {
+                    shared[owner].association.relation.setTableAlias(alias)
+                } else {
+                    shared[owner].association.pivots[0].relation.setTableAlias(alias)
+                }
+            }
             let required = shared[index].kind == .required
             if shared[owner].association.pivots.isEmpty {
                 filters = shared[owner].association.relation.filters + filters
@@ -300,10 +320,10 @@ struct SQLQueryGenerator {
     /// that alias.
     private mutating func appendJoin(_ association: SQLAssociation, kind: SQLJoin.Kind, parentTable: String, parentAlias: String,
                                      parts: inout Parts) throws -> (alias: String, relation: SQLRelation) {
-        let childAlias = self.alias(for: association.relation.table)
+        let childAlias = alias(of: association.relation)
         let child = try association.relation.resolvingPrimaryKey(db).resolvingAggregates(db, alias: childAlias, expressions: expressionColumns)
         var on: [String]
-        var context = SQLRenderContext(qualifier: childAlias, joinAliases: (parentAlias, childAlias))
+        var context = SQLRenderContext(qualifier: childAlias, joinAliases: (parentAlias, childAlias), tableAliases: tableAliases)
         if let condition = association.joinCondition {
             try checkJoinCondition(condition, of: association, parentTable: parentTable)
             on = ["(" + condition.render(&context) + ")"]
@@ -355,7 +375,7 @@ struct SQLQueryGenerator {
     }
 
     /// The table's name as its alias, or the name with a number when the query already uses it.
-    private mutating func alias(for table: String) -> String {
+    mutating func alias(for table: String) -> String {
         var candidate = table
         var number = 1
         while usedAliases.contains(candidate.lowercased()) {

@@ -16,6 +16,8 @@ struct SQLRelation: Sendable {
     var joins: [SQLJoin] = []
     /// The `WITH` clause: the common table expressions the relation reads, in order.
     var commonTableExpressions: [SQLCommonTableExpression] = []
+    /// The ``TableAlias`` given to the relation's table with `aliased(_:)`.
+    var tableAlias: TableAliasIdentity?
     /// For `record.request(for: association)`: the record whose associated rows this relation
     /// reads. Its condition needs the foreign key, so it is made when the request runs.
     var origin: Origin?
@@ -144,6 +146,7 @@ struct SQLJoin: Sendable {
         }
         for join in other.association.relation.joins { relation.add(join) }
         relation.conflicts += other.association.relation.conflicts
+        if let alias = other.association.relation.tableAlias { relation.setTableAlias(alias) }
         association.relation = relation
     }
 

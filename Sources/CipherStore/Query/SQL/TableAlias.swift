@@ -1,5 +1,25 @@
-/// One of the two tables of a join condition (``JoinAssociation``): its columns, qualified with
-/// that table's alias when the request runs, in GRDB's spelling.
+/// A table of a request, named in expressions of another part of it, in GRDB's spelling:
+/// its columns, qualified with that table's alias when the request runs.
+///
+/// Give a request or an association an alias with `aliased(_:)`, then read its columns from
+/// the request's filters, orders and selection, or from another association's:
+///
+/// ```swift
+/// let authorAlias = TableAlias()
+/// let books = try Book
+///     .joining(required: Book.author.aliased(authorAlias))
+///     .filter(Column("year") >= authorAlias[Column("deathYear")])
+///     .order(authorAlias[Column("name")], Column("title"))
+///     .fetchAll(db)
+/// ```
+///
+/// `TableAlias(name: "a")` names the table `a` in the SQL, for SQL fragments
+/// (`filter(sql: "a.country = 'FR'")`). The columns are checked against the aliased table
+/// before anything runs. An alias is read in the SQL of its own request: an alias the request
+/// does not hold, or one read from an association aggregate's subquery or from the second
+/// query of `including(all:)`, is an error.
+///
+/// The two tables of a join condition (``JoinAssociation``) are given as aliases too:
 ///
 /// ```swift
 /// let latest = Chat.association(to: latestMessage) { chat, message in
@@ -7,21 +27,69 @@
 /// }
 /// ```
 ///
-/// A record with `enum Columns` names them as properties (`chat.id == message.chatId`). The
-/// columns are checked against their tables before the request runs.
+/// A record with `enum Columns` names them as properties (`chat.id == message.chatId`).
 @dynamicMemberLookup
 public struct TableAlias<RowDecoder>: Sendable {
-    let side: SQLExpression.JoinSide
+    /// What the alias stands for.
+    enum Target: Sendable {
+        /// One of the two tables of a join condition.
+        case joinSide(SQLExpression.JoinSide)
+        /// The relation given this alias with `aliased(_:)`.
+        case relation(TableAliasIdentity)
+    }
+
+    let target: Target
+
+    init(side: SQLExpression.JoinSide) {
+        target = .joinSide(side)
+    }
+
+    /// An alias for any table; `name`, when given, is the table's alias in the SQL.
+    public init(name: String? = nil) where RowDecoder == Void {
+        target = .relation(TableAliasIdentity(name: name))
+    }
+
+    /// An alias for the table of a record type, whose `Columns` it names as properties;
+    /// `name`, when given, is the table's alias in the SQL.
+    public init(name: String? = nil, for record: RowDecoder.Type = RowDecoder.self) {
+        target = .relation(TableAliasIdentity(name: name))
+    }
+
+    /// The identity `aliased(_:)` gives a relation; `nil` for a join condition's side.
+    var identity: TableAliasIdentity? {
+        if case .relation(let identity) = target { return identity }
+        return nil
+    }
 
     /// The expression with each of its ``Column``s read from this table.
     public subscript(_ expression: some SQLSpecificExpressible) -> SQLExpression {
-        SQLExpression(expression.sqlExpression.node.mappingColumns { .joinedColumn(side, $0) })
+        SQLExpression(expression.sqlExpression.node.mappingColumns(column))
     }
 
     /// The column of this table with this name.
     public subscript(_ column: String) -> SQLExpression {
-        SQLExpression(.joinedColumn(side, column))
+        SQLExpression(self.column(column))
     }
+
+    private func column(_ name: String) -> SQLExpression.Node {
+        switch target {
+        case .joinSide(let side): return .joinedColumn(side, name)
+        case .relation(let identity): return .aliasedColumn(identity, name)
+        }
+    }
+}
+
+/// Who a ``TableAlias`` made with `TableAlias()` is: copies of the alias are the same one.
+final class TableAliasIdentity: Sendable, Hashable {
+    /// The alias the SQL gives the table, when the app chose it.
+    let name: String?
+
+    init(name: String?) {
+        self.name = name
+    }
+
+    static func == (lhs: TableAliasIdentity, rhs: TableAliasIdentity) -> Bool { lhs === rhs }
+    func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
 
 extension TableAlias where RowDecoder: TableRecord {
