@@ -173,5 +173,14 @@ import Testing
             try Author.aliased(authorAlias).including(all: Author.books.filter(Column("year") > authorAlias[Column("id")])).fetchAll(db)
         }
         #expect(outer?.message?.contains("no table of the request has that alias") == true)
+        // Nor an aggregate's subquery.
+        let inAggregate = #expect(throws: DatabaseError.self) {
+            try Author.aliased(authorAlias).annotated(with: Author.books.filter(Column("year") > authorAlias[Column("id")] + 1990).count).fetchAll(db)
+        }
+        #expect(inAggregate?.message?.contains("its subquery does not see the request's aliases") == true)
+        let aliasedAggregate = #expect(throws: DatabaseError.self) {
+            try Author.having(Author.books.aliased(bookAlias).count > 2).fetchAll(db)
+        }
+        #expect(aliasedAggregate?.message?.contains("its subquery does not see the request's aliases") == true)
     }
 }

@@ -66,14 +66,20 @@ extension SQLRelation {
 
     /// The ``TableAlias`` columns the relation itself reads (not its joins').
     var aliasedColumns: [(identity: TableAliasIdentity, name: String)] {
-        var nodes = filters + groups + havings + orderings.map(\.node)
-        for selection in selection {
-            switch selection.kind {
-            case .allColumns: break
-            case .expression(let node), .aliased(let node, _): nodes.append(node)
+        ownNodes.flatMap(\.aliasedColumns)
+    }
+
+    /// Whether an association aggregate of the relation itself reads a ``TableAlias`` or is
+    /// given one: its subquery does not see the request's aliases.
+    var aggregatesUseTableAliases: Bool {
+        ownNodes.contains { node in
+            node.contains { node in
+                guard case .associationAggregate(let aggregate) = node else { return false }
+                return aggregate.association.relation.usesTableAliases
+                    || aggregate.association.pivots.contains { $0.relation.usesTableAliases }
+                    || aggregate.argument.map { !$0.aliasedColumns.isEmpty } == true
             }
         }
-        return nodes.flatMap(\.aliasedColumns)
     }
 
     /// Whether the relation or one it joins reads a ``TableAlias`` column or is given an alias.

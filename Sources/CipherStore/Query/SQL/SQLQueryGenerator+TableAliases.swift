@@ -50,6 +50,9 @@ extension SQLQueryGenerator {
                                             conflicts: inout [String]) {
         if let identity = relation.tableAlias { aliased.append((identity, relation.table)) }
         conflicts += relation.conflicts
+        if relation.aggregatesUseTableAliases {
+            conflicts.append("an association aggregate\(association.map { " (association \($0))" } ?? "") reads a TableAlias or is given one, and its subquery does not see the request's aliases; name its columns with Column, or join the association and aggregate with SQL written out")
+        }
         reads += relation.aliasedColumns.map { ($0.identity, $0.name, association) }
         for join in sharingFirstSteps(relation.joins) where join.kind != .prefetch {
             if let condition = join.association.joinCondition {

@@ -27,7 +27,7 @@ extension SQLRelation {
     }
 
     /// The expressions of the relation itself (not its joins').
-    private var ownNodes: [SQLExpression.Node] {
+    var ownNodes: [SQLExpression.Node] {
         var nodes = filters + groups + havings + orderings.map(\.node)
         for selection in selection {
             switch selection.kind {
