@@ -114,6 +114,30 @@ import Testing
         try expectSameAs(request, #"SELECT "person".* FROM "person" JOIN "person" "person2" ON "person2"."id" = "person"."parentId" JOIN "person" "person3" ON "person3"."id" = "person2"."parentId" WHERE ("person2"."born" > 1950) ORDER BY "person"."id""#)
     }
 
+    @Test func existsTellsWhetherAnOptionalJoinFoundARow() throws {
+        let authorAlias = TableAlias<Author>()
+        let orphans = Book.joining(optional: Book.author.aliased(authorAlias)).filter(!authorAlias.exists).order(Column("id"))
+        try expectSameAs(orphans, #"SELECT "book".* FROM "book" LEFT JOIN "author" ON "author"."id" = "book"."authorId" WHERE (NOT ("author"."rowid" IS NOT NULL)) ORDER BY "book"."id""#)
+        #expect(try orphans.fetchCount(db) == (try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM book WHERE authorId IS NULL")))
+        let written = Book.joining(optional: Book.author.aliased(authorAlias)).select(authorAlias.exists.forKey("hasAuthor"), as: Bool.self).order(Column("id"))
+        #expect(try written.fetchAll(db) == (try Bool.fetchAll(db, sql: "SELECT authorId IS NOT NULL FROM book ORDER BY id")))
+        // A WITHOUT ROWID table: its primary key.
+        try db.execute(sql: "CREATE TABLE tag(name TEXT PRIMARY KEY, bookId INTEGER REFERENCES book(id)) WITHOUT ROWID")
+        try db.execute(sql: "INSERT INTO tag VALUES ('a', 1), ('b', 2)")
+        struct Tag: TableRecord { static let databaseTableName = "tag" }
+        let tagAlias = TableAlias()
+        let tagged = Book.joining(optional: Book.hasMany(Tag.self).aliased(tagAlias)).filter(tagAlias.exists).order(Column("id"))
+        try expectSameAs(tagged, #"SELECT "book".* FROM "book" LEFT JOIN "tag" ON "tag"."bookId" = "book"."id" WHERE ("tag"."name" IS NOT NULL) ORDER BY "book"."id""#)
+        // A common table expression has neither.
+        let recent = CommonTableExpression(named: "recent", request: Book.filter(Column("year") > 2000))
+        let cteAlias = TableAlias()
+        let noKey = #expect(throws: DatabaseError.self) {
+            try Author.with(recent).joining(optional: Author.association(to: recent) { author, book in author[Column("id")] == book[Column("authorId")] }.aliased(cteAlias))
+                .filter(cteAlias.exists).fetchAll(db)
+        }
+        #expect(noKey?.message?.contains("not a table of the database") == true)
+    }
+
     @Test func anAliasOfOneTableRequestAndItsWrites() throws {
         let alias = TableAlias(name: "b")
         let request = Book.aliased(alias).filter(alias[Column("year")] >= 2010).order(Column("id"))

@@ -65,7 +65,7 @@ extension SQLRelation {
     }
 
     /// The ``TableAlias`` columns the relation itself reads (not its joins').
-    var aliasedColumns: [(identity: TableAliasIdentity, name: String)] {
+    var aliasedColumns: [(identity: TableAliasIdentity, name: String?)] {
         ownNodes.flatMap(\.aliasedColumns)
     }
 

@@ -22,7 +22,7 @@ extension QueryInterfaceRequest {
     public func updateAll(_ db: Connection, onConflict: ConflictResolution? = nil, _ assignments: [ColumnAssignment]) throws -> Int {
         guard !assignments.isEmpty else { return 0 }
         if let aliased = assignments.lazy.flatMap(\.value.aliasedColumns).first {
-            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "an updateAll value reads the column \(aliased.name) of a TableAlias, which an UPDATE cannot name: use a Column of the updated table, or an association aggregate; nothing was changed")
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "an updateAll value reads \(aliased.name.map { "the column \($0)" } ?? "exists") of a TableAlias, which an UPDATE cannot name: use a Column of the updated table, or an association aggregate; nothing was changed")
         }
         var assigned = SQLRelation(table: relation.table)
         assigned.selection = assignments.map { SQLSelection(kind: .expression($0.value)) }

@@ -42,6 +42,9 @@ public struct SQLExpression: Sendable {
         /// A column of the relation given this ``TableAlias`` with `aliased(_:)`, qualified
         /// with its alias in the SQL.
         case aliasedColumn(TableAliasIdentity, String)
+        /// Whether the relation given this ``TableAlias`` has a row here (`alias.exists`):
+        /// its rowid, or its primary key, is not NULL.
+        case aliasExists(TableAliasIdentity)
     }
 
     /// The two tables of a join condition written with ``TableAlias`` values.
@@ -97,6 +100,8 @@ struct SQLRenderContext {
     var joinAliases: (origin: String, destination: String)?
     /// The SQL alias of each relation given a ``TableAlias`` in the query being rendered.
     var tableAliases: [TableAliasIdentity: String] = [:]
+    /// The condition each ``TableAlias/exists`` of the query renders as.
+    var aliasExistence: [TableAliasIdentity: String] = [:]
 }
 
 extension SQLExpression.Node {
@@ -150,6 +155,9 @@ extension SQLExpression.Node {
             // has, or the app's own, which SQLite resolves or refuses: never an unqualified column.
             let alias = context.tableAliases[identity] ?? identity.name ?? "unknown table alias"
             return Connection.quoteIdentifier(alias) + "." + Connection.quoteIdentifier(name)
+        case .aliasExists(let identity):
+            // Resolved before rendering; otherwise a column no table has, which SQLite refuses.
+            return context.aliasExistence[identity] ?? "\"unknown table alias\".\"rowid\" IS NOT NULL"
         }
     }
 
@@ -165,7 +173,7 @@ extension SQLExpression.Node {
     func collectColumns(into names: inout [String]) {
         switch self {
         case .column(let name): names.append(name)
-        case .value, .literal, .countAll, .tableMatch, .associationAggregate, .primaryKey, .joinedColumn, .aliasedColumn: break
+        case .value, .literal, .countAll, .tableMatch, .associationAggregate, .primaryKey, .joinedColumn, .aliasedColumn, .aliasExists: break
         case .prefix(_, let operand), .postfix(let operand, _), .cast(let operand, _): operand.collectColumns(into: &names)
         case .binary(let lhs, _, let rhs):
             lhs.collectColumns(into: &names)
@@ -194,7 +202,7 @@ extension SQLExpression.Node {
     func replacing(_ replacement: (SQLExpression.Node) throws -> SQLExpression.Node?) rethrows -> SQLExpression.Node {
         if let replaced = try replacement(self) { return replaced }
         switch self {
-        case .column, .value, .literal, .countAll, .primaryKey, .joinedColumn, .aliasedColumn, .associationAggregate: return self
+        case .column, .value, .literal, .countAll, .primaryKey, .joinedColumn, .aliasedColumn, .aliasExists, .associationAggregate: return self
         case .prefix(let op, let operand): return .prefix(op, try operand.replacing(replacement))
         case .postfix(let operand, let op): return .postfix(try operand.replacing(replacement), op)
         case .cast(let operand, let storageClass): return .cast(try operand.replacing(replacement), storageClass)
@@ -244,7 +252,7 @@ extension SQLExpression.Node {
     func contains(where predicate: (SQLExpression.Node) -> Bool) -> Bool {
         if predicate(self) { return true }
         switch self {
-        case .column, .value, .literal, .countAll, .associationAggregate, .primaryKey, .joinedColumn, .aliasedColumn: return false
+        case .column, .value, .literal, .countAll, .associationAggregate, .primaryKey, .joinedColumn, .aliasedColumn, .aliasExists: return false
         case .prefix(_, let operand), .postfix(let operand, _), .cast(let operand, _), .tableMatch(_, let operand): return operand.contains(where: predicate)
         case .binary(let lhs, _, let rhs): return lhs.contains(where: predicate) || rhs.contains(where: predicate)
         case .function(_, let arguments, _): return arguments.contains { $0.contains(where: predicate) }
@@ -253,11 +261,16 @@ extension SQLExpression.Node {
         }
     }
 
-    /// The ``TableAlias`` columns of the node, with their aliases.
-    var aliasedColumns: [(identity: TableAliasIdentity, name: String)] {
-        var columns: [(identity: TableAliasIdentity, name: String)] = []
+    /// The ``TableAlias`` columns the node reads, with their aliases; `nil` for
+    /// ``TableAlias/exists``.
+    var aliasedColumns: [(identity: TableAliasIdentity, name: String?)] {
+        var columns: [(identity: TableAliasIdentity, name: String?)] = []
         _ = contains { node in
-            if case .aliasedColumn(let identity, let name) = node { columns.append((identity, name)) }
+            switch node {
+            case .aliasedColumn(let identity, let name): columns.append((identity, name))
+            case .aliasExists(let identity): columns.append((identity, nil))
+            default: break
+            }
             return false
         }
         return columns

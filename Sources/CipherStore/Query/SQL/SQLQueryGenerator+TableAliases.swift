@@ -9,7 +9,7 @@ extension SQLQueryGenerator {
     ///   hold, or an unknown column; nothing has run then.
     mutating func assignTableAliases(_ relation: SQLRelation) throws {
         var aliased: [(identity: TableAliasIdentity, table: String)] = []
-        var reads: [(identity: TableAliasIdentity, name: String, place: String?)] = []
+        var reads: [(identity: TableAliasIdentity, name: String?, place: String?)] = []
         var conflicts: [String] = []
         Self.collectTableAliases(relation, association: nil, aliased: &aliased, reads: &reads, conflicts: &conflicts)
         if let conflict = conflicts.first {
@@ -31,10 +31,29 @@ extension SQLQueryGenerator {
         for read in reads {
             guard let table = aliasedTables[read.identity] else {
                 let place = read.place.map { " (association \($0))" } ?? ""
-                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "a TableAlias\(read.identity.name.map { " named \($0)" } ?? "") reads the column \(read.name)\(place), and no table of the request has that alias; give it to the request or one of its joined associations with aliased(_:) (an association aggregate's subquery and the second query of including(all:) do not see the request's aliases); nothing was run")
+                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "a TableAlias\(read.identity.name.map { " named \($0)" } ?? "") reads \(read.name.map { "the column \($0)" } ?? "exists")\(place), and no table of the request has that alias; give it to the request or one of its joined associations with aliased(_:) (an association aggregate's subquery and the second query of including(all:) do not see the request's aliases); nothing was run")
             }
-            try check([read.name], in: table, association: read.place)
+            if let name = read.name {
+                try check([name], in: table, association: read.place)
+            } else if aliasExistence[read.identity] == nil, let alias = tableAliases[read.identity] {
+                aliasExistence[read.identity] = try existence(of: table, alias: alias)
+            }
         }
+    }
+
+    /// `alias.exists`: the table's rowid is not NULL, or its primary key's columns for a
+    /// `WITHOUT ROWID` table (never NULL in a row there).
+    /// - Throws: ``DatabaseError`` for a view or a common table expression, which have neither.
+    private func existence(of table: String, alias: String) throws -> String {
+        guard try db.tableExists(table, in: "main") || db.tableExists(table, in: "temp") else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "TableAlias.exists reads the rowid or primary key of \(table), which is not a table of the database (a view or a common table expression has neither); test one of its columns for NULL instead; nothing was run")
+        }
+        let shape = try TableShape.read(table, schema: try db.tableExists(table, in: "temp") ? "temp" : "main", in: db)
+        let columns = shape.rowidName.map { [$0] } ?? shape.primaryKey
+        guard !columns.isEmpty else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "TableAlias.exists reads the rowid or primary key of \(table), whose columns take the rowid's names and which has no primary key; test one of its columns for NULL instead; nothing was run")
+        }
+        return columns.map { Connection.quoteIdentifier(alias) + "." + Connection.quoteIdentifier($0) + " IS NOT NULL" }.joined(separator: " AND ")
     }
 
     /// The SQL alias of the relation's table: the one its ``TableAlias`` was given, or a new one.
@@ -46,7 +65,7 @@ extension SQLQueryGenerator {
     /// order once merged as the walk merges them (``sharingFirstSteps(_:)``).
     private static func collectTableAliases(_ relation: SQLRelation, association: String?,
                                             aliased: inout [(identity: TableAliasIdentity, table: String)],
-                                            reads: inout [(identity: TableAliasIdentity, name: String, place: String?)],
+                                            reads: inout [(identity: TableAliasIdentity, name: String?, place: String?)],
                                             conflicts: inout [String]) {
         if let identity = relation.tableAlias { aliased.append((identity, relation.table)) }
         conflicts += relation.conflicts

@@ -12,6 +12,8 @@ struct SQLQueryGenerator {
     /// (``assignTableAliases(_:)``).
     var tableAliases: [TableAliasIdentity: String] = [:]
     var aliasedTables: [TableAliasIdentity: String] = [:]
+    /// What each `TableAlias.exists` of the query renders as.
+    var aliasExistence: [TableAliasIdentity: String] = [:]
     /// The columns of the common table expressions the query reads, by folded name: checked
     /// as a table's (``knownColumns(of:)``).
     var expressionColumns: [String: KnownColumns] = [:]
@@ -131,7 +133,7 @@ struct SQLQueryGenerator {
         var sql = with.sql + "SELECT " + (relation.isDistinct ? "DISTINCT " : "") + parts.select.joined(separator: ", ") + " FROM " + from + parts.joins
         var arguments = with.arguments + parts.selectArguments + parts.joinArguments
 
-        var context = SQLRenderContext(qualifier: qualify ? baseAlias : nil, tableAliases: tableAliases)
+        var context = SQLRenderContext(qualifier: qualify ? baseAlias : nil, tableAliases: tableAliases, aliasExistence: aliasExistence)
         if !relation.filters.isEmpty {
             sql += " WHERE " + relation.filters.map { "(" + $0.render(&context) + ")" }.joined(separator: " AND ")
         }
@@ -197,7 +199,7 @@ struct SQLQueryGenerator {
         }
         let start = position
         if isSelected {
-            var context = SQLRenderContext(qualifier: qualify ? alias : nil, tableAliases: tableAliases)
+            var context = SQLRenderContext(qualifier: qualify ? alias : nil, tableAliases: tableAliases, aliasExistence: aliasExistence)
             for selection in relation.selection {
                 parts.select.append(selection.render(&context))
                 // Widths matter only to split a joined row; a one-table row is all the base's.
@@ -205,7 +207,7 @@ struct SQLQueryGenerator {
             }
             parts.selectArguments += context.arguments
         }
-        var orderingContext = SQLRenderContext(qualifier: qualify ? alias : nil, tableAliases: tableAliases)
+        var orderingContext = SQLRenderContext(qualifier: qualify ? alias : nil, tableAliases: tableAliases, aliasExistence: aliasExistence)
         parts.orderings += relation.orderings.map { $0.render(&orderingContext) }
         parts.orderingArguments += orderingContext.arguments
         var layout = ScopeLayout(range: start..<position)
@@ -323,7 +325,7 @@ struct SQLQueryGenerator {
         let childAlias = alias(of: association.relation)
         let child = try association.relation.resolvingPrimaryKey(db).resolvingAggregates(db, alias: childAlias, expressions: expressionColumns)
         var on: [String]
-        var context = SQLRenderContext(qualifier: childAlias, joinAliases: (parentAlias, childAlias), tableAliases: tableAliases)
+        var context = SQLRenderContext(qualifier: childAlias, joinAliases: (parentAlias, childAlias), tableAliases: tableAliases, aliasExistence: aliasExistence)
         if let condition = association.joinCondition {
             try checkJoinCondition(condition, of: association, parentTable: parentTable)
             on = ["(" + condition.render(&context) + ")"]

@@ -71,6 +71,18 @@ public struct TableAlias<RowDecoder>: Sendable {
         SQLExpression(self.column(column))
     }
 
+    /// Whether the aliased table has a row here, as GRDB's: `Book.joining(optional:
+    /// Book.author.aliased(authorAlias)).filter(!authorAlias.exists)` fetches the books without
+    /// an author. Its rowid is not NULL (its primary key, for a `WITHOUT ROWID` table); a view or a
+    /// common table expression has neither, and throws when the request runs. For one of a join
+    /// condition's two tables, it tests the rowid.
+    public var exists: SQLExpression {
+        switch target {
+        case .relation(let identity): return SQLExpression(.aliasExists(identity))
+        case .joinSide(let side): return SQLExpression(.binary(.joinedColumn(side, "rowid"), "IS NOT", .value(.null)))
+        }
+    }
+
     private func column(_ name: String) -> SQLExpression.Node {
         switch target {
         case .joinSide(let side): return .joinedColumn(side, name)
