@@ -1,5 +1,6 @@
 @testable import CipherStore
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -422,6 +423,48 @@ import Testing
                 (error as? DatabaseError)?.message?.contains("cannot be split between the tables") == true
             }
         }
+    }
+
+    @Test func tableAliasesReadWhatTheSameSQLReads() throws {
+        let dbQueue = try openLibrary()
+        try dbQueue.read { db in
+            let authorAlias = TableAlias<Author>()
+            let byAuthorName = try Book
+                .joining(optional: Book.author.aliased(authorAlias))
+                .order(authorAlias[Column("name")], Column("title"))
+                .fetchAll(db)
+            let anonymous = try Book
+                .joining(optional: Book.author.aliased(authorAlias))
+                .filter(!authorAlias.exists)
+                .fetchAll(db)
+            #expect(byAuthorName.map(\.id) == (try Int64.fetchAll(db, sql: "SELECT book.id FROM book LEFT JOIN author ON author.id = book.authorId ORDER BY author.name, book.title")))
+            #expect(anonymous.map(\.title) == ["Beowulf"])
+            // GRDB's string functions and cast, on every connection.
+            let names = try Author.select(Column("name").uppercased, as: String.self).order(Column("id")).fetchAll(db)
+            #expect(names == ["VICTOR HUGO", "JANE AUSTEN", "ÉMILE ZOLA", "HOMER"])
+            let years = try Book.select(cast(Column("year"), as: .text), as: DatabaseValue.self).order(Column("id")).limit(1).fetchAll(db)
+            #expect(years == [.text("1862")])
+        }
+    }
+
+    @Test func transactionObserverExtrasTellWhatGRDBsTell() throws {
+        let dbQueue = try openQueue()
+        let committed = Mutex(0)
+        let told = Mutex(0)
+        let observation = DatabaseRegionObservation(tracking: Player.all()).start(in: dbQueue) { error in
+            Issue.record("unexpected error \(error)")
+        } onChange: { _ in told.withLock { $0 += 1 } }
+        try dbQueue.write { db in
+            try db.execute(sql: "INSERT INTO player(name, score) VALUES ('Ida', 10)")
+            db.afterNextTransaction { _ in committed.withLock { $0 += 1 } }
+        }
+        try dbQueue.write { db in
+            try db.notifyChanges(in: Player.all())
+        }
+        // One commit after the insert; the region observation told of both transactions.
+        #expect(committed.withLock { $0 } == 1)
+        #expect(told.withLock { $0 } == 2)
+        observation.cancel()
     }
 
     @Test func associationsFetchWhatTheSameJoinsFetch() throws {
