@@ -33,7 +33,7 @@ public enum RecordError: Error, Sendable, Equatable, CustomStringConvertible {
         case .rowNotFound(let table, let primaryKey):
             return "No row of \(table) has the record's \(primaryKey), so nothing was changed. The row may have been deleted: fetch it again, or insert the record instead."
         case .missingPrimaryKey(let table, let primaryKey, let recordType):
-            return "\(recordType) has no property named \(primaryKey), so its row of \(table) cannot be found. Name the property that holds the table's primary key (as its coding key spells it): static let primaryKeyColumn in the record type, or primaryKey: where the call takes it."
+            return "\(recordType) has no property named \(primaryKey), so its row of \(table) cannot be found. Name the property that holds the table's primary key (as its coding key spells it): static let primaryKeyColumn in the record type, or primaryKey: where the call takes it. For a primary key of several columns, give the record a property for each of them."
         case .nilPrimaryKey(let table, let primaryKey):
             return "The record's \(primaryKey) is nil, so it has no row of \(table) yet. Insert it first (insert(&record, into:) sets its id), or set its \(primaryKey)."
         case .recordNotFound(let table, let key):

@@ -114,21 +114,28 @@ extension Connection {
     /// as it was, as asked.
     func update(columns: [(name: String, value: DatabaseValue)], in table: String, primaryKey: String,
                 recordType: Any.Type, onConflict: ConflictResolution?) throws {
-        let key = try primaryKeyColumn(of: columns, table: table, primaryKey: primaryKey, recordType: recordType)
-        let others = columns.filter { $0.name.lowercased() != key.name.lowercased() }
-        let quotedKey = Self.quoteIdentifier(key.name)
+        let key = try recordKey(of: columns, table: table, primaryKey: primaryKey, recordType: recordType)
+        try update(columns: columns, in: table, key: key, onConflict: onConflict)
+    }
+
+    /// Updates the row the key finds (``recordKey(of:table:primaryKey:recordType:)``) with the
+    /// columns that are not the key's.
+    func update(columns: [(name: String, value: DatabaseValue)], in table: String,
+                key: [(name: String, value: DatabaseValue)], onConflict: ConflictResolution?) throws {
+        let keyNames = Set(key.map { $0.name.lowercased() })
+        let others = columns.filter { !keyNames.contains($0.name.lowercased()) }
+        let quotedKey = Self.quoteIdentifier(key[0].name)
         // A record that is only its key still checks that its row exists.
         let assignments = others.isEmpty
             ? "\(quotedKey) = \(quotedKey)"
             : others.map { "\(Self.quoteIdentifier($0.name)) = ?" }.joined(separator: ", ")
         let verb = onConflict.map { "UPDATE OR \($0.rawValue) " } ?? "UPDATE "
-        try execute(sql: verb + "\(Self.quoteIdentifier(table)) SET \(assignments) WHERE \(quotedKey) = ?",
-                    arguments: .positional(others.map(\.value) + [key.value]))
+        try execute(sql: verb + "\(Self.quoteIdentifier(table)) SET \(assignments) WHERE " + Self.keyCondition(key),
+                    arguments: .positional(others.map(\.value) + key.map(\.value)))
         guard changesCount == 0 else { return }
         // UPDATE OR IGNORE changes nothing when it ignores a conflict: the row is there.
-        let exists = try onConflict == .ignore
-            && fetchScalar(Int.self, sql: "SELECT EXISTS (SELECT 1 FROM \(Self.quoteIdentifier(table)) WHERE \(quotedKey) = ?)", arguments: .positional([key.value])) == 1
-        guard exists else { throw RecordError.rowNotFound(table: table, primaryKey: key.name) }
+        let exists = try onConflict == .ignore && rowExists(in: table, key: key)
+        guard exists else { throw RecordError.rowNotFound(table: table, primaryKey: Self.keyDescription(key)) }
     }
 
     /// Deletes the row of `table` whose `primaryKey` column equals the record's value for it.
@@ -142,8 +149,9 @@ extension Connection {
     ///   ``RecordError/nilPrimaryKey(table:primaryKey:)``, ``DatabaseError``, `EncodingError`.
     public func delete<Record: Encodable>(_ record: Record, from table: String, primaryKey: String = "id") throws {
         let columns = try RecordEncoder.columns(of: record)
-        let key = try primaryKeyColumn(of: columns, table: table, primaryKey: primaryKey, recordType: Record.self)
-        try deleteOne(from: table, key: key.value, primaryKey: key.name)
+        let key = try recordKey(of: columns, table: table, primaryKey: primaryKey, recordType: Record.self)
+        try execute(sql: "DELETE FROM \(Self.quoteIdentifier(table)) WHERE " + Self.keyCondition(key), arguments: .positional(key.map(\.value)))
+        guard changesCount > 0 else { throw RecordError.rowNotFound(table: table, primaryKey: Self.keyDescription(key)) }
     }
 
     /// Deletes the row of `table` whose `primaryKey` column equals `key`.
@@ -165,13 +173,43 @@ extension Connection {
         guard changesCount > 0 else { throw RecordError.rowNotFound(table: table, primaryKey: primaryKey) }
     }
 
-    /// The record's primary key column and value, checked.
-    private func primaryKeyColumn(of columns: [(name: String, value: DatabaseValue)], table: String,
-                                  primaryKey: String, recordType: Any.Type) throws -> (name: String, value: DatabaseValue) {
-        guard let key = columns.first(where: { $0.name.lowercased() == primaryKey.lowercased() }) else {
-            throw RecordError.missingPrimaryKey(table: table, primaryKey: primaryKey, recordType: "\(recordType)")
+    /// The columns and values that find the record's row, checked: the `primaryKey` column,
+    /// or, for a record without that property, the table's declared primary key of several
+    /// columns when the record has each of them (as GRDB reads a record's key from the schema:
+    /// a pivot table's `PRIMARY KEY (playerId, teamId)`). A declared primary key names one row.
+    func recordKey(of columns: [(name: String, value: DatabaseValue)], table: String,
+                   primaryKey: String, recordType: Any.Type) throws -> [(name: String, value: DatabaseValue)] {
+        func column(_ name: String) -> (name: String, value: DatabaseValue)? {
+            columns.first { $0.name.lowercased() == name.lowercased() }
         }
-        guard !key.value.isNull else { throw RecordError.nilPrimaryKey(table: table, primaryKey: key.name) }
+        let key: [(name: String, value: DatabaseValue)]
+        if let single = column(primaryKey) {
+            key = [single]
+        } else {
+            let declared = try TableShape.read(table, in: self).primaryKey
+            let found = declared.compactMap(column)
+            guard declared.count > 1, found.count == declared.count else {
+                throw RecordError.missingPrimaryKey(table: table, primaryKey: primaryKey, recordType: "\(recordType)")
+            }
+            key = found
+        }
+        guard !key.contains(where: { $0.value.isNull }) else { throw RecordError.nilPrimaryKey(table: table, primaryKey: Self.keyDescription(key)) }
         return key
+    }
+
+    /// `"a" = ? AND "b" = ?` for the key's columns.
+    static func keyCondition(_ key: [(name: String, value: DatabaseValue)]) -> String {
+        key.map { "\(quoteIdentifier($0.name)) = ?" }.joined(separator: " AND ")
+    }
+
+    /// The key's column names, for messages: `id`, or `playerId, teamId`.
+    static func keyDescription(_ key: [(name: String, value: DatabaseValue)]) -> String {
+        key.map(\.name).joined(separator: ", ")
+    }
+
+    /// Whether a row of `table` has the key's values.
+    func rowExists(in table: String, key: [(name: String, value: DatabaseValue)]) throws -> Bool {
+        try fetchScalar(Int.self, sql: "SELECT EXISTS (SELECT 1 FROM \(Self.quoteIdentifier(table)) WHERE " + Self.keyCondition(key) + ")",
+                        arguments: .positional(key.map(\.value))) == 1
     }
 }

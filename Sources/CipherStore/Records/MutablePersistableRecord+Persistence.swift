@@ -56,10 +56,10 @@ extension MutablePersistableRecord {
     ///   - onConflict: `UPDATE OR …`; the type's ``persistenceConflictPolicy`` by default.
     @discardableResult
     public func updateChanges(_ db: Connection, from old: Self, onConflict: ConflictResolution? = nil) throws -> Bool {
-        guard try !RecordChanges(self, from: old).columns.isEmpty else { return false }
+        guard try !RecordChanges(self, from: old, in: db).columns.isEmpty else { return false }
         var copy = self
         try copy.willSave(db)
-        let changes = try RecordChanges(copy, from: old)
+        let changes = try RecordChanges(copy, from: old, in: db)
         guard !changes.columns.isEmpty else { return false }
         try copy.saving(db) { record in
             try record.updating(db, columns: Set(changes.columns.map(\.name))) {

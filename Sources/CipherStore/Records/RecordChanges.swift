@@ -4,8 +4,8 @@ struct RecordChanges {
     let table: String
     /// Every column of the record, as encoded.
     let all: [(name: String, value: DatabaseValue)]
-    /// The primary key column and its value.
-    let key: (name: String, value: DatabaseValue)
+    /// The columns that find the row, and their values (``Connection/recordKey(of:table:primaryKey:recordType:)``).
+    let key: [(name: String, value: DatabaseValue)]
     /// The columns that differ, the primary key excepted.
     let columns: [(name: String, value: DatabaseValue)]
 
@@ -13,20 +13,16 @@ struct RecordChanges {
     ///   does not encode its primary key, ``RecordError/nilPrimaryKey(table:primaryKey:)`` when
     ///   it is nil, ``RecordError/primaryKeyChanged(table:primaryKey:)`` when it differs from
     ///   the old record's (the row is found by it), `EncodingError`.
-    init<Record: TableRecord & Encodable>(_ record: Record, from old: Record) throws {
+    init<Record: TableRecord & Encodable>(_ record: Record, from old: Record, in db: Connection) throws {
         table = Record.databaseTableName
         all = try RecordEncoder.columns(of: record)
         let previous = Dictionary(try RecordEncoder.columns(of: old).map { ($0.name, $0.value) }) { first, _ in first }
-        let keyName = Record.primaryKeyColumn.lowercased()
-        guard let keyColumn = all.first(where: { $0.name.lowercased() == keyName }) else {
-            throw RecordError.missingPrimaryKey(table: table, primaryKey: Record.primaryKeyColumn, recordType: "\(Record.self)")
+        key = try db.recordKey(of: all, table: table, primaryKey: Record.primaryKeyColumn, recordType: Record.self)
+        guard key.allSatisfy({ previous[$0.name] == $0.value }) else {
+            throw RecordError.primaryKeyChanged(table: table, primaryKey: Connection.keyDescription(key))
         }
-        guard !keyColumn.value.isNull else { throw RecordError.nilPrimaryKey(table: table, primaryKey: keyColumn.name) }
-        guard previous[keyColumn.name] == keyColumn.value else {
-            throw RecordError.primaryKeyChanged(table: table, primaryKey: keyColumn.name)
-        }
-        key = keyColumn
-        columns = all.filter { $0.name.lowercased() != keyName && previous[$0.name] != $0.value }
+        let keyNames = Set(key.map { $0.name.lowercased() })
+        columns = all.filter { !keyNames.contains($0.name.lowercased()) && previous[$0.name] != $0.value }
     }
 
     /// `UPDATE` the changed columns of the record's row.
@@ -35,6 +31,6 @@ struct RecordChanges {
     /// `UPDATE OR …` with `onConflict`; an `UPDATE OR IGNORE` that ignored a conflict is no
     /// error when the row exists (see `Connection.update(columns:in:primaryKey:recordType:onConflict:)`).
     func write(_ db: Connection, onConflict: ConflictResolution?) throws {
-        try db.update(columns: [key] + columns, in: table, primaryKey: key.name, recordType: Any.self, onConflict: onConflict)
+        try db.update(columns: columns, in: table, key: key, onConflict: onConflict)
     }
 }

@@ -33,7 +33,7 @@ extension TableRecord where Self: Encodable {
     @discardableResult
     public func updateChanges(_ db: Connection, from old: Self, onConflict: ConflictResolution? = nil) throws -> Bool {
         if let record = self as? any MutablePersistableRecord { return try record.updateChangesWithCallbacks(db, from: old, onConflict: onConflict) }
-        let changes = try RecordChanges(self, from: old)
+        let changes = try RecordChanges(self, from: old, in: db)
         guard !changes.columns.isEmpty else { return false }
         try changes.write(db, onConflict: onConflict)
         return true
@@ -72,11 +72,13 @@ extension TableRecord where Self: Encodable {
 
     /// Whether the record's row exists.
     public func exists(_ db: Connection) throws -> Bool {
-        let key = Self.primaryKeyColumn.lowercased()
-        guard let value = try RecordEncoder.columns(of: self).first(where: { $0.name.lowercased() == key })?.value, !value.isNull else {
+        let key: [(name: String, value: DatabaseValue)]
+        do {
+            key = try db.recordKey(of: RecordEncoder.columns(of: self), table: Self.databaseTableName, primaryKey: Self.primaryKeyColumn, recordType: Self.self)
+        } catch RecordError.missingPrimaryKey, RecordError.nilPrimaryKey {
             return false
         }
-        return try Self.exists(db, key: value)
+        return try db.rowExists(in: Self.databaseTableName, key: key)
     }
 }
 

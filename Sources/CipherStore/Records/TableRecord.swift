@@ -17,7 +17,11 @@
 /// try note.delete(db)
 /// ```
 ///
-/// The primary key is one column, `id` unless ``primaryKeyColumn`` says otherwise.
+/// A record's row is found by its ``primaryKeyColumn`` (`id` unless the type says otherwise).
+/// A record without that property, of a table whose declared primary key has several columns
+/// (a pivot table's `PRIMARY KEY (teamId, playerId)`), is found by all of them, read from the
+/// schema as GRDB reads it, when the record has a property for each: `update`, `delete`,
+/// `exists`, `save` and `updateChanges` then match every key column.
 public protocol TableRecord {
     /// The table's name.
     static var databaseTableName: String { get }
