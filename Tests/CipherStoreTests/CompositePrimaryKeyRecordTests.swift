@@ -93,6 +93,27 @@ import Testing
         #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM membership") == 3)
     }
 
+    @Test func aPrimaryKeyOfOneColumnOtherThanIDIsReadFromTheSchemaToo() throws {
+        struct Country: Codable, Equatable, FetchableRecord, TableRecord {
+            static let databaseTableName = "country"
+            var code: String
+            var name: String
+        }
+        try db.executeScript("""
+            CREATE TABLE country(code TEXT PRIMARY KEY, name TEXT NOT NULL);
+            INSERT INTO country VALUES ('FR', 'France'), ('JP', 'Japan');
+            """)
+        try Country(code: "FR", name: "République française").update(db)
+        #expect(try String.fetchAll(db, sql: "SELECT name FROM country ORDER BY code") == ["République française", "Japan"])
+        #expect(try Country(code: "JP", name: "Japan").delete(db))
+        #expect(try !Country(code: "JP", name: "Japan").exists(db))
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM country") == 1)
+        // A table with no declared primary key (rowid only): the record needs its id.
+        try db.execute(sql: "CREATE TABLE note(body TEXT)")
+        struct Note: Codable, TableRecord { static let databaseTableName = "note"; var body: String }
+        #expect(throws: RecordError.self) { try Note(body: "x").update(db) }
+    }
+
     @Test func aRecordMissingAKeyColumnIsRefusedBeforeAnythingIsWritten() throws {
         struct Partial: Codable, FetchableRecord, TableRecord {
             static let databaseTableName = "membership"

@@ -174,9 +174,10 @@ extension Connection {
     }
 
     /// The columns and values that find the record's row, checked: the `primaryKey` column,
-    /// or, for a record without that property, the table's declared primary key of several
-    /// columns when the record has each of them (as GRDB reads a record's key from the schema:
-    /// a pivot table's `PRIMARY KEY (playerId, teamId)`). A declared primary key names one row.
+    /// or, for a record without that property, the table's declared primary key when the
+    /// record has each of its columns (as GRDB reads a record's key from the schema: `code TEXT
+    /// PRIMARY KEY`, a pivot table's `PRIMARY KEY (playerId, teamId)`). A declared primary key
+    /// names one row.
     func recordKey(of columns: [(name: String, value: DatabaseValue)], table: String,
                    primaryKey: String, recordType: Any.Type) throws -> [(name: String, value: DatabaseValue)] {
         func column(_ name: String) -> (name: String, value: DatabaseValue)? {
@@ -188,7 +189,7 @@ extension Connection {
         } else {
             let declared = try TableShape.read(table, in: self).primaryKey
             let found = declared.compactMap(column)
-            guard declared.count > 1, found.count == declared.count else {
+            guard !declared.isEmpty, found.count == declared.count else {
                 throw RecordError.missingPrimaryKey(table: table, primaryKey: primaryKey, recordType: "\(recordType)")
             }
             key = found

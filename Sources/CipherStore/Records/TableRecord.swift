@@ -18,9 +18,9 @@
 /// ```
 ///
 /// A record's row is found by its ``primaryKeyColumn`` (`id` unless the type says otherwise).
-/// A record without that property, of a table whose declared primary key has several columns
-/// (a pivot table's `PRIMARY KEY (teamId, playerId)`), is found by all of them, read from the
-/// schema as GRDB reads it, when the record has a property for each: `update`, `delete`,
+/// A record without that property is found by the table's declared primary key (`code TEXT
+/// PRIMARY KEY`, a pivot table's `PRIMARY KEY (teamId, playerId)`), read from the schema as
+/// GRDB reads it, when the record has a property for each of its columns: `update`, `delete`,
 /// `exists`, `save` and `updateChanges` then match every key column.
 public protocol TableRecord {
     /// The table's name.
