@@ -46,19 +46,7 @@ import Testing
 
     /// The request's SQL (values written in) is `written`, and its rows are that SQL's.
     func expectSameAs(_ request: QueryInterfaceRequest<some Any>, _ written: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let rendered = try request.makeSQL(db)
-        var text = rendered.sql
-        for argument in rendered.arguments {
-            let range = try #require(text.range(of: "?"), sourceLocation: sourceLocation)
-            let literal: String
-            switch argument {
-            case .integer(let value): literal = String(value)
-            case .text(let value): literal = "'" + value + "'"
-            default: literal = "\(argument)"
-            }
-            text.replaceSubrange(range, with: literal)
-        }
-        #expect(text == written, sourceLocation: sourceLocation)
+        #expect(try request.makeSQL(db).withValuesWrittenIn == written, sourceLocation: sourceLocation)
         let expected = try db.fetchAll(sql: written)
         #expect(try Row.fetchAll(db, request).map(\.values) == expected.map(\.values), sourceLocation: sourceLocation)
         #expect(try request.fetchCount(db) == expected.count, sourceLocation: sourceLocation)
