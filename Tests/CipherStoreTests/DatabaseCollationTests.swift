@@ -74,7 +74,7 @@ import Testing
         // Each orders as the Swift comparison it is named after.
         let comparisons: [(DatabaseCollation, (String, String) -> ComparisonResult)] = [
             (.unicodeCompare, { $0 < $1 ? .orderedAscending : $0 == $1 ? .orderedSame : .orderedDescending }),
-            (.caseInsensitiveCompare, { $0.caseInsensitiveCompare($1) }),
+            (.caseInsensitiveCompare, { let (lhs, rhs) = ($0.lowercased(), $1.lowercased()); return lhs < rhs ? .orderedAscending : lhs == rhs ? .orderedSame : .orderedDescending }),
             (.localizedCaseInsensitiveCompare, { $0.localizedCaseInsensitiveCompare($1) }),
             (.localizedCompare, { $0.localizedCompare($1) }),
             (.localizedStandardCompare, { $0.localizedStandardCompare($1) }),
@@ -87,6 +87,50 @@ import Testing
         // The orders differ: case first in Swift's <, not in the others.
         #expect(try String.fetchAll(db, sql: "SELECT text FROM word ORDER BY text COLLATE swiftCompare").first == "Banana")
         #expect(try String.fetchAll(db, sql: "SELECT text FROM word ORDER BY text COLLATE swiftCaseInsensitiveCompare").first == "apple")
+    }
+
+    /// Words on which Foundation's `caseInsensitiveCompare` on Linux is no order ("aÖ" and
+    /// "äÖ" each after the other), with case pairs, ligatures, combining marks and numbers.
+    static let awkwardWords = ["a", "A", "ä", "Ä", "aÖ", "äÖ", "AÖ", "ÄÖ", "ö", "Ö", "o", "ß", "ss", "SS", "ﬁ", "fi", "é", "e\u{301}", "E",
+                               "straße", "STRASSE", "file2", "file10", "İ", "i", "I", "ı", "ǅ", "ǆ", "Ǆ", "a b", "ab", "a-b", "", "1", "01"]
+
+    @Test func grdbsCollationsAreOrdersAndTheirIndexesPassEveryCheck() throws {
+        let words = Self.awkwardWords
+        let collations: [DatabaseCollation] = [.unicodeCompare, .caseInsensitiveCompare, .localizedCaseInsensitiveCompare, .localizedCompare, .localizedStandardCompare]
+        let queue = try DatabaseQueue(path: path, key: key)
+        for collation in collations {
+            // Each pair as SQLite compares it, then antisymmetric and transitive: what a B-tree needs of an index's order.
+            let order = try queue.read { db in
+                try words.map { a in
+                    try words.map { b in
+                        try Int.fetchOne(db, sql: "SELECT CASE WHEN ?1 < ?2 COLLATE \(collation.name) THEN -1 WHEN ?1 = ?2 COLLATE \(collation.name) THEN 0 ELSE 1 END", arguments: [a, b])!
+                    }
+                }
+            }
+            for a in words.indices {
+                for b in words.indices {
+                    #expect(order[a][b] == -order[b][a], "\(collation.name): \(words[a].debugDescription) \(words[b].debugDescription)")
+                    for c in words.indices where order[a][b] <= 0 && order[b][c] <= 0 {
+                        #expect(order[a][c] <= 0, "\(collation.name): \(words[a].debugDescription) \(words[b].debugDescription) \(words[c].debugDescription)")
+                    }
+                }
+            }
+        }
+        // An index under each: the app's integrity check, an online backup and a decrypted copy all pass.
+        try queue.write { db in
+            for collation in collations {
+                try db.execute(sql: "CREATE TABLE \(collation.name)(text TEXT COLLATE \(collation.name))")
+                try db.execute(sql: "CREATE INDEX \(collation.name)_text ON \(collation.name)(text)")
+                for word in words + words.map({ $0 + "Ö" }) + words.map({ "a" + $0 }) {
+                    try db.execute(sql: "INSERT INTO \(collation.name) VALUES (?)", arguments: [word])
+                }
+            }
+        }
+        #expect(try queue.read { try String.fetchAll($0, sql: "PRAGMA integrity_check") } == ["ok"])
+        try queue.backup(to: directory.path("online.db"), key: key)
+        try queue.close()
+        let report = try DatabaseFile.decrypt(path: path, key: key, to: .file(directory.path("plain.db")))
+        #expect(report.verification.placeholderCollations.isEmpty)
     }
 
     @Test func theToolsCompareGRDBsCollationsInBinaryOrder() throws {

@@ -75,8 +75,18 @@ extension DatabaseCollation {
         lhs < rhs ? .orderedAscending : lhs == rhs ? .orderedSame : .orderedDescending
     }
 
-    /// `caseInsensitiveCompare`: `swiftCaseInsensitiveCompare`.
-    public static let caseInsensitiveCompare = DatabaseCollation("swiftCaseInsensitiveCompare") { $0.caseInsensitiveCompare($1) }
+    /// Case-insensitive order: `swiftCaseInsensitiveCompare`. Strings compare as their
+    /// lowercase forms do under Swift's `<` (Unicode canonical order), so "Äpfel" and "äpfel"
+    /// are the same.
+    ///
+    /// Not Foundation's `caseInsensitiveCompare`: on Linux that is not an order ("aÖ" and
+    /// "äÖ" each come after the other), and an index built under it fails SQLite's
+    /// integrity check. An index built under an earlier CipherStore's, or on another
+    /// platform's Foundation, is rebuilt by `REINDEX swiftCaseInsensitiveCompare`.
+    public static let caseInsensitiveCompare = DatabaseCollation("swiftCaseInsensitiveCompare") { lhs, rhs in
+        let lhs = lhs.lowercased(), rhs = rhs.lowercased()
+        return lhs < rhs ? .orderedAscending : lhs == rhs ? .orderedSame : .orderedDescending
+    }
 
     /// `localizedCaseInsensitiveCompare`: `swiftLocalizedCaseInsensitiveCompare`.
     public static let localizedCaseInsensitiveCompare = DatabaseCollation("swiftLocalizedCaseInsensitiveCompare") {
