@@ -140,6 +140,38 @@ import Testing
         #expect(value?.message?.contains("which an UPDATE cannot name") == true)
     }
 
+    @Test func writesThroughANamedAliasFilteredByAnAggregateChangeTheRowsTheSelectPicks() throws {
+        let picked = "SELECT id FROM author WHERE (SELECT count(*) FROM book WHERE book.authorId = author.id) >= 8 ORDER BY id LIMIT 2"
+        let expected = try Int64.fetchAll(db, sql: picked)
+        #expect(expected.count == 2)
+        let request = Author.aliased(TableAlias<Author>(name: "a")).filter(Author.books.count >= 8).order(Column("id")).limit(2)
+        #expect(try request.fetchAll(db).map(\.id) == expected)
+        #expect(try request.updateAll(db, Column("country").set(to: "XX")) == 2)
+        #expect(try Int64.fetchAll(db, sql: "SELECT id FROM author WHERE country = 'XX' ORDER BY id") == expected)
+        try db.execute(sql: "DELETE FROM book WHERE authorId IN (SELECT id FROM author WHERE country = 'XX')")
+        let next = try Int64.fetchAll(db, sql: picked)
+        #expect(next.count == 2 && next != expected)
+        // Their books stay, pointing nowhere: only the authors' rows are compared.
+        try db.execute(sql: "PRAGMA foreign_keys = OFF")
+        #expect(try request.deleteAll(db) == 2)
+        #expect(try Int64.fetchAll(db, sql: "SELECT id FROM author WHERE id IN (\(next.map(String.init).joined(separator: ",")))").isEmpty)
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM author") == 28)
+    }
+
+    @Test func anAggregateThroughAnotherCountsRightWhateverTheBasesAliasIsNamed() throws {
+        let children = Person.hasMany(Person.self, key: "children", using: ForeignKey(["parentId"]))
+        let grandchildren = Person.hasMany(Person.self, through: children, using: children, key: "grandchildren")
+        let written = try db.fetchAll(sql: """
+            SELECT p.id, (SELECT count(*) FROM person c JOIN person g ON g.parentId = c.id WHERE c.parentId = p.id) FROM person p ORDER BY p.id
+            """).map(\.values)
+        #expect(written.contains { $0[1] != 0.databaseValue })
+        // Also under the name the aggregate's own subquery would take by default.
+        for name in ["p", "person", "person_aggregated", "PERSON_AGGREGATED"] {
+            let request = Person.aliased(TableAlias(name: name)).select(Column("id")).annotated(with: grandchildren.count).order(Column("id"))
+            #expect(try Row.fetchAll(db, request).map(\.values) == written, "\(name)")
+        }
+    }
+
     @Test func misspelledOrMisplacedAliasesAreErrorsBeforeAnythingRuns() throws {
         let authorAlias = TableAlias()
         // A column the aliased table lacks.
@@ -157,6 +189,18 @@ import Testing
         let twice = TableAlias(name: "t")
         let clash = #expect(throws: DatabaseError.self) { try Book.aliased(twice).joining(required: Book.author.aliased(TableAlias(name: "T"))).fetchAll(db) }
         #expect(clash?.message?.contains("given to two tables") == true)
+        // One alias for two tables, named or not.
+        for shared in [TableAlias(), TableAlias(name: "s")] {
+            let doubled = #expect(throws: DatabaseError.self) {
+                try Book.aliased(shared).joining(required: Book.author.aliased(shared)).filter(shared[Column("id")] > 3).fetchAll(db)
+            }
+            #expect(doubled?.message?.contains("one TableAlias") == true)
+            #expect(doubled?.message?.contains("(book and author)") == true)
+            let doubledWrite = #expect(throws: DatabaseError.self) {
+                try Book.aliased(shared).joining(required: Book.author.aliased(shared)).deleteAll(db)
+            }
+            #expect(doubledWrite?.message?.contains("one TableAlias") == true)
+        }
         // Two aliases for one table.
         let sides = #expect(throws: DatabaseError.self) {
             try Book.aliased(TableAlias<Book>(name: "x")).aliased(TableAlias<Book>(name: "y")).fetchAll(db)

@@ -51,13 +51,16 @@ extension QueryInterfaceRequest {
     /// option SQLite builds may lack).
     private func target(_ db: Connection) throws -> SQL {
         var generator = SQLQueryGenerator(db: db)
-        var simple = try relation.removingPrefetches().resolvingOrigin(db).resolvingPrimaryKey(db).resolvingAggregates(db)
+        // Aggregates are resolved where the table's name in the query is known: the generator's
+        // alias when the rows are picked by a subquery (a named TableAlias), the table's otherwise.
+        var simple = try relation.removingPrefetches().resolvingOrigin(db).resolvingPrimaryKey(db)
         guard simple.groups.isEmpty && simple.havings.isEmpty else {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "deleteAll and updateAll refuse a request with group or having: it picks one row per group, not the rows; nothing was changed. Filter the rows themselves instead")
         }
         // A common table expression needs its WITH: only a SELECT has one.
         if !simple.hasJoinedTables && simple.limit == nil && simple.orderings.isEmpty && simple.groups.isEmpty && !simple.isDistinct
             && simple.commonTableExpressions.isEmpty && !simple.usesTableAliases {
+            simple = try simple.resolvingAggregates(db)
             try generator.check(simple)
             var context = SQLRenderContext()
             let conditions = simple.filters.map { "(" + $0.render(&context) + ")" }

@@ -15,6 +15,13 @@ extension SQLQueryGenerator {
         if let conflict = conflicts.first {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: conflict + "; nothing was run")
         }
+        // One alias is one table of the query: given to two, its columns would be ambiguous.
+        var seen: [ObjectIdentifier: String] = [:]
+        for (identity, table) in aliased {
+            if let first = seen.updateValue(table, forKey: ObjectIdentifier(identity)) {
+                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "one TableAlias\(identity.name.map { " (named \($0))" } ?? "") is given to two tables of the request (\(first) and \(table)), and its columns could not tell which one they read; give each table its own TableAlias; nothing was run")
+            }
+        }
         for (identity, table) in aliased where tableAliases[identity] == nil {
             guard let name = identity.name else { continue }
             guard !usedAliases.contains(name.lowercased()) else {

@@ -294,12 +294,18 @@ struct SQLQueryGenerator {
                 shared[index].association.pivots[0].relation.filters = []
                 shared[index].association.pivots[0].relation.joins = []
             }
-            // A TableAlias of the sharer names the shared JOIN.
+            // A TableAlias of the sharer names the shared JOIN; the sharer, which makes no JOIN
+            // of its own for the step, no longer holds it (one alias, one table).
             if let alias = step.relation.tableAlias {
                 if shared[owner].association.pivots.isEmpty {
                     shared[owner].association.relation.setTableAlias(alias)
                 } else {
                     shared[owner].association.pivots[0].relation.setTableAlias(alias)
+                }
+                if shared[index].association.pivots.isEmpty {
+                    shared[index].association.relation.tableAlias = nil
+                } else {
+                    shared[index].association.pivots[0].relation.tableAlias = nil
                 }
             }
             let required = shared[index].kind == .required

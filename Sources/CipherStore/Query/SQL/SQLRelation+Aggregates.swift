@@ -116,7 +116,9 @@ extension SQLAssociationAggregate {
         guard !identity.isEmpty else {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "association \(association.key): an aggregate of an association through or joining others counts each row of \(destination) once, by its rowid or primary key, and \(destination) has neither (a common table expression or a view has none); nothing was run")
         }
-        let rowAlias = destination + "_aggregated"
+        // Not the outer table's name, which a user's alias may have taken (`TableAlias(name: "book_aggregated")`).
+        var rowAlias = destination + "_aggregated"
+        while rowAlias.lowercased() == parentAlias.lowercased() { rowAlias += "_" }
         let correlation = pairs.map { pair -> SQLExpression.Node in
             .binary(.column(pair.childColumn), "=", .literal(SQL(sql: outer + "." + Connection.quoteIdentifier(pair.parentColumn), arguments: [])))
         }
