@@ -179,12 +179,17 @@ import Testing
         // A value observation of the WITHOUT ROWID table fetches again.
         let queue = try #require(database as? DatabaseQueue)
         var values = queue.observe { db in try String.fetchAll(db, sql: "SELECT name FROM tag ORDER BY name") }.makeAsyncIterator()
+        var notes = queue.observe { db in try String.fetchAll(db, sql: "SELECT title FROM note ORDER BY title") }.makeAsyncIterator()
         #expect(try await values.next() == ["x"])
+        #expect(try await notes.next() == [])
         try await queue.write { db in
             try db.execute(sql: "INSERT INTO tag(name) VALUES ('y')")
             try db.notifyChanges(in: DatabaseRegion(table: "tag"))
         }
         #expect(try await values.next() == ["x", "y"])
+        // The observation of another table did not fetch again: its next value is the next note's.
+        try await queue.write { db in try db.execute(sql: "INSERT INTO note(title) VALUES ('a')") }
+        #expect(try await notes.next() == ["a"])
         try queue.close()
     }
 

@@ -33,8 +33,15 @@ final class TransactionObservation {
         observer?.databaseDidChange(with: event)
     }
 
-    func databaseDidChange() {
-        observer?.databaseDidChange()
+    /// ``Connection/notifyChanges(in:)`` told of changes of these kinds, some of which the
+    /// observer accepts. One that keeps track of tables hears which.
+    func databaseDidChange(ofKinds kinds: [DatabaseEventKind]) {
+        guard let observer else { return }
+        if let tableObserver = observer as? any TableChangeObserver {
+            tableObserver.databaseDidChange(inTables: kinds.filter { observer.observes(eventsOfKind: $0) }.map(\.tableName))
+        } else {
+            observer.databaseDidChange()
+        }
     }
 
     func databaseWillCommit() throws {
@@ -86,4 +93,12 @@ struct StatementEffects {
     }
 
     static let none = StatementEffects()
+}
+
+/// A transaction observer of the library that hears, in place of ``TransactionObserver/databaseDidChange()``,
+/// the tables ``Connection/notifyChanges(in:)`` named: an observation reading other tables
+/// need not fetch again.
+protocol TableChangeObserver: TransactionObserver {
+    /// Changes SQLite does not report were made in these tables (as the schema spells them).
+    func databaseDidChange(inTables tables: [String])
 }

@@ -146,7 +146,7 @@ final class TransactionObservationBroker {
         guard !isInReadOnlyAccess else { return }
         let recipients = observations.filter { observation in kinds.contains { observation.observes(eventsOfKind: $0) } }
         whileNotifying {
-            for observation in recipients where observation.isEnabled { observation.databaseDidChange() }
+            for observation in recipients where observation.isEnabled { observation.databaseDidChange(ofKinds: kinds) }
         }
         guard sqlite3_get_autocommit(db) != 0 else { return }
         if !transactionWillCommit() { endingTransaction = .rolledBack }

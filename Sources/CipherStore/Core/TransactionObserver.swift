@@ -170,8 +170,8 @@ extension Connection {
     /// column: ``TransactionObserver/observes(eventsOfKind:)``) hears
     /// ``TransactionObserver/databaseDidChange()``, then the end of the transaction. Outside a
     /// transaction, the changes are on disk already: the observers hear of a commit at once.
-    /// An observation of the queue or pool (`observe(_:)`, ``DatabaseRegionObservation``) then
-    /// refreshes.
+    /// An observation of the queue or pool (`observe(_:)`, ``DatabaseRegionObservation``) that
+    /// reads one of the region's tables then refreshes; the others do not.
     ///
     /// ```swift
     /// try queue.write { db in

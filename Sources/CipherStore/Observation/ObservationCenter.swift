@@ -149,7 +149,7 @@ enum TransactionEnd: Sendable {
 
 /// The transaction observer of an ``ObservationCenter`` on the writing connection: collects
 /// the tables each transaction changes and tells the center how it ended.
-final class CommitTracker: TransactionObserver, @unchecked Sendable {
+final class CommitTracker: TableChangeObserver, @unchecked Sendable {
     // @unchecked Sendable: `tables` and `unseenChanges` are used only by the writing
     // connection's callbacks, which run on its serial queue; `center` is a weak reference to
     // a Sendable object.
@@ -168,10 +168,10 @@ final class CommitTracker: TransactionObserver, @unchecked Sendable {
         tables.insert(event.tableName.lowercased())
     }
 
-    /// Told of changes SQLite does not report (`notifyChanges(in:)`): which tables they were
-    /// in is not said, so every observation fetches again after the commit.
-    func databaseDidChange() {
-        unseenChanges = true
+    /// Told of changes SQLite does not report (`notifyChanges(in:)`): the observations that
+    /// read these tables fetch again after the commit, as after rows written there.
+    func databaseDidChange(inTables tables: [String]) {
+        self.tables.formUnion(tables.map { $0.lowercased() })
     }
 
     func databaseDidCommit(_ db: Database) {
