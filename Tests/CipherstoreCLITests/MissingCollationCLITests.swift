@@ -33,6 +33,39 @@ import Testing
         try db.close()
     }
 
+    @Test func verifyNamesGRDBsCollationsAsTheAppsOrder() throws {
+        let db = try Connection(path: database, key: .rawKey(hex: Self.rawKey))
+        try db.executeScript("""
+            CREATE TABLE word(text TEXT COLLATE swiftLocalizedCompare, sortKey TEXT);
+            CREATE INDEX word_text ON word(text);
+            CREATE INDEX word_key ON word(sortKey COLLATE swiftLocalizedStandardCompare);
+            INSERT INTO word VALUES ('b', 'file10'), ('B', 'file2'), ('a', 'file1'), ('A', 'File3');
+            """)
+        try db.close()
+        let result = try CLI.run(["verify", database, "--raw-key", "--key-file", keyFile])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.output.contains("integrity check passed but for 3 indexes under the app's collations"), "\(result.output)")
+        // With the app's own among them, the tool says it lacks one.
+        let warning = try #require(result.errorOutput.split(separator: "\n").first { $0.contains("the schema names the collations") })
+        for name in ["myapp", "swiftLocalizedCompare", "swiftLocalizedStandardCompare", "which this tool does not have"] {
+            #expect(warning.contains(name), "\(warning)")
+        }
+        // GRDB's alone: the tool says whose order they are.
+        let grdbOnly = workspace.path("grdb.db")
+        let other = try Connection(path: grdbOnly, key: .rawKey(hex: Self.rawKey))
+        try other.executeScript("""
+            CREATE TABLE word(text TEXT COLLATE swiftLocalizedCompare);
+            CREATE INDEX word_text ON word(text);
+            INSERT INTO word VALUES ('b'), ('B'), ('a'), ('A');
+            """)
+        try other.close()
+        let grdb = try CLI.run(["verify", grdbOnly, "--raw-key", "--key-file", keyFile])
+        #expect(grdb.status == 0, "\(grdb.errorOutput)")
+        #expect(grdb.output.contains("integrity check passed but for 1 index under the app's collations"), "\(grdb.output)")
+        #expect(grdb.errorOutput.contains("the schema names the collation swiftLocalizedCompare, GRDB's, which orders text as the app's Foundation and locale do"), "\(grdb.errorOutput)")
+        #expect(!grdb.errorOutput.contains("does not have"), "\(grdb.errorOutput)")
+    }
+
     /// Opens `path` as the app does, with its collation.
     func openAsTheApp(_ path: String) throws -> Connection {
         let db = try Connection(path: path, key: .rawKey(hex: Self.rawKey))
@@ -43,7 +76,7 @@ import Testing
     @Test func verifyChecksTheRestAndSaysWhichIndexItCouldNotCheck() throws {
         let result = try CLI.run(["verify", database, "--raw-key", "--key-file", keyFile])
         #expect(result.status == 0, "\(result.errorOutput)")
-        #expect(result.output.contains("integrity check passed but for 1 index under a collation this tool does not have"), "\(result.output)")
+        #expect(result.output.contains("integrity check passed but for 1 index under the app's collations, which this tool compares in byte order"), "\(result.output)")
         #expect(result.output.contains("contact: 300 rows"))
         let warning = result.errorOutput
         #expect(warning.contains("cipherstore: warning: the schema names the collation myapp, which this tool does not have"), "\(warning)")

@@ -67,9 +67,9 @@ enum Summary {
         return "Salt \(hex): the file has a plaintext header and does not hold it. Keep it with the key; open the file with --plaintext-header --salt \(hex)."
     }
 
-    /// "1 table", "2 tables".
-    static func counted(_ count: Int, _ noun: String) -> String {
-        "\(count) \(noun)\(count == 1 ? "" : "s")"
+    /// "1 table", "2 tables"; "2 indexes" with `plural`.
+    static func counted(_ count: Int, _ noun: String, plural: String? = nil) -> String {
+        "\(count) \(count == 1 ? noun : plural ?? noun + "s")"
     }
 
     static func totalRows(_ report: VerificationReport) -> Int {
@@ -80,7 +80,7 @@ enum Summary {
         let unchecked = report.placeholderCollations.indexes.count
         let passed = !report.functionsNotChecked.isEmpty ? "quick check passed; index contents not checked"
             : unchecked == 0 ? "integrity check passed"
-            : "integrity check passed but for \(counted(unchecked, "index")) under a collation this tool does not have"
+            : "integrity check passed but for \(counted(unchecked, "index", plural: "indexes")) under the app's collations, which this tool compares in byte order"
         var lines = ["\(report.path): OK (\(report.isEncrypted ? "encrypted" : "PLAINTEXT"), \(passed))",
                      "user_version \(report.userVersion), application_id \(report.applicationID), journal mode \(report.journalMode), \(counted(report.schemaObjectCount, "schema object"))",
                      settings(report)]

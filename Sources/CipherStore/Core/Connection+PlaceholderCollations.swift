@@ -4,9 +4,10 @@ import Foundation
 /// Stand-ins for collations a database's schema names and this process does not have (an
 /// app's own, `COLLATE myapp`), so that tools can still read, check and copy the file.
 ///
-/// A stand-in compares as `BINARY` does (byte order). Reading stays correct, but ordering and
+/// A stand-in compares as `BINARY` does (byte order). Rows read as stored, but ordering and
 /// comparisons on such columns follow byte order, an index built in the app's order does not
-/// match byte order (an integrity check reports its entries as missing), and an index written
+/// match byte order (a lookup through it may miss rows, and an integrity check reports its
+/// entries as missing), and an index written
 /// under the stand-in is in byte order until the app runs `REINDEX name`. So only connections
 /// that read, or build a file the app will check (a repair), use them; an app's own
 /// connections fail with "no such collation sequence" instead.
