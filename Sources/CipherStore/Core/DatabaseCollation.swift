@@ -69,23 +69,34 @@ public final class DatabaseCollation: Identifiable, Sendable {
 /// any app collation (see ``Connection/placeholderCollations``): the order an index was built
 /// in is that of the Foundation and locale of the app that wrote it, which may not be this
 /// process's. An online backup, made beside the app, uses the app connection's own.
+///
+/// ``unicodeCompare`` and ``caseInsensitiveCompare`` are total orders on every string. The
+/// three localized collations are Foundation's comparisons with the current locale, which on
+/// Linux are not a consistent order for some unusual strings: a NUL character inside the text,
+/// a combining mark alone, mixes such as "İı" and "Iς". An index under one of them over such
+/// values fails SQLite's integrity check (an online backup or `decrypt` of the file then
+/// refuses it), and a lookup through it may miss rows. For an indexed column that may hold
+/// such text, prefer ``unicodeCompare`` or ``caseInsensitiveCompare``, or sort with
+/// `ORDER BY … COLLATE` and no index.
 extension DatabaseCollation {
-    /// Swift's `<` on strings (Unicode canonical order): `swiftCompare`.
-    public static let unicodeCompare = DatabaseCollation("swiftCompare") { lhs, rhs in
-        lhs < rhs ? .orderedAscending : lhs == rhs ? .orderedSame : .orderedDescending
-    }
+    /// Unicode canonical order, what Swift's `<` on strings means: `swiftCompare`.
+    /// Canonically equivalent strings are the same ("é" precomposed, or "e" and a combining
+    /// accent).
+    ///
+    /// Computed from each string's Normalization Form C, not with `<`: on Linux, `<` is not
+    /// transitive when a letter and its combining accent are apart ("α" < "α\u{301}" == "ά" <
+    /// "α"), and an index built under it fails SQLite's integrity check.
+    public static let unicodeCompare = DatabaseCollation("swiftCompare") { CanonicalStringOrder.compare($0, $1) }
 
     /// Case-insensitive order: `swiftCaseInsensitiveCompare`. Strings compare as their
-    /// lowercase forms do under Swift's `<` (Unicode canonical order), so "Äpfel" and "äpfel"
-    /// are the same.
+    /// lowercase forms do under ``unicodeCompare``, so "Äpfel" and "äpfel" are the same.
     ///
     /// Not Foundation's `caseInsensitiveCompare`: on Linux that is not an order ("aÖ" and
     /// "äÖ" each come after the other), and an index built under it fails SQLite's
     /// integrity check. An index built under an earlier CipherStore's, or on another
     /// platform's Foundation, is rebuilt by `REINDEX swiftCaseInsensitiveCompare`.
-    public static let caseInsensitiveCompare = DatabaseCollation("swiftCaseInsensitiveCompare") { lhs, rhs in
-        let lhs = lhs.lowercased(), rhs = rhs.lowercased()
-        return lhs < rhs ? .orderedAscending : lhs == rhs ? .orderedSame : .orderedDescending
+    public static let caseInsensitiveCompare = DatabaseCollation("swiftCaseInsensitiveCompare") {
+        CanonicalStringOrder.compareCaseInsensitive($0, $1)
     }
 
     /// `localizedCaseInsensitiveCompare`: `swiftLocalizedCaseInsensitiveCompare`.
