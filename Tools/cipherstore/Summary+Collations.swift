@@ -22,16 +22,19 @@ extension Summary {
         guard !names.isEmpty else { return nil }
         let list = names.joined(separator: ", ")
         let them = names.count == 1 ? "it" : "them"
-        // GRDB's collations the tool has, but an index under one is in the app's Foundation's order.
+        // GRDB's collations the tool has; an index under one is in the order of the app that built it.
         let grdbNames = Set([DatabaseCollation.unicodeCompare, .caseInsensitiveCompare, .localizedCaseInsensitiveCompare,
                              .localizedCompare, .localizedStandardCompare].map { $0.name.lowercased() })
-        let areGRDBs = names.allSatisfy { grdbNames.contains($0.lowercased()) }
-        let which = switch (areGRDBs, names.count == 1) {
-        case (true, true): "the collation \(list), GRDB's, which orders text as the app's Foundation and locale do"
-        case (true, false): "the collations \(list), GRDB's, which order text as the app's Foundation and locale do"
-        case (false, true): "the collation \(list), which this tool does not have"
-        case (false, false): "the collations \(list), which this tool does not have"
+        let grdbs = names.filter { grdbNames.contains($0.lowercased()) }
+        let apps = names.filter { !grdbNames.contains($0.lowercased()) }
+        var parts: [String] = []
+        if !apps.isEmpty {
+            parts.append("\(apps.count == 1 ? "the collation" : "the collations") \(apps.joined(separator: ", ")), which this tool does not have")
         }
+        if !grdbs.isEmpty {
+            parts.append("GRDB's \(grdbs.count == 1 ? "collation" : "collations") \(grdbs.joined(separator: ", ")), whose indexes are in the order of the app that built them (its locale, Foundation or library version, not necessarily this tool's)")
+        }
+        let which = parts.joined(separator: ", and ")
         let underThem = indexes.isEmpty ? "" : " (\(indexes.joined(separator: ", ")))"
         let opening = "the schema names \(which): \(names.count == 1 ? "it was" : "they were") replaced by a stand-in that compares as BINARY (byte order), not as the app orders text."
         switch use {

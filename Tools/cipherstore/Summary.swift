@@ -80,7 +80,7 @@ enum Summary {
         let unchecked = report.placeholderCollations.indexes.count
         let passed = !report.functionsNotChecked.isEmpty ? "quick check passed; index contents not checked"
             : unchecked == 0 ? "integrity check passed"
-            : "integrity check passed but for \(counted(unchecked, "index", plural: "indexes")) under the app's collations, which this tool compares in byte order"
+            : "integrity check passed but for \(counted(unchecked, "index", plural: "indexes")) under \(report.placeholderCollations.names.count == 1 ? "a collation" : "collations") of the app, which this tool compares in byte order"
         var lines = ["\(report.path): OK (\(report.isEncrypted ? "encrypted" : "PLAINTEXT"), \(passed))",
                      "user_version \(report.userVersion), application_id \(report.applicationID), journal mode \(report.journalMode), \(counted(report.schemaObjectCount, "schema object"))",
                      settings(report)]
