@@ -27,16 +27,18 @@ struct DatabaseSnapshot: Equatable, Sendable {
             let sql = try object.value(String?.self, at: 3) ?? ""
             schema.append("\(type) \(name) ON \(try object.value(String.self, at: 2)): \(sql)")
             if type == "table", !uncountable.contains(name) {
+                // A virtual table (no root page) stores its rows in tables of its own;
+                // sqlite_sequence's rows are compared by value below (their rowids mean nothing).
+                // A digested table is counted by the same read.
+                if comparingContent, name != "sqlite_sequence", try object.value(Int.self, at: 4) > 0 {
+                    (contentDigests[name], rowCounts[name]) = try TableContentDigest.of(TableShape.read(name, in: db), in: db)
+                    continue
+                }
                 do {
                     rowCounts[name] = try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM \(Connection.quoteIdentifier(name))") ?? 0
                 } catch let error as DatabaseError where error.message?.hasPrefix("no such module: ") == true {
                     throw DatabaseFileError.missingModule(path: db.location.displayName, table: name,
                                                         module: String(error.message?.dropFirst("no such module: ".count) ?? ""))
-                }
-                // A virtual table (no root page) stores its rows in tables of its own;
-                // sqlite_sequence's rows are compared by value below (their rowids mean nothing).
-                if comparingContent, name != "sqlite_sequence", try object.value(Int.self, at: 4) > 0 {
-                    contentDigests[name] = try TableContentDigest.of(TableShape.read(name, in: db), in: db)
                 }
             }
         }

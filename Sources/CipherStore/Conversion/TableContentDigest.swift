@@ -9,8 +9,9 @@ import Crypto
 /// pages look like; a row renumbered, changed, lost or added changes it. Each value goes in
 /// with its storage class, so `1`, `1.0`, `'1'` and `x'31'` differ.
 enum TableContentDigest {
-    /// The digest of `table`'s rows, read on `db`.
-    static func of(_ table: TableShape, in db: Connection) throws -> [UInt8] {
+    /// The digest of `table`'s rows, read on `db`, and how many there are (the same read
+    /// counts them: a `count(*)` would read the table again).
+    static func of(_ table: TableShape, in db: Connection) throws -> (digest: [UInt8], rowCount: Int) {
         let name = Connection.quoteIdentifier(table.name)
         let sql: String
         if let rowid = table.rowidName {
@@ -25,63 +26,78 @@ enum TableContentDigest {
         var statement: OpaquePointer?
         try db.handle.check(sqlite3_prepare_v2(pointer, sql, -1, &statement, nil), sql: sql)
         defer { sqlite3_finalize(statement) }
-        var hasher = SHA256()
-        var buffer = Buffer()
+        var hashing = Hashing()
+        var rowCount = 0
         let columnCount = sqlite3_column_count(statement)
         while true {
             let code = sqlite3_step(statement)
             if code == SQLITE_DONE { break }
             guard code == SQLITE_ROW else { throw db.handle.error(code, sql: sql) }
-            buffer.append(byte: 0xFF)  // a row starts
+            rowCount += 1
+            hashing.append(byte: 0xFF)  // a row starts
             for column in 0..<columnCount {
                 let type = sqlite3_column_type(statement, column)
-                buffer.append(byte: UInt8(type))
+                hashing.append(byte: UInt8(type))
                 switch type {
-                case SQLITE_INTEGER: buffer.append(word: UInt64(bitPattern: sqlite3_column_int64(statement, column)))
-                case SQLITE_FLOAT: buffer.append(word: sqlite3_column_double(statement, column).bitPattern)
+                case SQLITE_INTEGER: hashing.append(word: UInt64(bitPattern: sqlite3_column_int64(statement, column)))
+                case SQLITE_FLOAT: hashing.append(word: sqlite3_column_double(statement, column).bitPattern)
                 case SQLITE_TEXT, SQLITE_BLOB:
                     let bytes = type == SQLITE_TEXT ? UnsafeRawPointer(sqlite3_column_text(statement, column)) : sqlite3_column_blob(statement, column)
                     let count = Int(sqlite3_column_bytes(statement, column))
-                    buffer.append(word: UInt64(count))
-                    if let bytes, count > 0 { buffer.append(UnsafeRawBufferPointer(start: bytes, count: count), into: &hasher) }
+                    hashing.append(word: UInt64(count))
+                    if let bytes { hashing.append(UnsafeRawBufferPointer(start: bytes, count: count)) }
                 default: break  // NULL: its type says all
                 }
             }
-            if buffer.isFull { buffer.flush(into: &hasher) }
         }
-        buffer.flush(into: &hasher)
-        return Array(hasher.finalize())
+        return (hashing.finalize(), rowCount)
     }
 
-    /// Bytes gathered for the hasher, so that it is called once per 64 KiB, not per value.
-    private struct Buffer {
-        private var bytes: [UInt8] = []
+    /// The hasher, fed once per 64 KiB rather than per value. Written through a pointer: an
+    /// array's append checks its capacity at every byte.
+    private struct Hashing: ~Copyable {
         private static let capacity = 64 * 1024
+        private var hasher = SHA256()
+        private let storage = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 8)
+        private var count = 0
 
-        init() { bytes.reserveCapacity(Self.capacity + 64) }
+        deinit { storage.deallocate() }
 
-        var isFull: Bool { bytes.count >= Self.capacity }
-
-        mutating func append(byte: UInt8) { bytes.append(byte) }
+        mutating func append(byte: UInt8) {
+            if count + 1 > Self.capacity { flush() }
+            storage.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
+            count += 1
+        }
 
         mutating func append(word: UInt64) {
-            withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: $0) }
+            if count + 8 > Self.capacity { flush() }
+            storage.storeBytes(of: word.littleEndian, toByteOffset: count, as: UInt64.self)
+            count += 8
         }
 
         /// A long value goes to the hasher directly, after what was gathered before it.
-        mutating func append(_ value: UnsafeRawBufferPointer, into hasher: inout SHA256) {
+        mutating func append(_ value: UnsafeRawBufferPointer) {
+            guard let base = value.baseAddress, !value.isEmpty else { return }
             if value.count > 4096 {
-                flush(into: &hasher)
+                flush()
                 hasher.update(bufferPointer: value)
-            } else {
-                bytes.append(contentsOf: value)
+                return
             }
+            if count + value.count > Self.capacity { flush() }
+            (storage + count).copyMemory(from: base, byteCount: value.count)
+            count += value.count
         }
 
-        mutating func flush(into hasher: inout SHA256) {
-            guard !bytes.isEmpty else { return }
-            bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-            bytes.removeAll(keepingCapacity: true)
+        private mutating func flush() {
+            guard count > 0 else { return }
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(start: storage, count: count))
+            count = 0
+        }
+
+        /// The digest of everything appended.
+        consuming func finalize() -> [UInt8] {
+            flush()
+            return Array(hasher.finalize())
         }
     }
 }

@@ -1,5 +1,5 @@
 import BenchSupport
-import CipherStore
+@_spi(Benchmarks) import CipherStore
 import Foundation
 
 /// Workload 19: the whole-file commands as the file grows (10 MiB, 100 MiB, 1 GiB by default),
@@ -20,7 +20,7 @@ func growthWorkloads(directory: String, megabytes: [Int]) throws -> [String] {
             files.removeAll()
             let mebibytes = try shape.makePlaintext(at: files.plain, megabytes: size)
             FileHandle.standardError.write(Data(String(format: "  growth: %@, %.0f MiB\n", shape.label, mebibytes).utf8))
-            for command in GrowthCommand.allCases {
+            for command in growthCommands {
                 // Small files run three times (median); a gigabyte once.
                 let runs = size <= 100 ? 3 : 1
                 var samples: [(seconds: Double, peak: Int)] = []
@@ -37,7 +37,7 @@ func growthWorkloads(directory: String, megabytes: [Int]) throws -> [String] {
             }
             files.removeAll()
         }
-        for command in GrowthCommand.allCases {
+        for command in growthCommands {
             guard let points = timings[command], points.count >= 2 else { continue }
             let speeds = points.map { String(format: "%.0f MiB: %.1f MiB/s", $0.mebibytes, $0.mebibytes / $0.seconds) }.joined(separator: "; ")
             let peaks = points.map { String(format: "%d", $0.peak >> 20) }.joined(separator: " / ")
@@ -59,6 +59,15 @@ let growthSizes: [Int] = {
     let environment = ProcessInfo.processInfo.environment
     if let sizes = environment["GROWTH_SIZES"]?.split(separator: ",").compactMap({ Int($0) }), sizes.count >= 2 { return sizes }
     return environment["QUICK"] == "1" ? [10, 100] : [10, 100, 1024]
+}()
+
+/// The commands measured: `GROWTH_COMMANDS` (comma-separated), else all. `encrypt` always
+/// runs: it makes the file the others read.
+let growthCommands: [GrowthCommand] = {
+    guard let names = ProcessInfo.processInfo.environment["GROWTH_COMMANDS"]?.split(separator: ",").map(String.init) else {
+        return GrowthCommand.allCases
+    }
+    return GrowthCommand.allCases.filter { $0 == .encrypt || names.contains($0.rawValue) }
 }()
 
 /// The section's heading and table header.
@@ -127,11 +136,13 @@ private enum GrowthShape: CaseIterable {
 
 /// The whole-file commands measured, as the library runs them for the CLI.
 enum GrowthCommand: String, CaseIterable {
-    case encrypt, verify, backup, restore, repair
+    case encrypt, scan, digest, verify, backup, restore, repair
 
     var label: String {
         switch self {
         case .encrypt: "encrypt, verified (content digest)"
+        case .scan: "raw C scan of every row (the floor: page reads, decryption, SQLite)"
+        case .digest: "content digest alone (as each side of encrypt's verification)"
         case .verify: "verify"
         case .backup: "backup"
         case .restore: "restore, verified"
@@ -143,6 +154,7 @@ enum GrowthCommand: String, CaseIterable {
     var speedTarget: Double? {
         switch self {
         case .repair: 150
+        case .digest: 300
         default: nil
         }
     }
@@ -151,7 +163,7 @@ enum GrowthCommand: String, CaseIterable {
     fileprivate func prepare(_ files: GrowthFiles) {
         switch self {
         case .encrypt: files.remove(files.encrypted)
-        case .verify: break
+        case .scan, .digest, .verify: break
         case .backup: files.remove(files.backup)
         case .restore: files.remove(files.restored)
         case .repair: files.remove(files.repaired)
@@ -159,10 +171,13 @@ enum GrowthCommand: String, CaseIterable {
     }
 
     /// Runs the command on `paths` (plain, encrypted, backup, restored, repaired).
-    func run(paths: [String], key: DatabaseKey) throws {
+    func run(paths: [String], hexKey: String) throws {
+        let key = try DatabaseKey.rawKey(hex: hexKey)
         let cipher = CipherSettings(pageSize: SQLCipherLibrary.defaultPageSize)
         switch self {
         case .encrypt: try DatabaseFile.encrypt(path: paths[0], key: key, cipher: cipher, to: .file(paths[1]))
+        case .scan: Raw.scanEveryRow(paths[1], key: Array("x'\(hexKey)'".utf8))
+        case .digest: _ = try DatabaseFile.digestContent(path: paths[1], key: key, cipher: cipher)
         case .verify: _ = try DatabaseFile.verify(path: paths[1], key: key, cipher: cipher)
         case .backup: try DatabaseBackup.backup(path: paths[1], key: key, cipher: cipher, to: paths[2])
         case .restore: try DatabaseBackup.restore(backup: paths[2], key: key, cipher: cipher, over: paths[3])
@@ -193,6 +208,6 @@ private func runGrowthChild(command: GrowthCommand, files: GrowthFiles, hexKey: 
 func runGrowthCommandOnce(arguments: [String]) throws {
     guard let command = GrowthCommand(rawValue: arguments[0]) else { fatalError("unknown growth command \(arguments[0])") }
     let hex = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-    try command.run(paths: Array(arguments.dropFirst()), key: try DatabaseKey.rawKey(hex: hex))
+    try command.run(paths: Array(arguments.dropFirst()), hexKey: hex)
     print(peakResidentBytes())
 }
