@@ -171,7 +171,8 @@ extension Connection {
     /// ``TransactionObserver/databaseDidChange()``, then the end of the transaction. Outside a
     /// transaction, the changes are on disk already: the observers hear of a commit at once.
     /// An observation of the queue or pool (`observe(_:)`, ``DatabaseRegionObservation``) that
-    /// reads one of the region's tables then refreshes; the others do not.
+    /// reads one of the region's tables then refreshes; the others do not. A region names
+    /// tables: for changes seen through a view, name the tables the view reads.
     ///
     /// ```swift
     /// try queue.write { db in
