@@ -343,7 +343,6 @@ public enum DatabaseFile {
         let problems = integrityProblems(rows)
         let others = checkable(problems).filter { problem in !unchecked.contains { problem.hasSuffix(" index " + $0) } }
         guard others.isEmpty else {
-            if let error = try collationOrderFailure(others, in: db, schema: schema) { throw error }
             throw DatabaseFileError.verificationFailed(detail: integritySummary(others))
         }
         if problems.count >= integrityCheckLimit {

@@ -55,11 +55,6 @@ public enum DatabaseFileError: Error, Sendable, CustomStringConvertible, Equatab
     case ownerCannotBeKept(path: String, owner: UInt32, group: UInt32)
     /// The written result did not match the source; it was discarded.
     case verificationFailed(detail: String)
-    /// The only problems the integrity check found are in indexes under GRDB's collations,
-    /// which this process compares with its own Foundation: one of them does not order some of
-    /// the file's values consistently (see ``DatabaseCollation``). The result was discarded;
-    /// the same indexes fail the check in the app.
-    case collationNotAnOrder(indexes: [String], collations: [String])
     /// The operation was cancelled; nothing was changed.
     case cancelled
     /// A file system call failed.
@@ -116,9 +111,6 @@ public enum DatabaseFileError: Error, Sendable, CustomStringConvertible, Equatab
             return "'\(path)' belongs to user \(owner), group \(group); a file this process writes in its place could not, which would lock its owner out. \(unchanged) Run as its owner (or root), or convert into a new file."
         case .verificationFailed(let detail):
             return "The converted database did not match the source (\(detail)); it was discarded. The source was not changed. Run `cipherstore verify` on the source and report the problem."
-        case .collationNotAnOrder(let indexes, let collations):
-            let names = collations.joined(separator: ", ")
-            return "The integrity check of the written database found index \(indexes.joined(separator: ", ")) out of order: \(names), as this process computes \(collations.count == 1 ? "it" : "them"), does not order some of the values in \(indexes.count == 1 ? "it" : "them") consistently (Foundation's localized comparisons do not, for some unusual text). The result was discarded; the source was not changed, and PRAGMA integrity_check in the app reports the same. Rebuild \(indexes.count == 1 ? "that index" : "those indexes") under swiftCompare or swiftCaseInsensitiveCompare (or drop \(indexes.count == 1 ? "it" : "them")) in the app, then convert again."
         case .cancelled:
             return "Cancelled. The source was not changed and the partial output was removed."
         case .io(let operation, let path, let reason):
