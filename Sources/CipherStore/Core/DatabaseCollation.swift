@@ -81,7 +81,9 @@ public final class DatabaseCollation: Identifiable, Sendable {
 extension DatabaseCollation {
     /// Unicode canonical order, what Swift's `<` on strings means: `swiftCompare`.
     /// Canonically equivalent strings are the same ("é" precomposed, or "e" and a combining
-    /// accent).
+    /// accent) as far as Foundation's normalization on the platform knows: on Linux it does
+    /// not compose a Hangul syllable with a separate final consonant, nor reorder the newest
+    /// combining marks, so those spellings stay apart (still in a consistent order).
     ///
     /// Computed from each string's Normalization Form C, not with `<`: on Linux, `<` is not
     /// transitive when a letter and its combining accent are apart ("α" < "α\u{301}" == "ά" <
