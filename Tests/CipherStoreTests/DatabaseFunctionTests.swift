@@ -303,4 +303,31 @@ import Testing
         let notes = try Note.filter(Self.slug(Column("title")) == "hello-world").fetchAll(db)
         #expect(notes.map(\.id) == [1])
     }
+
+    @Test func aConversionRunsWithTheAppsFunctionsOrChangesNothing() throws {
+        let db = try Connection(path: path, key: key)
+        try db.add(function: Self.slug)
+        try db.executeScript("""
+            CREATE TABLE note(id INTEGER PRIMARY KEY, title TEXT);
+            CREATE INDEX note_slug ON note(slug(title));
+            INSERT INTO note(title) VALUES ('Hello World'), ('Second Note');
+            """)
+        try db.close()
+        let before = fileBytes(path)
+        let plain = directory.path("plain.db")
+        #expect(throws: DatabaseFileError.missingFunction(path: path, function: "slug")) {
+            try DatabaseFile.decrypt(path: path, key: key, to: .file(plain))
+        }
+        #expect(fileBytes(path) == before)
+        #expect(!FileManager.default.fileExists(atPath: plain))
+
+        var options = DatabaseFileOptions()
+        options.prepareDatabase { db in try db.add(function: Self.slug) }
+        try DatabaseFile.decrypt(path: path, key: key, to: .file(plain), options: options)
+        let copy = try Connection(path: plain, key: nil)
+        defer { try? copy.close() }
+        try copy.add(function: Self.slug)
+        #expect(try copy.fetchScalar(String.self, sql: "PRAGMA integrity_check") == "ok")
+        #expect(try Int.fetchOne(copy, sql: "SELECT id FROM note INDEXED BY note_slug WHERE slug(title) = 'second-note'") == 2)
+    }
 }

@@ -76,6 +76,61 @@ import Testing
         #expect(appReport.verification.placeholderCollations.isEmpty)
     }
 
+    @Test func aConversionWithoutTheAppsCollationChangesNothingAndNamesIt() throws {
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let copy = directory.path("plain.db")
+        let error = try #require(throws: DatabaseFileError.self) {
+            try DatabaseFile.decrypt(path: path, key: key, to: .file(copy))
+        }
+        #expect(error == .missingCollation(path: path, collation: "myapp"), "\(error)")
+        #expect("\(error)".contains("Nothing was changed. Run this from the app, with the collation added (DatabaseFileOptions.prepareDatabase)."), "\(error)")
+        #expect(!FileManager.default.fileExists(atPath: copy))
+        #expect(throws: DatabaseFileError.missingCollation(path: path, collation: "myapp")) {
+            try DatabaseFile.changeKey(path: path, oldKey: key, newKey: key)
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == ["collated.db"])
+    }
+
+    @Test func aConversionWithTheAppsCollationBuildsItsOrder() throws {
+        var options = DatabaseFileOptions()
+        options.prepareDatabase { db in try db.add(collation: Self.myapp) }
+        let copy = directory.path("plain.db")
+        let report = try DatabaseFile.decrypt(path: path, key: key, to: .file(copy), options: options)
+        #expect(report.verification.placeholderCollations.isEmpty)
+        let plain = try Connection(path: copy, key: nil)
+        defer { try? plain.close() }
+        try plain.add(collation: Self.myapp)
+        #expect(try plain.fetchScalar(String.self, sql: "PRAGMA integrity_check") == "ok")
+        #expect(try String.fetchAll(plain, sql: "SELECT text FROM word ORDER BY text LIMIT 2") == ["w0500", "w0499"])
+    }
+
+    @Test func aKeyUnderACollationWhoseOrderChangedIsComparedRowForRow() throws {
+        // A WITHOUT ROWID table's rows live in its key's order: here the app's (reverse) in the
+        // source, and byte order in the copy, as when a collation's order changes between
+        // versions (GRDB's swiftCompare and this library's). The content check compares the
+        // rows, not the orders.
+        let db = try Connection(path: path, key: key)
+        try db.add(collation: Self.myapp)
+        try db.executeScript("""
+            CREATE TABLE tag(name TEXT COLLATE myapp PRIMARY KEY, uses INTEGER) WITHOUT ROWID;
+            INSERT INTO tag SELECT text, n FROM word;
+            """)
+        try db.close()
+        var options = DatabaseFileOptions()
+        options.prepareDatabase { db in try db.add(collation: DatabaseCollation("myapp") { lhs, rhs in lhs.compare(rhs) }) }
+        let copy = directory.path("plain.db")
+        try DatabaseFile.decrypt(path: path, key: key, to: .file(copy), options: options)
+        let plain = try Connection(path: copy, key: nil)
+        defer { try? plain.close() }
+        try plain.add(collation: DatabaseCollation("myapp") { lhs, rhs in lhs.compare(rhs) })
+        #expect(try plain.fetchScalar(String.self, sql: "PRAGMA integrity_check") == "ok")
+        let rows = try Row.fetchAll(plain, sql: "SELECT name, uses FROM tag ORDER BY name")
+        #expect(rows.count == 500)
+        #expect(rows.first.map { $0["name"] as String } == "w0001")
+        #expect(rows.allSatisfy { ($0["name"] as String) == String(format: "w%04d", $0["uses"] as Int) })
+    }
+
     @Test func anAppsOwnConnectionsNeverUseAStandIn() throws {
         let queue = try DatabaseQueue(path: path, key: key)
         defer { try? queue.close() }

@@ -162,4 +162,15 @@ import Testing
         #expect(try app.fetchScalar(String.self, sql: "PRAGMA integrity_check") == "ok")
         #expect(try app.fetchScalar(Int.self, sql: "SELECT count(*) FROM contact WHERE name < 'name 003'") == 297)
     }
+
+    @Test func aConversionRefusesToBuildTheIndexInAnotherOrder() throws {
+        let before = fileBytes(database)
+        let plain = workspace.path("plain.db")
+        let result = try CLI.run(["decrypt", database, "-o", plain, "--raw-key", "--key-file", keyFile])
+        #expect(result.status == 66, "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("names the collation myapp, which the app that made it registers and this program does not have"), "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("Nothing was changed."))
+        #expect(fileBytes(database) == before)
+        #expect(!FileManager.default.fileExists(atPath: plain))
+    }
 }

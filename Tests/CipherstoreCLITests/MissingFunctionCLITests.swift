@@ -92,7 +92,7 @@ import Testing
         let result = try CLI.run(["rekey", database, "--output", output, "--old-raw-key", "--old-key-file", keyFile, "--new-raw-key", "--new-key-file", newKey])
         #expect(result.status == 66, "\(result.errorOutput)")
         #expect(result.errorOutput.contains("calls the SQL function my"), "\(result.errorOutput)")
-        #expect(result.errorOutput.contains("Configuration.prepareDatabase"))
+        #expect(result.errorOutput.contains("DatabaseFileOptions.prepareDatabase"))
         #expect(!result.errorOutput.contains("free space"))
         #expect(!FileManager.default.fileExists(atPath: output))
         #expect(try FileManager.default.contentsOfDirectory(atPath: workspace.url.path).filter { $0.contains("rekeyed") }.isEmpty)

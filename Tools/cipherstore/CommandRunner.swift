@@ -50,7 +50,7 @@ enum CommandRunner {
             }
         case let error as DatabaseFileError:
             switch error {
-            case .alreadyEncrypted, .alreadyPlaintext, .sourceEmpty, .unreadableSchema, .missingModule, .missingFunction: return ExitCodes.wrongFileKind
+            case .alreadyEncrypted, .alreadyPlaintext, .sourceEmpty, .unreadableSchema, .missingModule, .missingFunction, .missingCollation: return ExitCodes.wrongFileKind
             case .verificationFailed, .damaged: return ExitCodes.verificationFailed
             case .outputExists, .outputIsSource, .outputIsDirectory, .backupExists, .sourceHasOtherNames: return 64
             case .cancelled: return Interruption.exitCode

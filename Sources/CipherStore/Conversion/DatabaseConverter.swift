@@ -180,6 +180,7 @@ struct DatabaseConverter: Sendable {
     /// - Parameter readOnly: opens the source read-only.
     private func openSource(conversionIO: Bool = false, readOnly: Bool = false) throws -> Connection {
         var configuration = Configuration(cipher: source.cipher, readOnly: readOnly, busyTimeout: options.busyTimeout, foreignKeys: false)
+        configuration.preparations = options.preparations
         if conversionIO {
             configuration.vfsName = try ConversionIO.vfsName()
             // The exporter writes only to the file it attaches; its source stays read-only.
@@ -281,6 +282,9 @@ struct DatabaseConverter: Sendable {
         } catch let error as DatabaseError where error.missingFunctionName != nil {
             // An index on an expression or a CHECK constraint the rewrite would compute.
             throw DatabaseFileError.missingFunction(path: sourcePath, function: error.missingFunctionName ?? "")
+        } catch let error as DatabaseError where error.missingCollationName != nil {
+            // An index or key under the app's own collation, which the copy must build in its order.
+            throw DatabaseFileError.missingCollation(path: sourcePath, collation: error.missingCollationName ?? "")
         } catch let error as DatabaseError {
             // A full disk or a failed write comes back as a generic error.
             throw DatabaseFileError.io(operation: "writing the converted database", path: temporaryPath,
@@ -327,6 +331,7 @@ struct DatabaseConverter: Sendable {
         var schema: SchemaCopy.Pending?
         do {
             var configuration = Configuration(cipher: target.key == nil ? .libraryDefaults : target.cipher, foreignKeys: false)
+            configuration.preparations = options.preparations
             // Through the counting VFS: the reads below are the verification's progress.
             configuration.vfsName = try ConversionIO.vfsName()
             var checkKey = target.key

@@ -32,6 +32,9 @@ public enum DatabaseFileError: Error, Sendable, CustomStringConvertible, Equatab
     /// The schema calls an SQL function (in an index on an expression, a `CHECK` constraint, a
     /// trigger or a view) that an app registers and this connection does not have.
     case missingFunction(path: String, function: String)
+    /// The schema names a collation that an app registers and this connection does not have:
+    /// a converted copy would build the indexes under it in another order than the app's.
+    case missingCollation(path: String, collation: String)
     /// The output exists and overwriting was not asked for.
     case outputExists(path: String)
     /// The output is the source itself (maybe through a link).
@@ -90,7 +93,9 @@ public enum DatabaseFileError: Error, Sendable, CustomStringConvertible, Equatab
         case .missingModule(let path, let table, let module):
             return "'\(path)' has the table '\(table)' made with the module \(module), which the linked SQLCipher (SQLite \(SQLCipherLibrary.sqliteVersion)) does not have. \(unchanged) Copy that table into a regular one with the SQLite that made it, or use a SQLCipher build that has \(module)."
         case .missingFunction(let path, let function):
-            return "'\(path)' has a schema that calls the SQL function \(function)() (in an index on an expression, a CHECK constraint, a trigger or a view), which the app that made it registers and this program does not have. \(unchanged) Run this from the app, with the function added to every connection (Configuration.prepareDatabase), or drop what calls it first."
+            return "'\(path)' has a schema that calls the SQL function \(function)() (in an index on an expression, a CHECK constraint, a trigger or a view), which the app that made it registers and this program does not have. \(unchanged) Run this from the app, with the function added (DatabaseFileOptions.prepareDatabase), or drop what calls it first."
+        case .missingCollation(let path, let collation):
+            return "'\(path)' has a schema that names the collation \(collation), which the app that made it registers and this program does not have: the copy's indexes and keys under it would be built in another order than the app's. \(unchanged) Run this from the app, with the collation added (DatabaseFileOptions.prepareDatabase)."
         case .outputExists(let path):
             return "'\(path)' already exists. \(unchanged) \(spelling(.overwrite).map { "Choose another output, or \($0) to replace it." } ?? "Choose another output.")"
         case .outputIsSource(let path):

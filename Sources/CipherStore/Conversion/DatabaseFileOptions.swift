@@ -25,6 +25,8 @@ public struct DatabaseFileOptions: Sendable {
     /// long values (overflow pages) or of indexes, which are checked as written. Takes about
     /// as long again as the conversion.
     public var fullReadBack: Bool
+    /// What ``prepareDatabase(_:)`` added, run in order on each connection a conversion opens.
+    var preparations: [@Sendable (Connection) throws -> Void] = []
 
     /// The default page cache of a conversion: 256 MiB, or 1/32 of physical memory when that
     /// is less (a 4 GiB device gets 128 MiB).
@@ -43,6 +45,31 @@ public struct DatabaseFileOptions: Sendable {
         self.busyTimeout = busyTimeout
         self.pageCacheBytes = pageCacheBytes
         self.fullReadBack = fullReadBack
+    }
+
+    /// Adds work to run on every connection that ``DatabaseFile/encrypt(path:key:cipher:to:options:)-9f43n``,
+    /// `decrypt`, `changeKey` and `upgrade` open on the source and on the result, right after
+    /// it is keyed and before it reads anything, as ``Configuration/prepareDatabase(_:)``
+    /// does for an app's connections. Calls add up and run in order.
+    ///
+    /// The place for the SQL functions and collations the file's schema names: a conversion
+    /// rebuilds every index, and one under a collation it lacks cannot be built in the app's
+    /// order, so the conversion stops with ``DatabaseFileError/missingCollation(path:collation:)``
+    /// (and ``DatabaseFileError/missingFunction(path:function:)`` for a function), changing
+    /// nothing. Give it the app's own:
+    ///
+    /// ```swift
+    /// var options = DatabaseFileOptions()
+    /// options.prepareDatabase { db in
+    ///     try db.add(function: slug)
+    ///     try db.add(collation: localized)
+    /// }
+    /// try DatabaseFile.changeKey(path: path, oldKey: oldKey, newKey: newKey, options: options)
+    /// ```
+    ///
+    /// An error thrown stops the conversion before anything is written.
+    public mutating func prepareDatabase(_ setup: @escaping @Sendable (Connection) throws -> Void) {
+        preparations.append(setup)
     }
 
     /// Gives `db`'s `schema` a page cache of ``pageCacheBytes``. Without it SQLite's default

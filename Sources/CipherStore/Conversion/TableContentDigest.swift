@@ -4,7 +4,7 @@ import Crypto
 /// A SHA-256 of every row of a stored table, each with its identity: the rowid, or in a
 /// `WITHOUT ROWID` table the primary key (which is among the values).
 ///
-/// Rows are read in the order of their identity (the table's own b-tree order), so two
+/// Rows are read in the order of their identity (the rowid, or the key in byte order), so two
 /// tables with the same rows under the same rowids have the same digest, whatever their
 /// pages look like; a row renumbered, changed, lost or added changes it. Each value goes in
 /// with its storage class, so `1`, `1.0`, `'1'` and `x'31'` differ.
@@ -17,7 +17,9 @@ enum TableContentDigest {
         if let rowid = table.rowidName {
             sql = "SELECT \(rowid), * FROM main.\(name) ORDER BY \(rowid)"
         } else if !table.primaryKey.isEmpty {
-            sql = "SELECT * FROM main.\(name) ORDER BY \(table.primaryKey.map(Connection.quoteIdentifier).joined(separator: ", "))"
+            // In byte order, not the key's collation: a copy builds its b-tree in the order of the
+            // collation it has, which for an app's own or GRDB's may not be the source's.
+            sql = "SELECT * FROM main.\(name) ORDER BY \(table.primaryKey.map { Connection.quoteIdentifier($0) + " COLLATE BINARY" }.joined(separator: ", "))"
         } else {
             // Columns named rowid, _rowid_ and oid, and no primary key: the b-tree's order.
             sql = "SELECT * FROM main.\(name)"
