@@ -111,14 +111,57 @@ import Testing
                 }
             }
         }
-        for a in words.indices {
-            for b in words.indices {
-                #expect(order[a][b] == -order[b][a], "\(collation.name): \(words[a].debugDescription) \(words[b].debugDescription)")
-                for c in words.indices where order[a][b] <= 0 && order[b][c] <= 0 && order[a][c] > 0 {
-                    Issue.record("\(collation.name): \(words[a].debugDescription) ≤ \(words[b].debugDescription) ≤ \(words[c].debugDescription), but not the first two ends")
+        expectAnOrder(order, named: collation.name, labels: words.map(\.debugDescription))
+    }
+
+    /// `order[a][b]` (-1, 0 or 1 for `a` before, with or after `b`) antisymmetric and transitive.
+    func expectAnOrder(_ order: [[Int]], named name: String, labels: [String]) {
+        for a in labels.indices {
+            for b in labels.indices {
+                #expect(order[a][b] == -order[b][a], "\(name): \(labels[a]) \(labels[b])")
+                for c in labels.indices where order[a][b] <= 0 && order[b][c] <= 0 && order[a][c] > 0 {
+                    Issue.record("\(name): \(labels[a]) ≤ \(labels[b]) ≤ \(labels[c]), but not the first two ends")
                 }
             }
         }
+    }
+
+    @Test func textThatIsNotUTF8KeepsItsStrayBytesApartUnderTheSwiftCollations() throws {
+        // Valid and invalid UTF-8 side by side: stray continuation bytes, a cut sequence, an
+        // overlong one, a surrogate, and letters that differ only in case.
+        let values = ["61", "41", "62", "61ff", "61fe", "41ff", "41fe", "ff", "fe", "c3", "c3a4", "c3a4ff", "c384ff",
+                      "61c3", "e282", "c0af", "eda080", "61ff62", "61fe62", "f48fbfbf", "e282ac", ""]
+        let queue = try DatabaseQueue(path: path, key: key)
+        defer { try? queue.close() }
+        for collation in [DatabaseCollation.unicodeCompare, .caseInsensitiveCompare] {
+            let order = try queue.read { db in
+                try values.map { a in
+                    try values.map { b in
+                        let (l, r) = ("CAST(x'\(a)' AS TEXT)", "CAST(x'\(b)' AS TEXT)")
+                        return try Int.fetchOne(db, sql: "SELECT CASE WHEN \(l) < \(r) COLLATE \(collation.name) THEN -1 WHEN \(l) = \(r) COLLATE \(collation.name) THEN 0 ELSE 1 END")!
+                    }
+                }
+            }
+            expectAnOrder(order, named: collation.name, labels: values.map { "x'\($0)'" })
+            // Under the byte-exact one, only the same bytes are the same value, but for the
+            // stray byte FF and the valid U+10FFFF it stands for (as documented).
+            let standsFor: Set = ["ff", "f48fbfbf"]
+            for a in values.indices {
+                for b in values.indices where collation === DatabaseCollation.unicodeCompare {
+                    let same = a == b || (standsFor.contains(values[a]) && standsFor.contains(values[b]))
+                    #expect((order[a][b] == 0) == same, "x'\(values[a])' x'\(values[b])'")
+                }
+            }
+        }
+        // A UNIQUE index takes distinct stray bytes as distinct values, and case apart from them as one.
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE raw(text TEXT COLLATE swiftCaseInsensitiveCompare UNIQUE)")
+            for value in ["61ff", "61fe", "ff", "fe", "c3", "61c3", "c384ff"] { try db.execute(sql: "INSERT INTO raw VALUES (CAST(x'\(value)' AS TEXT))") }
+            #expect(throws: DatabaseError.self) { try db.execute(sql: "INSERT INTO raw VALUES (CAST(x'41ff' AS TEXT))") }
+            #expect(throws: DatabaseError.self) { try db.execute(sql: "INSERT INTO raw VALUES (CAST(x'c3a4ff' AS TEXT))") }
+            #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM raw INDEXED BY sqlite_autoindex_raw_1 WHERE text = CAST(x'41fe' AS TEXT)") == 1)
+        }
+        #expect(try queue.read { try String.fetchAll($0, sql: "PRAGMA integrity_check") } == ["ok"])
     }
 
     @Test func grdbsCollationsAreOrdersAndTheirIndexesPassEveryCheck() throws {

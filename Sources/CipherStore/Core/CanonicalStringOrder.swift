@@ -22,6 +22,33 @@ enum CanonicalStringOrder {
         return compare(lhs.lowercased(), rhs.lowercased())
     }
 
+    /// The text of `bytes`, valid UTF-8 or not. A byte that is not part of a valid sequence
+    /// becomes the private-use scalar U+10FF00 + its value, not U+FFFD as in
+    /// `String(decoding:as:)`: values that differ in such bytes stay different. (Valid text
+    /// holding those very scalars, at the end of the last private-use plane, compares equal.)
+    static func decoding(_ bytes: UnsafeRawBufferPointer) -> String {
+        if let valid = String(validating: bytes, as: UTF8.self) { return valid }
+        var scalars = String.UnicodeScalarView()
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var position = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded):
+                scalars.append(Unicode.UTF8.decode(encoded))
+                position += encoded.count
+            case .error(let length):
+                for byte in bytes[position..<position + length] {
+                    // 0x10FF80...0x10FFFF: scalars, so never nil.
+                    scalars.append(Unicode.Scalar(0x10FF00 + UInt32(byte)) ?? "\u{FFFD}")
+                }
+                position += length
+            case .emptyInput:
+                return String(scalars)
+            }
+        }
+    }
+
     private static func isASCII(_ string: String) -> Bool {
         string.utf8.allSatisfy { $0 < 0x80 }
     }

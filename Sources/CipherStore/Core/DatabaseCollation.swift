@@ -34,8 +34,15 @@ public final class DatabaseCollation: Identifiable, Sendable {
     /// The name, case-insensitive.
     public var id: ID { ID(foldedName: Connection.foldedName(name)) }
     let compare: @Sendable (String, String) -> ComparisonResult
+    /// Whether text that is not valid UTF-8 reaches ``compare`` with each stray byte kept as a
+    /// scalar of its own (``CanonicalStringOrder/decoding(_:)``) rather than as U+FFFD, which
+    /// would make every such value equal to any other with its invalid bytes in the same places.
+    let keepsInvalidBytesApart: Bool
 
     /// Creates a collation.
+    ///
+    /// Text that is not valid UTF-8 reaches `function` with each invalid sequence replaced by
+    /// U+FFFD, as `String(decoding:as:)` does.
     ///
     /// - Parameters:
     ///   - name: the name used after `COLLATE` (at most 255 UTF-8 bytes).
@@ -43,6 +50,13 @@ public final class DatabaseCollation: Identifiable, Sendable {
     public init(_ name: String, function: @escaping @Sendable (String, String) -> ComparisonResult) {
         self.name = name
         self.compare = function
+        self.keepsInvalidBytesApart = false
+    }
+
+    init(_ name: String, keepsInvalidBytesApart: Bool, function: @escaping @Sendable (String, String) -> ComparisonResult) {
+        self.name = name
+        self.compare = function
+        self.keepsInvalidBytesApart = keepsInvalidBytesApart
     }
 
     /// Refuses a name SQLite would reject with a bare `SQLITE_MISUSE`.
@@ -54,8 +68,10 @@ public final class DatabaseCollation: Identifiable, Sendable {
 
     /// Compares two UTF-8 strings as SQLite hands them over (not NUL-terminated).
     func compare(_ leftCount: Int32, _ left: UnsafeRawPointer?, _ rightCount: Int32, _ right: UnsafeRawPointer?) -> Int32 {
-        let lhs = String(decoding: UnsafeRawBufferPointer(start: left, count: Int(leftCount)), as: UTF8.self)
-        let rhs = String(decoding: UnsafeRawBufferPointer(start: right, count: Int(rightCount)), as: UTF8.self)
+        let leftBytes = UnsafeRawBufferPointer(start: left, count: Int(leftCount))
+        let rightBytes = UnsafeRawBufferPointer(start: right, count: Int(rightCount))
+        let lhs = keepsInvalidBytesApart ? CanonicalStringOrder.decoding(leftBytes) : String(decoding: leftBytes, as: UTF8.self)
+        let rhs = keepsInvalidBytesApart ? CanonicalStringOrder.decoding(rightBytes) : String(decoding: rightBytes, as: UTF8.self)
         return Int32(compare(lhs, rhs).rawValue)
     }
 }
@@ -88,7 +104,11 @@ extension DatabaseCollation {
     /// Computed from each string's Normalization Form C, not with `<`: on Linux, `<` is not
     /// transitive when a letter and its combining accent are apart ("α" < "α\u{301}" == "ά" <
     /// "α"), and an index built under it fails SQLite's integrity check.
-    public static let unicodeCompare = DatabaseCollation("swiftCompare") { CanonicalStringOrder.compare($0, $1) }
+    ///
+    /// Text that is not valid UTF-8 compares as if each stray byte were the private-use
+    /// character U+10FF00 + its value (the end of the last plane), not U+FFFD: values that
+    /// differ in such bytes stay different, where a UNIQUE index would take them for one.
+    public static let unicodeCompare = DatabaseCollation("swiftCompare", keepsInvalidBytesApart: true) { CanonicalStringOrder.compare($0, $1) }
 
     /// Case-insensitive order: `swiftCaseInsensitiveCompare`. Strings compare as their
     /// lowercase forms do under ``unicodeCompare``, so "Äpfel" and "äpfel" are the same.
@@ -97,7 +117,10 @@ extension DatabaseCollation {
     /// "äÖ" each come after the other), and an index built under it fails SQLite's
     /// integrity check. An index built under an earlier CipherStore's, or on another
     /// platform's Foundation, is rebuilt by `REINDEX swiftCaseInsensitiveCompare`.
-    public static let caseInsensitiveCompare = DatabaseCollation("swiftCaseInsensitiveCompare") {
+    ///
+    /// Text that is not valid UTF-8 keeps its stray bytes apart, as under ``unicodeCompare``:
+    /// "A" and "a" followed by the same stray byte are the same; by different ones, not.
+    public static let caseInsensitiveCompare = DatabaseCollation("swiftCaseInsensitiveCompare", keepsInvalidBytesApart: true) {
         CanonicalStringOrder.compareCaseInsensitive($0, $1)
     }
 
