@@ -94,7 +94,7 @@ extension Connection {
     /// ``DatabaseCollation/localizedCompare``…): called once by every connection as it opens.
     func addStandardFunctionsAndCollations() throws {
         for function in DatabaseFunction.standard { try add(function: function) }
-        for collation in DatabaseCollation.standard { try add(collation: collation) }
+        for collation in DatabaseCollation.grdbCollations { try add(collation: collation) }
     }
 
     /// The collations added with ``add(collation:)`` and not removed, for connections that

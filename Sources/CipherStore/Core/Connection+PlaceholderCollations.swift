@@ -30,7 +30,7 @@ extension Connection {
     /// built under one is in the order of the app's Foundation and locale, which this
     /// process's may not reproduce. Collations added after this call stay.
     func substituteMissingCollations() throws {
-        for collation in DatabaseCollation.standard { try remove(collation: collation) }
+        for collation in DatabaseCollation.grdbCollations { try remove(collation: collation) }
         let db = try handle.pointer
         try handle.check(sqlite3_collation_needed(db, Unmanaged.passUnretained(handle.hooks).toOpaque()) { context, db, _, name in
             guard let context, let db, let name else { return }

@@ -135,6 +135,9 @@ extension DatabaseCollation {
     /// `localizedStandardCompare` (the Finder's order, numbers by value): `swiftLocalizedStandardCompare`.
     public static let localizedStandardCompare = DatabaseCollation("swiftLocalizedStandardCompare") { $0.localizedStandardCompare($1) }
 
-    /// The collations every connection has as it opens.
-    static let standard: [DatabaseCollation] = [unicodeCompare, caseInsensitiveCompare, localizedCaseInsensitiveCompare, localizedCompare, localizedStandardCompare]
+    /// GRDB's five collations, which every connection has as it opens: ``unicodeCompare``,
+    /// ``caseInsensitiveCompare``, ``localizedCaseInsensitiveCompare``, ``localizedCompare`` and
+    /// ``localizedStandardCompare``. A tool can tell by their names which collations of a schema
+    /// are GRDB's, whose indexes are in the order of the app that built them.
+    public static let grdbCollations: [DatabaseCollation] = [unicodeCompare, caseInsensitiveCompare, localizedCaseInsensitiveCompare, localizedCompare, localizedStandardCompare]
 }
