@@ -114,7 +114,8 @@ extension Row {
         try db.fetchCursor(sql: sql, arguments: arguments)
     }
 
-    /// The rows of any request, as ``Row``s (the columns it selects, associations flat).
+    /// The rows of any request, as ``Row``s: the columns it selects, a to-one association's
+    /// after them; an `including(all:)` is left out (it is a second query, for records).
     public static func fetchAll<T>(_ db: Connection, _ request: QueryInterfaceRequest<T>) throws -> [Row] {
         let relation = request.relation.removingPrefetches()
         var generator = SQLQueryGenerator(db: db)
