@@ -570,7 +570,8 @@ final class DatabaseSalvage {
         if keys.count == 1, keys[0].type.uppercased() == "INTEGER" {
             // Whether it is the rowid itself, as SQLite decides (`INTEGER PRIMARY KEY DESC` is
             // not): a read of it compiles to the Rowid instruction, not Column.
-            let program = try output.makeStatement(sql: "EXPLAIN SELECT \(Connection.quoteIdentifier(keys[0].name)) FROM \(quoted)")
+            // NOT INDEXED: through an index that covers it, the read is IdxRowid.
+            let program = try output.makeStatement(sql: "EXPLAIN SELECT \(Connection.quoteIdentifier(keys[0].name)) FROM \(quoted) NOT INDEXED")
             while try program.step() {
                 if case .text("Rowid") = program.databaseValue(at: 1) {
                     rowIDColumn = keys[0].index

@@ -49,6 +49,22 @@ import Testing
         #expect(Set(report.tables.map(\.name)).count == report.tables.count)
     }
 
+    @Test func anIntegerPrimaryKeyBesideAUniqueColumnKeepsEachRowsID() throws {
+        // The UNIQUE column's index covers a read of the key: a query for it may read the
+        // index (IdxRowid) rather than the table, yet the key is still the rowid.
+        try make("""
+            CREATE TABLE tag(id INTEGER PRIMARY KEY, code TEXT UNIQUE, note TEXT);
+            CREATE INDEX tag_note ON tag(note);
+            INSERT INTO tag VALUES (10, 'z', 'first'), (20, 'y', 'second'), (35, 'x', 'third');
+            """)
+        let report = try DatabaseRepair.salvage(path: path, key: key, to: output)
+        #expect(report.isComplete)
+        let expected: [[DatabaseValue]] = [[.integer(10), .text("z"), .text("first")], [.integer(20), .text("y"), .text("second")],
+                                           [.integer(35), .text("x"), .text("third")]]
+        #expect(try rows("SELECT rowid, code, note FROM tag NOT INDEXED ORDER BY rowid") == expected)
+        #expect(try rows("PRAGMA integrity_check") == [[.text("ok")]])
+    }
+
     @Test func aColumnNamedRowidKeepsItsValues() throws {
         try make("CREATE TABLE r(rowid TEXT, x); INSERT INTO r VALUES ('r1', 'a'), ('r2', 'b');")
         let report = try DatabaseRepair.salvage(path: path, key: key, to: output)
