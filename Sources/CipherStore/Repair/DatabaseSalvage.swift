@@ -15,7 +15,10 @@ import Foundation
 ///    from the live tables, and is counted. Leaves that match no table, or several, go there
 ///    too. A page the freelist names that a table's walk reaches is read (page 1 is older
 ///    than the page, or the freelist damaged) and named as a problem, never dropped.
-/// 4. Indexes, views and triggers are created last, once the rows are in.
+/// 4. Indexes, views and triggers are created last, once the rows are in; but in a file
+///    larger than the result's page cache, the indexes on plain columns that are neither
+///    unique nor partial are created before their table's rows, so that no sort of a whole
+///    index is held in memory.
 ///
 /// When the schema cannot be read whole (page 1, or a page of its b-tree, lost), the tables,
 /// indexes, views and triggers it no longer tells are taken from the database's schema copy
@@ -67,6 +70,8 @@ final class DatabaseSalvage {
 
     /// Names of the schema's objects, lowercased: a `recovered_N` table takes none of them.
     private var takenNames = Set<String>()
+    /// Indexes created before their table's rows went in (``createIndexesBeforeRows(of:candidates:)``).
+    private var prebuiltIndexes = Set<String>()
 
     private struct TableTarget {
         let name: String
@@ -194,6 +199,7 @@ final class DatabaseSalvage {
         let fileRoots = Dictionary(schema.filter { $0.type == "table" && !fromCopy.contains($0.name) }.map { ($0.rootPage, $0.name) },
                                    uniquingKeysWith: { first, _ in first })
         var createdFromCopy: [String] = []
+        let indexesBeforeRows = try buildsIndexesBeforeRows()
         var targets: [TableTarget] = []
         var sequence: [(String, Int64)] = []
         // Virtual tables first: creating one creates its shadow tables, which then take the
@@ -270,6 +276,12 @@ final class DatabaseSalvage {
                 continue
             }
             var target = try tableTarget(object.name)
+            if indexesBeforeRows {
+                prebuiltIndexes.formUnion(createIndexesBeforeRows(of: object.name, candidates: schema.compactMap { index in
+                    guard index.type == "index", !index.name.hasPrefix("sqlite_"), let sql = index.sql else { return nil }
+                    return (index.name, sql)
+                }))
+            }
             let misfitsBefore = misfits
             try walkTable(root: object.rootPage) { rowID, values in try insert(rowID, values, into: &target) }
             if fromCopy.contains(object.name), target.inserted == 0, misfits > misfitsBefore {
@@ -321,6 +333,11 @@ final class DatabaseSalvage {
         for kind in ["index", "view", "trigger"] {
             for object in schema where object.type == kind {
                 guard let sql = object.sql, !object.name.hasPrefix("sqlite_") else { continue }
+                // Built as the rows went in, and still there (its table was not dropped since).
+                if prebuiltIndexes.contains(object.name),
+                   try output.fetchScalar(Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = ?", arguments: [object.name]) == 1 {
+                    continue
+                }
                 if kind == "trigger", let missing = missingVirtualTables.first(where: { Self.mentions(sql, name: $0) }) {
                     // It would make every write to its table fail with "no such table".
                     problems.append("trigger \(object.name) was not created: it uses virtual table \(missing), which was not recreated")

@@ -65,6 +65,46 @@ import Testing
         #expect(try rows("PRAGMA integrity_check") == [[.text("ok")]])
     }
 
+    @Test(arguments: [false, true])
+    func everyKindOfIndexComesBackWholeWhetherBuiltBeforeOrAfterTheRows(fileLargerThanCache: Bool) throws {
+        // In a file larger than the page cache, plain ones are built before the rows go in
+        // (no sort held in memory); unique, partial and expression ones after, as always.
+        try make("""
+            CREATE TABLE person(id INTEGER PRIMARY KEY, name TEXT, email TEXT, age INTEGER);
+            CREATE INDEX person_name ON person(name COLLATE NOCASE, age DESC);
+            CREATE UNIQUE INDEX person_email ON person(email);
+            CREATE INDEX person_adult ON person(age) WHERE age >= 18;
+            CREATE INDEX person_lower ON person(lower(name));
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)
+            INSERT INTO person SELECT i * 3, printf('Name %d', i % 97), printf('p%d@example.com', i), i % 60 FROM n;
+            """)
+        var options = DatabaseFileOptions()
+        if fileLargerThanCache { options.pageCacheBytes = 16 * 1024 }
+        let report = try DatabaseRepair.salvage(path: path, key: key, to: output, options: options)
+        #expect(report.isComplete)
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        let source = try Connection(path: path, key: key)
+        let schema = try source.fetchAll(sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name").map { [$0[0], $0[1]] }
+        try source.close()
+        #expect(try rows("SELECT name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name") == schema)
+        #expect(try rows("PRAGMA integrity_check") == [[.text("ok")]])
+        // Built before the rows, the plain one has its root right after the table's (page 2);
+        // built after them, after the table's hundred-odd pages, as the others always are.
+        let db = try Connection(path: output, key: key)
+        let roots = Dictionary(uniqueKeysWithValues: try db.fetchAll(sql: "SELECT name, rootpage FROM sqlite_master WHERE type = 'index'").map {
+            (try $0.value(String.self, at: 0), try $0.value(Int.self, at: 1))
+        })
+        try db.close()
+        #expect(roots.count == 4)
+        #expect((roots["person_name"] ?? 0 < 10) == fileLargerThanCache, "\(roots)")
+        for other in ["person_email", "person_adult", "person_lower"] { #expect(roots[other] ?? 0 > 50, "\(roots)") }
+        for (index, condition) in [("person_name", "name = 'name 5' COLLATE NOCASE"), ("person_email", "email = 'p77@example.com'"),
+                                   ("person_adult", "age >= 18 AND age = 40"), ("person_lower", "lower(name) = 'name 5'")] {
+            #expect(try rows("SELECT group_concat(id) FROM (SELECT id FROM person INDEXED BY \(index) WHERE \(condition) ORDER BY id)")
+                    == rows("SELECT group_concat(id) FROM (SELECT id FROM person NOT INDEXED WHERE \(condition) ORDER BY id)"), "\(index)")
+        }
+    }
+
     @Test func aColumnNamedRowidKeepsItsValues() throws {
         try make("CREATE TABLE r(rowid TEXT, x); INSERT INTO r VALUES ('r1', 'a'), ('r2', 'b');")
         let report = try DatabaseRepair.salvage(path: path, key: key, to: output)

@@ -1,0 +1,53 @@
+/// Indexes built as the rows go in, rather than after them.
+///
+/// An index built after its table's rows is a sort of all its entries, and temporary storage
+/// stays in memory (SQLCipher does not encrypt temporary files): the sort of a large table's
+/// index would take memory that grows with the table. An index that exists before the rows
+/// takes each entry as its row is inserted, through the page cache, whatever the table's size.
+///
+/// This is done only for a file larger than the result's page cache: inserting index entries
+/// in random order is slower than one sort, and a smaller file's sort takes about as much
+/// memory as the cache it is given (``DatabaseFileOptions/pageCacheBytes``).
+///
+/// Only indexes that change nothing about which rows a repair keeps are built early: not
+/// `UNIQUE` ones (a row they would refuse is kept, and the index reported as not created), not
+/// partial ones nor those on expressions (which may call a function the app registers and this
+/// process replaces with a stand-in). The rest are built after the rows, as before.
+extension DatabaseSalvage {
+    /// Whether the file is larger than the result's page cache, so that its indexes are built
+    /// as the rows go in.
+    func buildsIndexesBeforeRows() throws -> Bool {
+        let cacheSize = try output.fetchScalar(Int.self, sql: "PRAGMA cache_size") ?? -2000
+        // Negative: KiB; positive: pages of the result.
+        let cacheBytes = cacheSize < 0 ? -cacheSize * 1024 : cacheSize * (try output.fetchScalar(Int.self, sql: "PRAGMA page_size") ?? 4096)
+        return pages.pageCount * pages.pageSize > cacheBytes
+    }
+
+    /// Creates the indexes among `candidates` (name and SQL) that are on `table` and may be
+    /// built early; an index that cannot be created now is left for later, without a word.
+    /// - Returns: the names of those created.
+    func createIndexesBeforeRows(of table: String, candidates: [(name: String, sql: String)]) -> Set<String> {
+        var created = Set<String>()
+        for (name, sql) in candidates where Self.mentions(sql, name: table) {
+            guard (try? output.execute(sql: sql)) != nil else { continue }
+            if (try? builtEarly(name, on: table)) == true {
+                created.insert(name)
+            } else {
+                // Left for after the rows; a failed drop would fail the repair's later CREATE, reported there.
+                try? output.execute(sql: "DROP INDEX \(Connection.quoteIdentifier(name))")
+            }
+        }
+        return created
+    }
+
+    /// Whether the index `name`, just created, is on `table`, neither unique nor partial, and
+    /// on columns only.
+    private func builtEarly(_ name: String, on table: String) throws -> Bool {
+        let list = try output.fetchAll(sql: "PRAGMA index_list(\(Connection.quoteIdentifier(table)))")
+        guard let entry = list.first(where: { ($0["name"] as String?) == name }),
+              (entry["unique"] as Int?) == 0, (entry["partial"] as Int?) == 0 else { return false }
+        // index_xinfo names an expression's column -2 (and the rowid, which every index ends with, -1).
+        let columns = try output.fetchAll(sql: "PRAGMA index_xinfo(\(Connection.quoteIdentifier(name)))")
+        return !columns.contains { ($0["cid"] as Int?) == -2 }
+    }
+}
