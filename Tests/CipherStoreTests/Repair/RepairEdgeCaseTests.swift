@@ -89,7 +89,7 @@ import Testing
         #expect(try rows("SELECT name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name") == schema)
         #expect(try rows("PRAGMA integrity_check") == [[.text("ok")]])
         // Built before the rows, the plain one has its root right after the table's (page 2);
-        // built after them, after the table's hundred-odd pages, as the others always are.
+        // built after them, after the table's dozens of pages, as the others always are.
         let db = try Connection(path: output, key: key)
         let roots = Dictionary(uniqueKeysWithValues: try db.fetchAll(sql: "SELECT name, rootpage FROM sqlite_master WHERE type = 'index'").map {
             (try $0.value(String.self, at: 0), try $0.value(Int.self, at: 1))
@@ -97,7 +97,7 @@ import Testing
         try db.close()
         #expect(roots.count == 4)
         #expect((roots["person_name"] ?? 0 < 10) == fileLargerThanCache, "\(roots)")
-        for other in ["person_email", "person_adult", "person_lower"] { #expect(roots[other] ?? 0 > 50, "\(roots)") }
+        for other in ["person_email", "person_adult", "person_lower"] { #expect(roots[other] ?? 0 > 10, "\(roots)") }
         for (index, condition) in [("person_name", "name = 'name 5' COLLATE NOCASE"), ("person_email", "email = 'p77@example.com'"),
                                    ("person_adult", "age >= 18 AND age = 40"), ("person_lower", "lower(name) = 'name 5'")] {
             #expect(try rows("SELECT group_concat(id) FROM (SELECT id FROM person INDEXED BY \(index) WHERE \(condition) ORDER BY id)")
