@@ -131,6 +131,45 @@ import Testing
         #expect(rows.allSatisfy { ($0["name"] as String) == String(format: "w%04d", $0["uses"] as Int) })
     }
 
+    /// Case-insensitive: coarser than the byte order the keys below were made unique under.
+    static let caseless = DatabaseCollation("myapp") { lhs, rhs in lhs.lowercased().compare(rhs.lowercased()) }
+
+    @Test(arguments: ["CREATE TABLE tag(name TEXT COLLATE myapp PRIMARY KEY, uses INTEGER) WITHOUT ROWID",
+                      "CREATE TABLE tag(id INTEGER PRIMARY KEY, name TEXT COLLATE myapp UNIQUE, uses INTEGER)"])
+    func keysThatACoarserCollationMakesEqualAreRefusedNotVerified(table: String) throws {
+        let source = directory.path("tags.db")
+        let db = try Connection(path: source, key: key)
+        try db.add(collation: DatabaseCollation("myapp") { lhs, rhs in lhs.compare(rhs) })
+        try db.executeScript("""
+            \(table);
+            INSERT INTO tag(name, uses) VALUES ('a', 1), ('A', 2), ('b', 3), ('B', 4);
+            """)
+        try db.close()
+        let before = fileBytes(source)
+        var options = DatabaseFileOptions()
+        options.prepareDatabase { db in try db.add(collation: Self.caseless) }
+        let copy = directory.path("tags-plain.db")
+        let error = try #require(throws: DatabaseFileError.self) {
+            try DatabaseFile.decrypt(path: source, key: key, to: .file(copy), options: options)
+        }
+        guard case .keysNotUnique(let path, _) = error else { Issue.record("\(error)"); return }
+        #expect(path == source)
+        #expect("\(error)".contains("Give the rewrite the collation the file was built with"), "\(error)")
+        #expect(!FileManager.default.fileExists(atPath: copy))
+        #expect(fileBytes(source) == before)
+    }
+
+    @Test func aPoolsKeyChangeRewritesWithThePoolsCollations() throws {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in try db.add(collation: Self.myapp) }
+        let pool = try DatabasePool(path: path, key: key, configuration: configuration)
+        defer { try? pool.close() }
+        let newKey = try DatabaseKey.rawKey(hex: String(repeating: "4d", count: 32))
+        try pool.changeKey(to: newKey)
+        #expect(try pool.read { try String.fetchAll($0, sql: "SELECT text FROM word ORDER BY text LIMIT 2") } == ["w0500", "w0499"])
+        #expect(try pool.read { try $0.fetchScalar(String.self, sql: "PRAGMA integrity_check") } == "ok")
+    }
+
     @Test func anAppsOwnConnectionsNeverUseAStandIn() throws {
         let queue = try DatabaseQueue(path: path, key: key)
         defer { try? queue.close() }

@@ -177,4 +177,20 @@ import Testing
         #expect(fileBytes(database) == before)
         #expect(!FileManager.default.fileExists(atPath: plain))
     }
+
+    @Test func namesThatAreNotPlainIdentifiersAreQuotedAsSQLTakesThem() throws {
+        let path = workspace.path("spaced.db")
+        let db = try Connection(path: path, key: .rawKey(hex: Self.rawKey))
+        try db.add(collation: DatabaseCollation("my coll") { lhs, rhs in rhs.compare(lhs) })
+        try db.executeScript("""
+            CREATE TABLE "T A"(x TEXT COLLATE "my coll");
+            CREATE INDEX "T A x" ON "T A"(x);
+            INSERT INTO "T A" VALUES ('a'), ('b');
+            """)
+        try db.close()
+        let result = try CLI.run(["repair", path, "-o", workspace.path("spaced-repaired.db"), "--raw-key", "--key-file", keyFile])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("(\"T A x\") were built in byte order"), "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("run REINDEX \"my coll\" in the app"), "\(result.errorOutput)")
+    }
 }

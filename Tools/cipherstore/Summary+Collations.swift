@@ -38,7 +38,7 @@ extension Summary {
             parts.append("GRDB's \(grdbs.count == 1 ? "collation" : "collations") \(listed(grdbs)), whose order is the app's (its locale, Foundation and library version), not necessarily this tool's")
         }
         let which = parts.joined(separator: ", and ")
-        let underThem = indexes.isEmpty ? "" : " (\(listed(indexes)))"
+        let underThem = indexes.isEmpty ? "" : " (\(listed(indexes.map(sqlName))))"
         let opening = "the schema names \(which): \(several ? "they were replaced by stand-ins that compare" : "it was replaced by a stand-in that compares") as BINARY (byte order), not as the app orders text."
         switch use {
         case .check:
@@ -48,8 +48,15 @@ extension Summary {
         case .read:
             return opening + " Rows read as stored, but what depends on \(several ? "their" : "its") order is not the app's: comparisons, sorts, GROUP BY and DISTINCT on columns under \(them) use byte order, while an ORDER BY or a lookup that goes through an index that uses \(them)\(underThem) follows the index, built in the app's order, and a lookup may miss rows the app would find. Run such queries in the app for its results."
         case .rebuild:
-            return opening + " The new database has the schema as written and every row, but its indexes that use \(them)\(underThem) were built in byte order: before the app relies on them, run REINDEX \(names.joined(separator: "; REINDEX ")) in the app, which has \(list)."
+            return opening + " The new database has the schema as written and every row, but its indexes that use \(them)\(underThem) were built in byte order: before the app relies on them, run REINDEX \(names.map(sqlName).joined(separator: "; REINDEX ")) in the app, which has \(list)."
         }
+    }
+
+    /// `name` as SQL takes it: bare when it is a plain identifier, else quoted.
+    static func sqlName(_ name: String) -> String {
+        let plain = name.first.map { $0 == "_" || ($0.isASCII && $0.isLetter) } == true
+            && name.allSatisfy { $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
+        return plain ? name : Connection.quoteIdentifier(name)
     }
 
     /// `items` as a sentence lists them: "a", "a and b", "a, b and c".

@@ -16,7 +16,9 @@ extension DatabasePool {
     /// - Parameters:
     ///   - newKey: the new key.
     ///   - newCipher: new cipher settings; each one left `nil` is the database's current one.
-    ///   - options: progress, cancellation, busy timeout of the rewrite.
+    ///   - options: progress, cancellation, busy timeout of the rewrite. The rewrite's
+    ///     connections run the pool's ``Configuration/prepareDatabase(_:)`` work first (its
+    ///     functions and collations), then the options' own.
     /// - Returns: the rewrite's report.
     /// - Throws: the errors of the key change, after which the pool goes on with the old key;
     ///   ``CipherStoreError/reentrantQueueAccess`` from inside a block of this pool;
@@ -26,6 +28,9 @@ extension DatabasePool {
     public func changeKey(to newKey: DatabaseKey, cipher newCipher: CipherSettings = .libraryDefaults,
                           options: DatabaseFileOptions = DatabaseFileOptions()) throws -> DatabaseFileReport {
         var report: DatabaseFileReport?
+        // The rewrite builds every index anew: with the pool's own functions and collations.
+        var options = options
+        options.preparations = state.withLock { $0.readerConfiguration.preparations } + options.preparations
         try withConnectionsClosed { path, currentKey, currentCipher in
             guard let currentKey else {
                 throw CipherStoreError.invalidConfiguration(reason: "this pool's database is plaintext, so it has no key to change. Encrypt it with DatabaseFile.encrypt first.")

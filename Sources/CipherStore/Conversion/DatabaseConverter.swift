@@ -282,6 +282,8 @@ struct DatabaseConverter: Sendable {
         } catch let error as DatabaseError where error.missingFunctionName != nil {
             // An index on an expression or a CHECK constraint the rewrite would compute.
             throw DatabaseFileError.missingFunction(path: sourcePath, function: error.missingFunctionName ?? "")
+        } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_CONSTRAINT {
+            throw DatabaseFileError.keysNotUnique(path: sourcePath, detail: error.message ?? error.description)
         } catch let error as DatabaseError where error.missingCollationName != nil {
             // An index or key under the app's own collation, which the copy must build in its order.
             throw DatabaseFileError.missingCollation(path: sourcePath, collation: error.missingCollationName ?? "")
@@ -302,7 +304,12 @@ struct DatabaseConverter: Sendable {
         try exporter.execute(sql: "PRAGMA \(schema).user_version = \(sourceSnapshot.userVersion)")
         try exporter.execute(sql: "PRAGMA \(schema).application_id = \(sourceSnapshot.applicationID)")
         // Before the journal mode changes: entering WAL mode could drop the cached pages.
-        try DatabaseFile.checkIntegrity(exporter, schema: schema)
+        do {
+            try DatabaseFile.checkIntegrity(exporter, schema: schema)
+        } catch DatabaseFileError.verificationFailed(let detail) where detail.contains("non-unique entry in index") {
+            // Index entries copied from the source's index, unique there, equal here.
+            throw DatabaseFileError.keysNotUnique(path: sourcePath, detail: detail)
+        }
         if let journalMode { try exporter.execute(sql: "PRAGMA \(schema).journal_mode = \(journalMode)") }
         try exporter.execute(sql: "DETACH DATABASE \(schema)")
     }

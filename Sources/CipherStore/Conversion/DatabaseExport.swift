@@ -6,8 +6,8 @@
 /// the table has no index: anything that refers to rows by rowid (an FTS index with external
 /// content, an app's own references) then points at other rows. Here such a table is copied
 /// with its rowid named in the column list; a table whose rowid is a column
-/// (`INTEGER PRIMARY KEY`) or that has none (`WITHOUT ROWID`) is copied as a whole, which lets
-/// SQLite move its records without decoding them.
+/// (`INTEGER PRIMARY KEY`) is copied as a whole, which lets SQLite move its records without
+/// decoding them, and a `WITHOUT ROWID` table row by row (see ``copyStatement(for:into:)``).
 ///
 /// The steps and their order are `sqlcipher_export`'s, on both SQLCipher versions: tables,
 /// indexes, rows, `sqlite_sequence`, then views, triggers and virtual tables as schema
@@ -75,6 +75,14 @@ struct DatabaseExport {
     /// The statement that copies one table's rows, rowids included.
     static func copyStatement(for table: TableShape, into target: String) -> String {
         let name = Connection.quoteIdentifier(table.name)
+        if table.rowidName == nil, !table.rowidShadowed {
+            // WITHOUT ROWID. Named columns: SQLite then inserts each row into the key's b-tree
+            // under this process's collations, which checks that the keys are still unique
+            // and in order; `SELECT *` would copy the records as they are, trusting the key's
+            // collation by its name (integrity_check does not check such a key).
+            let columns = table.columns.map(Connection.quoteIdentifier).joined(separator: ", ")
+            return "INSERT INTO \(target).\(name)(\(columns)) SELECT \(columns) FROM main.\(name)"
+        }
         guard let rowid = table.rowidName, !table.hasRowidAlias else {
             return "INSERT INTO \(target).\(name) SELECT * FROM main.\(name)"
         }

@@ -33,8 +33,11 @@ public enum DatabaseFileError: Error, Sendable, CustomStringConvertible, Equatab
     /// trigger or a view) that an app registers and this connection does not have.
     case missingFunction(path: String, function: String)
     /// The schema names a collation that an app registers and this connection does not have:
-    /// a converted copy would build the indexes under it in another order than the app's.
+    /// a rewrite, which creates every table and index anew, needs it.
     case missingCollation(path: String, collation: String)
+    /// Rows the source keeps apart have the same key in the copy: a collation of this process
+    /// compares text otherwise than the one the file was built with, or the file is damaged.
+    case keysNotUnique(path: String, detail: String)
     /// The output exists and overwriting was not asked for.
     case outputExists(path: String)
     /// The output is the source itself (maybe through a link).
@@ -95,7 +98,9 @@ public enum DatabaseFileError: Error, Sendable, CustomStringConvertible, Equatab
         case .missingFunction(let path, let function):
             return "'\(path)' has a schema that calls the SQL function \(function)() (in an index on an expression, a CHECK constraint, a trigger or a view), which the app that made it registers and this program does not have. \(unchanged) Run this from the app, with the function added (DatabaseFileOptions.prepareDatabase), or drop what calls it first."
         case .missingCollation(let path, let collation):
-            return "'\(path)' has a schema that names the collation \(collation), which the app that made it registers and this program does not have: the copy's indexes and keys under it would be built in another order than the app's. \(unchanged) Run this from the app, with the collation added (DatabaseFileOptions.prepareDatabase)."
+            return "'\(path)' has a schema that names the collation \(collation), which the app that made it registers and this program does not have. A rewrite creates every table and index anew, which takes each collation the schema names, so that the keys and indexes under it are in the app's order. \(unchanged) Run this from the app, with the collation added (DatabaseFileOptions.prepareDatabase)."
+        case .keysNotUnique(let path, let detail):
+            return "The rows of '\(path)' are not unique under the keys of the copy (\(detail)): values the file keeps apart compare equal here. Either a collation of this program (an app's own given to it, or GRDB's from another version) compares text otherwise than the one the file was built with, or the file is damaged. \(unchanged) Give the rewrite the collation the file was built with (DatabaseFileOptions.prepareDatabase), and check the file with `cipherstore verify`."
         case .outputExists(let path):
             return "'\(path)' already exists. \(unchanged) \(spelling(.overwrite).map { "Choose another output, or \($0) to replace it." } ?? "Choose another output.")"
         case .outputIsSource(let path):
