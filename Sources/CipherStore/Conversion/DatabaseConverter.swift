@@ -282,7 +282,7 @@ struct DatabaseConverter: Sendable {
         } catch let error as DatabaseError where error.missingFunctionName != nil {
             // An index on an expression or a CHECK constraint the rewrite would compute.
             throw DatabaseFileError.missingFunction(path: sourcePath, function: error.missingFunctionName ?? "")
-        } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_CONSTRAINT {
+        } catch let error as DatabaseError where [Self.uniqueConstraintFailed, Self.primaryKeyConstraintFailed].contains(error.resultCode) {
             throw DatabaseFileError.keysNotUnique(path: sourcePath, detail: error.message ?? error.description)
         } catch let error as DatabaseError where error.missingCollationName != nil {
             // An index or key under the app's own collation, which the copy must build in its order.
@@ -370,6 +370,10 @@ struct DatabaseConverter: Sendable {
         }
         return ((verification, exported.rowidsNotKept), schema)
     }
+
+    /// `SQLITE_CONSTRAINT_UNIQUE` and `SQLITE_CONSTRAINT_PRIMARYKEY`: keys that are not unique.
+    private static let uniqueConstraintFailed = ResultCode(rawValue: 19 | (8 << 8))
+    private static let primaryKeyConstraintFailed = ResultCode(rawValue: 19 | (6 << 8))
 
     private func sourceBytes() -> Int64 {
         FileSystem.size(sourcePath) + FileSystem.size(sourcePath + "-wal")

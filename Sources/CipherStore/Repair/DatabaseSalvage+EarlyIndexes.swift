@@ -23,12 +23,13 @@ extension DatabaseSalvage {
         return pages.pageCount * pages.pageSize > cacheBytes
     }
 
-    /// Creates the indexes among `candidates` (name and SQL) that are on `table` and may be
-    /// built early; an index that cannot be created now is left for later, without a word.
+    /// Creates the indexes among `candidates` (name and SQL, the schema's indexes on `table`)
+    /// that may be built early; an index that cannot be created now is left for later, without
+    /// a word.
     /// - Returns: the names of those created.
     func createIndexesBeforeRows(of table: String, candidates: [(name: String, sql: String)]) -> Set<String> {
         var created = Set<String>()
-        for (name, sql) in candidates where Self.mentions(sql, name: table) {
+        for (name, sql) in candidates {
             guard (try? output.execute(sql: sql)) != nil else { continue }
             if (try? builtEarly(name, on: table)) == true {
                 created.insert(name)

@@ -37,12 +37,15 @@ final class DatabaseSalvage {
     private struct SchemaObject {
         let type: String
         let name: String
+        /// The table it belongs to (`tbl_name`): for an index, the table indexed.
+        let table: String
         let rootPage: UInt32
         let sql: String?
 
-        init(type: String, name: String, rootPage: UInt32, sql: String?) {
+        init(type: String, name: String, table: String, rootPage: UInt32, sql: String?) {
             self.type = type
             self.name = name
+            self.table = table
             self.rootPage = rootPage
             self.sql = sql
         }
@@ -51,7 +54,7 @@ final class DatabaseSalvage {
         /// record of any other shape.
         init?(_ values: [DatabaseValue]) {
             guard values.count == 5, case .text(let type) = values[0], ["table", "index", "view", "trigger"].contains(type),
-                  case .text(let name) = values[1], case .text = values[2] else { return nil }
+                  case .text(let name) = values[1], case .text(let table) = values[2] else { return nil }
             let root: UInt32
             switch values[3] {
             case .integer(let number) where number > 0 && number <= UInt32.max: root = UInt32(number)
@@ -64,7 +67,7 @@ final class DatabaseSalvage {
             case .null: sql = nil
             default: return nil
             }
-            self.init(type: type, name: name, rootPage: root, sql: sql)
+            self.init(type: type, name: name, table: table, rootPage: root, sql: sql)
         }
     }
 
@@ -188,7 +191,8 @@ final class DatabaseSalvage {
         if !schemaWhole, let schemaCopy {
             let known = Set(schema.map(\.name))
             for object in schemaCopy.objects where !known.contains(object.name) {
-                schema.append(SchemaObject(type: object.type, name: object.name, rootPage: UInt32(clamping: max(object.rootPage, 0)), sql: object.sql))
+                schema.append(SchemaObject(type: object.type, name: object.name, table: object.table,
+                                           rootPage: UInt32(clamping: max(object.rootPage, 0)), sql: object.sql))
                 fromCopy.insert(object.name)
             }
         } else if !schemaWhole, let schemaCopyProblem {
@@ -278,7 +282,8 @@ final class DatabaseSalvage {
             var target = try tableTarget(object.name)
             if indexesBeforeRows {
                 prebuiltIndexes.formUnion(createIndexesBeforeRows(of: object.name, candidates: schema.compactMap { index in
-                    guard index.type == "index", !index.name.hasPrefix("sqlite_"), let sql = index.sql else { return nil }
+                    guard index.type == "index", index.table.lowercased() == object.name.lowercased(),
+                          !index.name.hasPrefix("sqlite_"), let sql = index.sql else { return nil }
                     return (index.name, sql)
                 }))
             }
