@@ -98,7 +98,7 @@ extension CipherStoreCommand {
                     throw Self.missingModule(module, in: db)
                 }
                 // Only a writing connection lacks a collation: a reading one has stand-ins.
-                if let collation = error.message?.components(separatedBy: "no such collation sequence: ").dropFirst().first {
+                if let collation = error.missingCollationName {
                     throw Self.missingCollation(collation)
                 }
                 throw CLIError(exitCode: ExitCodes.statementFailed, message: "The SQL was refused: \(error.sqliteMessage(spelling: ErrorText.Remedies.conversions.spelling) ?? ErrorText.message(for: error)). Nothing was changed.")

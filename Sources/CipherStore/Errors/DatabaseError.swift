@@ -106,7 +106,7 @@ extension DatabaseError {
 
     /// The collation a statement or the schema names that the connection does not have ("no
     /// such collation sequence: c"), or `nil` for any other error.
-    var missingCollationName: String? {
+    public var missingCollationName: String? {
         let prefix = "no such collation sequence: "
         guard resultCode.primaryResultCode == .SQLITE_ERROR, let message, message.hasPrefix(prefix) else { return nil }
         return String(message.dropFirst(prefix.count))
