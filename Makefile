@@ -85,12 +85,12 @@ demo: deps $(LIBRARY)
 	$(SWIFT_RUN) run $(SCRATCH) cipherstore demo
 	@echo "Ran with $$($(LINKED_VERSION))"
 
-# Suites that measure this process's resident memory run on their own, after the others,
-# and one at a time: tests running beside them, each other included, would move the figure.
+# The command-line suites and the library's run in two processes at once; the suites that
+# measure this process's resident memory run after them, one at a time (run-tests.sh says why).
 # The last line names the SQLCipher linked.
 test: deps $(LIBRARY)
-	$(SWIFT_RUN) test $(SCRATCH) --skip 'MemoryTests'
-	$(SWIFT_RUN) test $(SCRATCH) --filter 'MemoryTests' --no-parallel
+	$(SWIFT_RUN) build $(SCRATCH) --build-tests
+	$(SQLCIPHER_ENV) ./Tools/scripts/run-tests.sh "$$($(SWIFT_RUN) build $(SCRATCH) --show-bin-path)"
 	@echo "Tested with $$($(LINKED_VERSION))"
 
 # The concurrency tests (the queue, the pool, observation, the services, conversions with their
