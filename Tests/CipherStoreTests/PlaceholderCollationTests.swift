@@ -76,6 +76,56 @@ import Testing
         #expect(appReport.verification.placeholderCollations.isEmpty)
     }
 
+    @Test func aBackupAndARestoreGivenTheAppsCollationCheckTheIndexesUnderIt() throws {
+        var options = DatabaseFileOptions()
+        options.prepareDatabase { db in try db.add(collation: Self.myapp) }
+        let copy = directory.path("copy.db")
+        let backup = try DatabaseBackup.backup(path: path, key: key, to: copy, options: options)
+        #expect(backup.verification.placeholderCollations.isEmpty)
+        let restored = directory.path("restored.db")
+        let restore = try DatabaseBackup.restore(backup: copy, key: key, over: restored, options: options)
+        #expect(restore.verification.placeholderCollations.isEmpty)
+        let db = try Connection(path: restored, key: key)
+        defer { try? db.close() }
+        try db.add(collation: Self.myapp)
+        #expect(try db.fetchScalar(String.self, sql: "PRAGMA integrity_check") == "ok")
+        #expect(try String.fetchAll(db, sql: "SELECT text FROM word ORDER BY text LIMIT 2") == ["w0500", "w0499"])
+    }
+
+    @Test func theAppsCollationMakesTheBackupsCheckFindAnIndexOutOfItsOrder() throws {
+        // The app's collation now sorts the other way round from the one the index was built
+        // under: a stand-in cannot tell, the app's collation can.
+        var options = DatabaseFileOptions()
+        options.prepareDatabase { db in try db.add(collation: DatabaseCollation("myapp") { lhs, rhs in lhs.compare(rhs) }) }
+        let withoutIt = try DatabaseBackup.backup(path: path, key: key, to: directory.path("unchecked.db"))
+        #expect(withoutIt.verification.placeholderCollations.indexes == ["sqlite_autoindex_word_1"])
+        let copy = directory.path("checked.db")
+        let error = try #require(throws: DatabaseFileError.self) {
+            try DatabaseBackup.backup(path: path, key: key, to: copy, options: options)
+        }
+        #expect("\(error)".contains("sqlite_autoindex_word_1"), "\(error)")
+        #expect(!FileManager.default.fileExists(atPath: copy))
+    }
+
+    @Test func aRepairGivenTheAppsCollationBuildsItsIndexesInTheAppsOrder() throws {
+        var options = DatabaseFileOptions()
+        options.prepareDatabase { db in try db.add(collation: Self.myapp) }
+        let repaired = directory.path("repaired.db")
+        let report = try DatabaseRepair.salvage(path: path, key: key, to: repaired, options: options)
+        #expect(report.isComplete)
+        #expect(report.placeholderCollations.isEmpty)
+        let standIn = directory.path("repaired-with-stand-in.db")
+        #expect(try DatabaseRepair.salvage(path: path, key: key, to: standIn).placeholderCollations.names == ["myapp"])
+
+        for (file, inAppOrder) in [(repaired, true), (standIn, false)] {
+            let db = try Connection(path: file, key: key)
+            defer { try? db.close() }
+            try db.add(collation: Self.myapp)
+            #expect((try db.fetchScalar(String.self, sql: "PRAGMA integrity_check") == "ok") == inAppOrder, "\(file)")
+            #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM word WHERE text = 'w0250'") == (inAppOrder ? 1 : 0), "\(file)")
+        }
+    }
+
     @Test func aConversionWithoutTheAppsCollationChangesNothingAndNamesIt() throws {
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let copy = directory.path("plain.db")

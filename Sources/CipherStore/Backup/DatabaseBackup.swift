@@ -33,7 +33,8 @@ public enum DatabaseBackup {
     ///   - output: the backup's path.
     ///   - newKey: the backup's key; `nil` keeps the database's key.
     ///   - overwrite: replace an existing file at `output`.
-    ///   - options: progress, cancellation, busy timeout, full read-back.
+    ///   - options: progress, cancellation, busy timeout, full read-back, and the app's
+    ///     functions and collations (``DatabaseFileOptions/prepareDatabase(_:)``).
     /// - Throws: ``BackupError``, ``DatabaseFileError``, ``CipherStoreError`` (wrong key),
     ///   ``NotDurableError``. On failure no file is left at `output` (or the one there is kept).
     @discardableResult
@@ -42,6 +43,7 @@ public enum DatabaseBackup {
                               options: DatabaseFileOptions = DatabaseFileOptions()) throws -> DatabaseFileReport {
         let db = try DatabaseFile.openExisting(path: path, key: key, cipher: cipher)
         defer { try? db.close() }
+        try options.prepare(db)
         return try db.inReadOnlyTransaction { db in
             try OnlineBackup(source: db, sourcePath: path, outputPath: output, overwrite: overwrite,
                              key: newKey ?? key, options: options).run()
@@ -77,7 +79,8 @@ public enum DatabaseBackup {
     ///     no app has it open.
     ///   - replacingOtherLinks: replace this name of a database that has other names (hard
     ///     links), which keep the old contents.
-    ///   - options: progress, cancellation, busy timeout, full read-back.
+    ///   - options: progress, cancellation, busy timeout, full read-back, and the app's
+    ///     functions and collations (``DatabaseFileOptions/prepareDatabase(_:)``).
     /// - Throws: ``BackupError/targetUnreadable(path:detail:)``, ``BackupError/targetDamaged(path:detail:)``,
     ///   ``BackupError/journalAndLogBeside(path:)``, ``DatabaseFileError``,
     ///   ``CipherStoreError`` (the backup's key is wrong), ``NotDurableError``.

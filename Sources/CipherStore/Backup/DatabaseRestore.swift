@@ -17,6 +17,7 @@ struct DatabaseRestore {
         let target = FileSystem.isSymbolicLink(databasePath) ? FileSystem.resolvingLinks(databasePath) ?? databasePath : databasePath
         let backup = try DatabaseFile.openExisting(path: backupPath, key: key, cipher: cipher)
         defer { try? backup.close() }
+        try options.prepare(backup)
         try options.applyPageCache(to: backup)
         _ = try DatabaseFile.reportingDamage(path: backupPath) { try DatabaseFile.checkIntegrity(backup) }
         // The copy reads each page once: its cache goes back to SQLite's default, so that the

@@ -107,14 +107,16 @@ struct OnlineBackup {
     }
 
     /// Opens the copy with the source's functions and collations (those an app added: its
-    /// indexes and constraints may use them), and stand-ins in binary order for collations
-    /// neither has, so that the copy can be checked whatever its schema names.
+    /// indexes and constraints may use them) and those of the options' `prepareDatabase`, and
+    /// stand-ins in binary order for collations none has, so that the copy can be checked
+    /// whatever its schema names.
     private func openCopy(_ temporaryPath: String, cipher: CipherSettings) throws -> Connection {
         let copy = try Connection(path: temporaryPath, key: key, configuration: Configuration(cipher: cipher, foreignKeys: false))
         do {
             try copy.substituteMissingCollations()
             for function in source.addedFunctions { try copy.add(function: function) }
             for collation in source.addedCollations { try copy.add(collation: collation) }
+            try options.prepare(copy)
             // The copy's pages stay in memory for its integrity check, up to the cache's size.
             try options.applyPageCache(to: copy)
         } catch {

@@ -25,7 +25,8 @@ public struct DatabaseFileOptions: Sendable {
     /// long values (overflow pages) or of indexes, which are checked as written. Takes about
     /// as long again as the conversion.
     public var fullReadBack: Bool
-    /// What ``prepareDatabase(_:)`` added, run in order on each connection a conversion opens.
+    /// What ``prepareDatabase(_:)`` added, run in order on each connection a whole-file
+    /// operation opens on a database (see ``prepare(_:)``).
     var preparations: [@Sendable (Connection) throws -> Void] = []
 
     /// The default page cache of a conversion: 256 MiB, or 1/32 of physical memory when that
@@ -47,16 +48,22 @@ public struct DatabaseFileOptions: Sendable {
         self.fullReadBack = fullReadBack
     }
 
-    /// Adds work to run on every connection that ``DatabaseFile/encrypt(path:key:cipher:to:options:)-9f43n``,
-    /// `decrypt`, `changeKey` and `upgrade` open on the source and on the result, right after
-    /// it is keyed and before it reads anything, as ``Configuration/prepareDatabase(_:)``
-    /// does for an app's connections. Calls add up and run in order.
+    /// Adds work to run on every connection that a whole-file operation opens on a database,
+    /// right after it is keyed and before it reads anything, as
+    /// ``Configuration/prepareDatabase(_:)`` does for an app's connections: the source and the
+    /// result of ``DatabaseFile/encrypt(path:key:cipher:to:options:)-9f43n``, `decrypt`,
+    /// `changeKey` and `upgrade`; the database and the copy of a backup; the backup a restore
+    /// reads and the copy it writes; the new database a repair builds. Calls add up and run in
+    /// order.
     ///
     /// The place for the SQL functions and collations the file's schema names: a conversion
     /// rebuilds every index, and one under a collation it lacks cannot be built in the app's
     /// order, so the conversion stops with ``DatabaseFileError/missingCollation(path:collation:)``
     /// (and ``DatabaseFileError/missingFunction(path:function:)`` for a function), changing
-    /// nothing. Give it the app's own:
+    /// nothing. A backup, a restore and a repair put a stand-in in binary order in place of a
+    /// collation they lack and say so (``PlaceholderCollations``): with the app's own, a backup's
+    /// and a restore's integrity checks also check the indexes under it, and a repair builds
+    /// them in the app's order. Give it the app's own:
     ///
     /// ```swift
     /// var options = DatabaseFileOptions()
@@ -70,6 +77,12 @@ public struct DatabaseFileOptions: Sendable {
     /// An error thrown stops the conversion before anything is written.
     public mutating func prepareDatabase(_ setup: @escaping @Sendable (Connection) throws -> Void) {
         preparations.append(setup)
+    }
+
+    /// Runs what ``prepareDatabase(_:)`` added on `db`. A connection that puts stand-ins in place
+    /// of missing collations sets them up first, so that the app's collations replace them.
+    func prepare(_ db: Connection) throws {
+        for prepare in preparations { try prepare(db) }
     }
 
     /// Gives `db`'s `schema` a page cache of ``pageCacheBytes``. Without it SQLite's default

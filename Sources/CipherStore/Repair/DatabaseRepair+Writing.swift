@@ -26,6 +26,8 @@ extension DatabaseRepair {
         let output = try Connection(path: file.temporaryPath, key: key, configuration: Configuration(cipher: cipher, foreignKeys: false))
         do {
             try output.substituteMissingCollations()
+            // The app's collations replace the stand-ins: its indexes are built in its order.
+            try file.options.prepare(output)
             try output.execute(sql: "PRAGMA journal_mode = OFF")
             try output.execute(sql: "PRAGMA synchronous = OFF")
             // Pages that fit are written once, at the commit, and checked there.

@@ -61,7 +61,9 @@ public enum DatabaseRepair {
     ///   - output: the new database, encrypted with the same settings.
     ///   - newKey: the new database's key; `nil` keeps `key`.
     ///   - overwrite: replace an existing file at `output`.
-    ///   - options: progress and cancellation.
+    ///   - options: progress, cancellation, and the app's collations and functions
+    ///     (``DatabaseFileOptions/prepareDatabase(_:)``): indexes under a collation it adds are
+    ///     built in the app's order instead of under a stand-in.
     /// - Returns: what was read and what was lost; ``RepairReport/isComplete`` tells whether
     ///   anything was lost.
     /// - Throws: ``RepairError/nothingReadable(path:pageCount:)`` (wrong key or settings),
