@@ -126,6 +126,34 @@ import Testing
         }
     }
 
+    @Test func everyToolSpellsACollationAsTheSchemaFirstWritesIt() throws {
+        let file = directory.path("spelled.db")
+        let db = try Connection(path: file, key: key)
+        try db.add(collation: DatabaseCollation("mycoll") { lhs, rhs in lhs.compare(rhs) })
+        try db.executeScript("""
+            CREATE TABLE note(id INTEGER PRIMARY KEY, title TEXT, body TEXT COLLATE MyColl);
+            CREATE INDEX note_title ON note(title COLLATE MYCOLL);
+            INSERT INTO note(title, body) VALUES ('b', 'y'), ('a', 'x');
+            """)
+        try db.close()
+        let reports = [
+            try DatabaseFile.verify(path: file, key: key).placeholderCollations,
+            try DatabaseBackup.backup(path: file, key: key, to: directory.path("spelled-copy.db")).verification.placeholderCollations,
+            try DatabaseRepair.salvage(path: file, key: key, to: directory.path("spelled-repaired.db")).placeholderCollations,
+        ]
+        for report in reports {
+            #expect(report.names == ["MyColl"])
+            #expect(report.indexes == ["note_title"])
+        }
+        // A query of the app's that spells it otherwise: the connection names it as met, the
+        // report as the schema writes it.
+        let reader = try DatabaseFile.openForReading(path: file, key: key)
+        defer { try? reader.close() }
+        _ = try String.fetchAll(reader, sql: "SELECT body FROM note ORDER BY body COLLATE mYcOlL")
+        #expect(reader.placeholderCollations == ["mYcOlL"])
+        #expect(try PlaceholderCollations(reader).names == ["MyColl"])
+    }
+
     @Test func aConversionWithoutTheAppsCollationChangesNothingAndNamesIt() throws {
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let copy = directory.path("plain.db")

@@ -59,4 +59,32 @@ import Testing
         #expect(db.changesCount == 1)
         #expect(try TableContentDigest.of(TableShape.read("wide", in: db), in: db).digest != digest)
     }
+
+    /// A `WITHOUT ROWID` table is read in its key's order without a sort (which holds every
+    /// row in memory) when the key's collations are SQLite's, and in byte order otherwise.
+    @Test(arguments: [
+        ("k TEXT COLLATE NOCASE PRIMARY KEY, v", false, ["A", "a2", "b", "C"]),
+        ("k TEXT, j TEXT COLLATE RTRIM, v, PRIMARY KEY(k COLLATE NOCASE, j)", false, ["A", "a2", "b", "C"]),
+        ("k TEXT PRIMARY KEY, v", false, ["A", "C", "a2", "b"]),
+        ("k TEXT COLLATE myapp PRIMARY KEY, v", true, ["A", "C", "a2", "b"]),
+        ("k TEXT, v, PRIMARY KEY(k COLLATE myapp)", true, ["A", "C", "a2", "b"]),
+    ])
+    func aKeyUnderSQLitesCollationsIsReadWithoutASort(columns: String, sorts: Bool, order: [String]) throws {
+        let directory = try TemporaryDirectory()
+        let db = try Connection(path: directory.path("keyed.db"), key: .rawKey(hex: String(repeating: "7a", count: 32)))
+        defer { try? db.close() }
+        try db.add(collation: DatabaseCollation("myapp") { lhs, rhs in rhs.compare(lhs) })
+        try db.execute(sql: "CREATE TABLE keyed(\(columns)) WITHOUT ROWID")
+        let hasJ = columns.contains("j TEXT")
+        for (k, v) in [("b", 1), ("A", 2), ("C", 3), ("a2", 4)] {
+            try db.execute(sql: hasJ ? "INSERT INTO keyed(k, j, v) VALUES (?, 'x', ?)" : "INSERT INTO keyed(k, v) VALUES (?, ?)", arguments: [k, v])
+        }
+        let shape = try TableShape.read("keyed", in: db)
+        let query = try TableContentDigest.query(for: shape, in: db)
+        let plan = try db.fetchAll(sql: "EXPLAIN QUERY PLAN " + query).map { $0.values.map { "\($0)" }.joined(separator: " ") }.joined(separator: "; ")
+        #expect(plan.contains("TEMP B-TREE") == sorts, "\(query): \(plan)")
+        // NOCASE's order where the key is under it, else byte order (never myapp's reverse one).
+        #expect(try db.fetchAll(sql: query).map { try $0.value(String.self, at: 0) } == order, "\(query)")
+        #expect(try TableContentDigest.of(shape, in: db).rowCount == 4)
+    }
 }

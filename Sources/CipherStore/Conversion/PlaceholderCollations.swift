@@ -8,7 +8,10 @@
 /// them was set aside (the rest of the file was checked as usual); check them in the app,
 /// which has the collations, with `PRAGMA integrity_check`.
 public struct PlaceholderCollations: Sendable, Hashable {
-    /// The collations replaced, in the order they were first needed.
+    /// The collations replaced, in the order they were first needed, each spelled as the
+    /// schema first writes it (its tables' columns, then its indexes, in the order they were
+    /// created), so that every tool names a collation written `MyColl` here and `MYCOLL` there
+    /// the same way.
     public let names: [String]
     /// The indexes whose keys use them, sorted by name.
     public let indexes: [String]
@@ -24,6 +27,10 @@ public struct PlaceholderCollations: Sendable, Hashable {
         var names = db.placeholderCollations
         for name in others where !names.contains(where: { Connection.foldedName($0) == Connection.foldedName(name) }) {
             names.append(name)
+        }
+        if !names.isEmpty {
+            let spellings = try db.schemaCollationSpellings()
+            names = names.map { spellings[Connection.foldedName($0)] ?? $0 }
         }
         return PlaceholderCollations(names: names, indexes: try db.indexes(usingCollations: names))
     }

@@ -4,7 +4,8 @@ import Crypto
 /// A SHA-256 of every row of a stored table, each with its identity: the rowid, or in a
 /// `WITHOUT ROWID` table the primary key (which is among the values).
 ///
-/// Rows are read in the order of their identity (the rowid, or the key in byte order), so two
+/// Rows are read in the order of their identity (the rowid, or the key: in the order of its
+/// collations when they are SQLite's own, else in byte order), so two
 /// tables with the same rows under the same rowids have the same digest, whatever their
 /// pages look like; a row renumbered, changed, lost or added changes it. Each value goes in
 /// with its storage class, so `1`, `1.0`, `'1'` and `x'31'` differ.
@@ -12,18 +13,7 @@ enum TableContentDigest {
     /// The digest of `table`'s rows, read on `db`, and how many there are (the same read
     /// counts them: a `count(*)` would read the table again).
     static func of(_ table: TableShape, in db: Connection) throws -> (digest: [UInt8], rowCount: Int) {
-        let name = Connection.quoteIdentifier(table.name)
-        let sql: String
-        if let rowid = table.rowidName {
-            sql = "SELECT \(rowid), * FROM main.\(name) ORDER BY \(rowid)"
-        } else if !table.primaryKey.isEmpty {
-            // In byte order, not the key's collation: a copy builds its b-tree in the order of the
-            // collation it has, which for an app's own or GRDB's may not be the source's.
-            sql = "SELECT * FROM main.\(name) ORDER BY \(table.primaryKey.map { Connection.quoteIdentifier($0) + " COLLATE BINARY" }.joined(separator: ", "))"
-        } else {
-            // Columns named rowid, _rowid_ and oid, and no primary key: the b-tree's order.
-            sql = "SELECT * FROM main.\(name)"
-        }
+        let sql = try query(for: table, in: db)
         let pointer = try db.handle.pointer
         var statement: OpaquePointer?
         try db.handle.check(sqlite3_prepare_v2(pointer, sql, -1, &statement, nil), sql: sql)
@@ -53,6 +43,43 @@ enum TableContentDigest {
             }
         }
         return (hashing.finalize(), rowCount)
+    }
+
+    /// The query that reads `table`'s rows in the order of their identity.
+    static func query(for table: TableShape, in db: Connection) throws -> String {
+        let name = Connection.quoteIdentifier(table.name)
+        if let rowid = table.rowidName {
+            return "SELECT \(rowid), * FROM main.\(name) ORDER BY \(rowid)"
+        }
+        guard !table.primaryKey.isEmpty else {
+            // Columns named rowid, _rowid_ and oid, and no primary key: the b-tree's order.
+            return "SELECT * FROM main.\(name)"
+        }
+        // Under SQLite's own collations, in the key's order: the same in the source and the
+        // copy, and read from the table's b-tree as it is, with no sort (whose rows would be
+        // held in memory). Under an app's collation or GRDB's, in byte order: a copy builds its
+        // b-tree in the order of the collation it has, which may not be the source's.
+        let collations = try primaryKeyCollations(of: table.name, in: db)
+        let order = table.primaryKey.enumerated().map { position, column in
+            let collation = position < collations.count ? collations[position].uppercased() : "BINARY"
+            return Connection.quoteIdentifier(column) + " COLLATE " + (sqliteCollations.contains(collation) ? collation : "BINARY")
+        }
+        return "SELECT * FROM main.\(name) ORDER BY \(order.joined(separator: ", "))"
+    }
+
+    /// The collations SQLite has built in, whose order is the same everywhere.
+    private static let sqliteCollations: Set<String> = ["BINARY", "NOCASE", "RTRIM"]
+
+    /// The collation of each of the primary key's columns in key order, as its index (the
+    /// `WITHOUT ROWID` table's own b-tree) orders them; empty when the index is not found.
+    private static func primaryKeyCollations(of table: String, in db: Connection) throws -> [String] {
+        let indexes = try db.fetchAll(sql: "PRAGMA main.index_list(\(Connection.quoteIdentifier(table)))")
+        guard let index = indexes.first(where: { $0.count > 3 && $0[3] == .text("pk") }), case .text(let name) = index[1] else { return [] }
+        // index_xinfo: the fifth column is the collation, the sixth whether the column is a key.
+        return try db.fetchAll(sql: "PRAGMA main.index_xinfo(\(Connection.quoteIdentifier(name)))").compactMap { row in
+            guard row.count > 5, row[5] == .integer(1), case .text(let collation) = row[4] else { return nil }
+            return collation
+        }
     }
 
     /// The hasher, fed once per 64 KiB rather than per value. Written through a pointer: an

@@ -58,6 +58,43 @@ extension Connection {
         }, nil)
     }
 
+    /// The collations the main database's tables declare on their columns and its indexes on
+    /// their keys, by folded name, each spelled as first written: tables' columns first, then
+    /// indexes, each in the order of `sqlite_master`. SQLite matches collation names without
+    /// regard to case, so one collation may be written several ways; a statement asks for it
+    /// in whichever spelling it meets first, which differs from one command to another.
+    func schemaCollationSpellings() throws -> [String: String] {
+        var spellings: [String: String] = [:]
+        func note(_ name: String) {
+            let folded = Self.foldedName(name)
+            if spellings[folded] == nil { spellings[folded] = name }
+        }
+        let db = try handle.pointer
+        let objects = try fetchAll(sql: "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'index') ORDER BY type DESC, rowid")
+        for object in objects {
+            let name = try object.value(String.self, at: 1)
+            if try object.value(String.self, at: 0) == "table" {
+                // A virtual table whose module this connection lacks has no columns to read.
+                guard let columns = try? fetchAll(sql: "PRAGMA table_info(\(Self.quoteIdentifier(name)))") else { continue }
+                for column in columns {
+                    guard case .text(let columnName) = column[1] else { continue }
+                    var collation: UnsafePointer<CChar>?
+                    // The column's declared collation, read from the schema: nothing is looked up.
+                    if sqlite3_table_column_metadata(db, "main", name, columnName, nil, &collation, nil, nil, nil) == SQLITE_OK,
+                       let collation {
+                        note(String(cString: collation))
+                    }
+                }
+            } else {
+                // index_xinfo: the fifth column is each key column's collation, the sixth whether it is a key.
+                for row in try fetchAll(sql: "PRAGMA index_xinfo(\(Self.quoteIdentifier(name)))") where row.count > 5 {
+                    if case .text(let collation) = row[4], row[5] == .integer(1) { note(collation) }
+                }
+            }
+        }
+        return spellings
+    }
+
     /// The indexes whose keys use one of `collations` (by default, ``placeholderCollations``:
     /// the indexes an integrity check cannot check on this connection), sorted by name.
     func indexes(usingCollations collations: [String]? = nil) throws -> [String] {
