@@ -180,7 +180,7 @@ struct DatabaseConverter: Sendable {
     /// - Parameter readOnly: opens the source read-only.
     private func openSource(conversionIO: Bool = false, readOnly: Bool = false) throws -> Connection {
         var configuration = Configuration(cipher: source.cipher, readOnly: readOnly, busyTimeout: options.busyTimeout, foreignKeys: false)
-        configuration.preparations = options.preparations
+        configuration.preparations = options.connectionPreparations
         if conversionIO {
             configuration.vfsName = try ConversionIO.vfsName()
             // The exporter writes only to the file it attaches; its source stays read-only.
@@ -338,7 +338,7 @@ struct DatabaseConverter: Sendable {
         var schema: SchemaCopy.Pending?
         do {
             var configuration = Configuration(cipher: target.key == nil ? .libraryDefaults : target.cipher, foreignKeys: false)
-            configuration.preparations = options.preparations
+            configuration.preparations = options.connectionPreparations
             // Through the counting VFS: the reads below are the verification's progress.
             configuration.vfsName = try ConversionIO.vfsName()
             var checkKey = target.key

@@ -48,13 +48,19 @@ public struct DatabaseFileOptions: Sendable {
         self.fullReadBack = fullReadBack
     }
 
-    /// Adds work to run on every connection that a whole-file operation opens on a database,
-    /// right after it is keyed and before it reads anything, as
-    /// ``Configuration/prepareDatabase(_:)`` does for an app's connections: the source and the
+    /// Gives the SQL functions and collations that `setup` adds to every connection that a
+    /// whole-file operation opens on a database, before it reads anything: the source and the
     /// result of ``DatabaseFile/encrypt(path:key:cipher:to:options:)-9f43n``, `decrypt`,
     /// `changeKey` and `upgrade`; the database and the copy of a backup; the backup a restore
     /// reads and the copy it writes; the new database a repair builds. Calls add up and run in
     /// order.
+    ///
+    /// Unlike ``Configuration/prepareDatabase(_:)``, `setup` does not run on those connections:
+    /// it runs on a connection of its own, to an empty in-memory database, and what it adds
+    /// there with ``Connection/add(function:)`` and ``Connection/add(collation:)`` is added to
+    /// each of them. Nothing else it does reaches a file, so an app's own preparation can be
+    /// reused as it is: a `PRAGMA journal_mode = WAL`, a write or a temporary trigger stays in
+    /// that in-memory database, and the files keep what the operation says it did to them.
     ///
     /// The place for the SQL functions and collations the file's schema names: a conversion
     /// rebuilds every index, and one under a collation it lacks cannot be built in the app's
@@ -74,15 +80,37 @@ public struct DatabaseFileOptions: Sendable {
     /// try DatabaseFile.changeKey(path: path, oldKey: oldKey, newKey: newKey, options: options)
     /// ```
     ///
-    /// An error thrown stops the conversion before anything is written.
+    /// An error thrown stops the operation before it writes anything, and it is thrown as it is.
     public mutating func prepareDatabase(_ setup: @escaping @Sendable (Connection) throws -> Void) {
         preparations.append(setup)
     }
 
-    /// Runs what ``prepareDatabase(_:)`` added on `db`. A connection that puts stand-ins in place
-    /// of missing collations sets them up first, so that the app's collations replace them.
+    /// Gives `db` the functions and collations that what ``prepareDatabase(_:)`` added adds,
+    /// run on a connection of its own to an in-memory database (see there). A connection that
+    /// puts stand-ins in place of missing collations sets them up first, so that the app's
+    /// collations replace them.
     func prepare(_ db: Connection) throws {
-        for prepare in preparations { try prepare(db) }
+        guard !preparations.isEmpty else { return }
+        let scratch = try Connection(location: .inMemory, key: nil)
+        defer { try? scratch.close() }
+        // Every connection opens with GRDB's functions and collations: those the preparations
+        // add or replace are the ones that differ afterwards.
+        let functionsBefore = scratch.handle.hooks.functions
+        let collationsBefore = scratch.handle.hooks.collations
+        for prepare in preparations { try prepare(scratch) }
+        for (id, function) in scratch.handle.hooks.functions where functionsBefore[id] !== function {
+            try db.add(function: function)
+        }
+        for (id, collation) in scratch.handle.hooks.collations where collationsBefore[id] !== collation {
+            try db.add(collation: collation)
+        }
+    }
+
+    /// ``prepare(_:)`` as a connection's preparation (`Configuration.preparations`).
+    var connectionPreparations: [@Sendable (Connection) throws -> Void] {
+        guard !preparations.isEmpty else { return [] }
+        let options = self
+        return [{ db in try options.prepare(db) }]
     }
 
     /// Gives `db`'s `schema` a page cache of ``pageCacheBytes``. Without it SQLite's default

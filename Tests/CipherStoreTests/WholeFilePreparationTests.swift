@@ -1,0 +1,127 @@
+import CipherStore
+import Foundation
+import TestSupport
+import Testing
+
+/// `DatabaseFileOptions.prepareDatabase` gives the whole-file operations the app's functions and
+/// collations, and nothing else: an app's own preparation, reused as it is, may change the
+/// journal mode or write, and no file an operation reads or writes sees it.
+@Suite struct WholeFilePreparationTests {
+    let directory: TemporaryDirectory
+    let path: String
+    let key: DatabaseKey
+    let options: DatabaseFileOptions
+
+    /// Reverse byte order: an index under it checks only with the app's collation.
+    static let myapp = DatabaseCollation("myapp") { lhs, rhs in rhs.compare(lhs) }
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        path = directory.path("app.db")
+        key = try DatabaseKey.rawKey(hex: String(repeating: "5d", count: 32))
+        let db = try Connection(path: path, key: key)
+        try db.add(collation: Self.myapp)
+        try db.executeScript("""
+            PRAGMA journal_mode = DELETE;
+            CREATE TABLE word(id INTEGER PRIMARY KEY, text TEXT COLLATE myapp UNIQUE);
+            WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 200)
+            INSERT INTO word(text) SELECT printf('w%04d', i) FROM c;
+            """)
+        try db.close()
+        var options = DatabaseFileOptions()
+        // What an app's own preparation may do beside adding its collation.
+        options.prepareDatabase { db in
+            try db.add(collation: Self.myapp)
+            try db.execute(sql: "PRAGMA query_only = OFF")
+            _ = try db.fetchAll(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "CREATE TABLE IF NOT EXISTS audit(x)")
+            try db.execute(sql: "INSERT INTO audit VALUES ('prepared')")
+        }
+        self.options = options
+    }
+
+    func bytes(_ file: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: file)) }
+
+    /// The file's journal mode and whether it has the preparation's table, read with the app's collation.
+    func state(of file: String) throws -> (journalMode: String, hasAudit: Bool, integrity: String) {
+        let db = try Connection(path: file, key: key)
+        defer { try? db.close() }
+        try db.add(collation: Self.myapp)
+        let mode = try db.fetchScalar(String.self, sql: "PRAGMA journal_mode") ?? ""
+        let audit = try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'audit'") ?? -1
+        return (mode, audit > 0, try db.fetchScalar(String.self, sql: "PRAGMA integrity_check") ?? "")
+    }
+
+    @Test func aBackupAndARestoreLeaveTheirSourcesAsTheyWere() throws {
+        let before = try bytes(path)
+        let copy = directory.path("copy.db")
+        let backup = try DatabaseBackup.backup(path: path, key: key, to: copy, options: options)
+        #expect(backup.verification.placeholderCollations.isEmpty)
+        #expect(try bytes(path) == before)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        let copied = try state(of: copy)
+        #expect(copied.journalMode == "delete")
+        #expect(!copied.hasAudit)
+        #expect(copied.integrity == "ok")
+
+        let copyBytes = try bytes(copy)
+        let restored = directory.path("restored.db")
+        let restore = try DatabaseBackup.restore(backup: copy, key: key, over: restored, options: options)
+        #expect(restore.verification.placeholderCollations.isEmpty)
+        #expect(try bytes(copy) == copyBytes)
+        let restoredState = try state(of: restored)
+        #expect(restoredState.journalMode == "delete")
+        #expect(!restoredState.hasAudit)
+        #expect(restoredState.integrity == "ok")
+    }
+
+    @Test func anAppsBackupGetsTheCollationAndNotTheRest() throws {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in try db.add(collation: Self.myapp) }
+        let queue = try DatabaseQueue(path: path, key: key, configuration: configuration)
+        defer { try? queue.close() }
+        let copy = directory.path("app-copy.db")
+        let report = try queue.backup(to: copy, key: key, options: options)
+        #expect(report.verification.placeholderCollations.isEmpty)
+        let copied = try state(of: copy)
+        #expect(copied.journalMode == "delete")
+        #expect(!copied.hasAudit)
+    }
+
+    @Test func aRepairBuildsTheAppsOrderAndHoldsOnlyTheFilesRows() throws {
+        let before = try bytes(path)
+        let repaired = directory.path("repaired.db")
+        let report = try DatabaseRepair.salvage(path: path, key: key, to: repaired, options: options)
+        #expect(report.isComplete)
+        #expect(report.tables.map(\.name) == ["word"])
+        #expect(try bytes(path) == before)
+        let state = try state(of: repaired)
+        #expect(!state.hasAudit)
+        #expect(state.integrity == "ok")
+    }
+
+    @Test func aRewriteLeavesItsSourceAndWritesOnlyTheSourcesRows() throws {
+        let before = try bytes(path)
+        let plain = directory.path("plain.db")
+        try DatabaseFile.decrypt(path: path, key: key, to: .file(plain), options: options)
+        #expect(try bytes(path) == before)
+        let db = try Connection(path: plain, key: nil)
+        defer { try? db.close() }
+        try db.add(collation: Self.myapp)
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'audit'") == 0)
+        #expect(try db.fetchScalar(String.self, sql: "PRAGMA integrity_check") == "ok")
+        #expect(try String.fetchAll(db, sql: "SELECT text FROM word ORDER BY text LIMIT 1") == ["w0200"])
+    }
+
+    @Test func aPreparationThatThrowsStopsTheOperationWithItsErrorAndLeavesNothing() throws {
+        struct Refused: Error, Equatable {}
+        var failing = DatabaseFileOptions()
+        failing.prepareDatabase { _ in throw Refused() }
+        let before = try bytes(path)
+        #expect(throws: Refused()) { try DatabaseBackup.backup(path: path, key: key, to: directory.path("no-copy.db"), options: failing) }
+        #expect(throws: Refused()) { try DatabaseRepair.salvage(path: path, key: key, to: directory.path("no-repair.db"), options: failing) }
+        #expect(throws: Refused()) { try DatabaseFile.changeKey(path: path, oldKey: key, newKey: key, options: failing) }
+        #expect(try bytes(path) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == ["app.db"])
+    }
+}
