@@ -103,8 +103,22 @@ import Testing
         let error = try #require(throws: DatabaseFileError.self) {
             try DatabaseBackup.backup(path: path, key: key, to: copy, options: options)
         }
-        #expect("\(error)".contains("sqlite_autoindex_word_1"), "\(error)")
+        // Named as what it may be: the app's collation changed, or damage. Not a copy that went wrong.
+        guard case .indexesNotInAppOrder(let named, let indexes, _) = error else { Issue.record("\(error)"); return }
+        #expect(named == path)
+        #expect(indexes == ["sqlite_autoindex_word_1"])
+        #expect("\(error)".contains("Either the app's collation or function orders or computes otherwise than the one the file was built with"), "\(error)")
         #expect(!FileManager.default.fileExists(atPath: copy))
+
+        // A restore of the unchecked copy says the same of the backup, and replaces nothing.
+        let target = directory.path("target.db")
+        try Data("not touched".utf8).write(to: URL(fileURLWithPath: target))
+        let restoreError = try #require(throws: DatabaseFileError.self) {
+            try DatabaseBackup.restore(backup: directory.path("unchecked.db"), key: key, over: target, replacingUnreadable: true, options: options)
+        }
+        guard case .indexesNotInAppOrder(let backup, _, _) = restoreError else { Issue.record("\(restoreError)"); return }
+        #expect(backup == directory.path("unchecked.db"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: target)) == Data("not touched".utf8))
     }
 
     @Test func aRepairGivenTheAppsCollationBuildsItsIndexesInTheAppsOrder() throws {

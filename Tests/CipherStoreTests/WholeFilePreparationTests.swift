@@ -124,4 +124,30 @@ import Testing
         #expect(try bytes(path) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == ["app.db"])
     }
+
+    @Test func anIndexOnTheAppsFunctionComputedOtherwiseIsNamedAsSuch() throws {
+        let db = try Connection(path: path, key: key)
+        try db.add(function: DatabaseFunction("slug", argumentCount: 1, pure: true) { values in
+            guard case .text(let text)? = values.first else { return nil }
+            return text.lowercased()
+        })
+        try db.execute(sql: "CREATE INDEX word_slug ON word(slug(text))")
+        try db.close()
+        var otherSlug = DatabaseFileOptions()
+        otherSlug.prepareDatabase { db in
+            try db.add(collation: Self.myapp)
+            try db.add(function: DatabaseFunction("slug", argumentCount: 1, pure: true) { values in
+                guard case .text(let text)? = values.first else { return nil }
+                return text.uppercased()
+            })
+        }
+        let copy = directory.path("copy.db")
+        let error = try #require(throws: DatabaseFileError.self) {
+            try DatabaseBackup.backup(path: path, key: key, to: copy, options: otherSlug)
+        }
+        guard case .indexesNotInAppOrder(let named, let indexes, _) = error else { Issue.record("\(error)"); return }
+        #expect(named == path)
+        #expect(indexes == ["word_slug"])
+        #expect(!FileManager.default.fileExists(atPath: copy))
+    }
 }

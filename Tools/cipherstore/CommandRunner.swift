@@ -51,7 +51,7 @@ enum CommandRunner {
         case let error as DatabaseFileError:
             switch error {
             case .alreadyEncrypted, .alreadyPlaintext, .sourceEmpty, .unreadableSchema, .missingModule, .missingFunction, .missingCollation: return ExitCodes.wrongFileKind
-            case .verificationFailed, .damaged, .keysNotUnique: return ExitCodes.verificationFailed
+            case .verificationFailed, .damaged, .keysNotUnique, .indexesNotInAppOrder: return ExitCodes.verificationFailed
             case .outputExists, .outputIsSource, .outputIsDirectory, .backupExists, .sourceHasOtherNames: return 64
             case .cancelled: return Interruption.exitCode
             case .sourceMissing, .sourceIsDirectory, .notARegularFile, .outputDirectoryUnusable, .sourceDirectoryNotWritable, .databaseInUse, .replacedByAnotherConversion, .ownerCannotBeKept,

@@ -17,8 +17,9 @@ extension DatabaseReader {
     ///   - key: the backup's key — the database's own key to keep it, or another. `nil` only
     ///     for a plaintext database.
     ///   - overwrite: replace an existing file at `path`.
-    ///   - options: progress, cancellation, full read-back; its `prepareDatabase` runs on the
-    ///     copy, beside the functions and collations this connection has.
+    ///   - options: progress, cancellation, full read-back; the functions and collations its
+    ///     `prepareDatabase` adds are given to the copy after this connection's, so that one of
+    ///     the same name is the options'.
     /// - Throws: as ``DatabaseBackup/backup(path:key:cipher:to:newKey:overwrite:options:)-16gg8``.
     @discardableResult
     public func backup(to path: String, key: DatabaseKey?, overwrite: Bool = false,

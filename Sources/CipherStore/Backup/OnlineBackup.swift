@@ -102,7 +102,13 @@ struct OnlineBackup {
             throw BackupError.copyFailed(path: temporaryPath, reason: error.message ?? error.description)
         }
         // The pages the copy still holds in its cache are checked without reading them again.
-        let notChecked = try DatabaseFile.checkIntegrity(destination)
+        let notChecked: [String]
+        do {
+            notChecked = try DatabaseFile.checkIntegrity(destination)
+        } catch DatabaseFileError.indexesNotInAppOrder(_, let indexes, let detail) {
+            // The copy holds the source's pages: what its check finds, the source has.
+            throw DatabaseFileError.indexesNotInAppOrder(path: sourceName, indexes: indexes, detail: detail)
+        }
         return (destination.placeholderCollations, notChecked)
     }
 

@@ -343,6 +343,11 @@ public enum DatabaseFile {
         let problems = integrityProblems(rows)
         let others = checkable(problems).filter { problem in !unchecked.contains { problem.hasSuffix(" index " + $0) } }
         guard others.isEmpty else {
+            let appIndexes = schema == "main" ? try db.indexesUsingAppDefinitions() : []
+            let named = Set(others.compactMap { problem in appIndexes.first { problem.hasSuffix(" index " + $0) } })
+            if !named.isEmpty, others.allSatisfy({ problem in named.contains { problem.hasSuffix(" index " + $0) } }) {
+                throw DatabaseFileError.indexesNotInAppOrder(path: db.location.displayName, indexes: named.sorted(), detail: integritySummary(others))
+            }
             throw DatabaseFileError.verificationFailed(detail: integritySummary(others))
         }
         if problems.count >= integrityCheckLimit {

@@ -49,7 +49,7 @@ public struct DatabaseFileOptions: Sendable {
     }
 
     /// Gives the SQL functions and collations that `setup` adds to every connection that a
-    /// whole-file operation opens on a database, before it reads anything: the source and the
+    /// whole-file operation opens on a database, before it reads a row: the source and the
     /// result of ``DatabaseFile/encrypt(path:key:cipher:to:options:)-9f43n``, `decrypt`,
     /// `changeKey` and `upgrade`; the database and the copy of a backup; the backup a restore
     /// reads and the copy it writes; the new database a repair builds. Calls add up and run in
@@ -69,7 +69,10 @@ public struct DatabaseFileOptions: Sendable {
     /// nothing. A backup, a restore and a repair put a stand-in in binary order in place of a
     /// collation they lack and say so (``PlaceholderCollations``): with the app's own, a backup's
     /// and a restore's integrity checks also check the indexes under it, and a repair builds
-    /// them in the app's order. Give it the app's own:
+    /// them in the app's order. An index that the app's collation or function finds out of order
+    /// stops a backup or a restore with ``DatabaseFileError/indexesNotInAppOrder(path:indexes:detail:)``,
+    /// which names both causes: the app's definition changed since the index was built, or
+    /// damage. Give it the app's own:
     ///
     /// ```swift
     /// var options = DatabaseFileOptions()
