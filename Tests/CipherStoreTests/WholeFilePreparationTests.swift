@@ -150,4 +150,18 @@ import Testing
         #expect(indexes == ["word_slug"])
         #expect(!FileManager.default.fileExists(atPath: copy))
     }
+
+    @Test func givenGRDBsCollationAgainTheToolUsesItInsteadOfAStandIn() throws {
+        let file = directory.path("grdb.db")
+        let db = try Connection(path: file, key: key)
+        try db.execute(sql: "CREATE TABLE name(text TEXT COLLATE swiftCaseInsensitiveCompare UNIQUE)")
+        try db.execute(sql: "INSERT INTO name VALUES ('b'), ('A'), ('c')")
+        try db.close()
+        let standIn = try DatabaseBackup.backup(path: file, key: key, to: directory.path("stand-in.db"))
+        #expect(standIn.verification.placeholderCollations.names == ["swiftCaseInsensitiveCompare"])
+        var options = DatabaseFileOptions()
+        options.prepareDatabase { db in try db.add(collation: .caseInsensitiveCompare) }
+        let checked = try DatabaseBackup.backup(path: file, key: key, to: directory.path("checked.db"), options: options)
+        #expect(checked.verification.placeholderCollations.isEmpty)
+    }
 }

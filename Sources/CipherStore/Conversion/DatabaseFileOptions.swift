@@ -96,17 +96,14 @@ public struct DatabaseFileOptions: Sendable {
         guard !preparations.isEmpty else { return }
         let scratch = try Connection(location: .inMemory, key: nil)
         defer { try? scratch.close() }
-        // Every connection opens with GRDB's functions and collations: those the preparations
-        // add or replace are the ones that differ afterwards.
-        let functionsBefore = scratch.handle.hooks.functions
-        let collationsBefore = scratch.handle.hooks.collations
+        // Every connection opens with GRDB's functions and collations. Forgetting them (SQLite
+        // keeps its own reference) leaves what the preparations add, GRDB's own included: a
+        // tool's connections compare GRDB's collations through stand-ins unless given them.
+        scratch.handle.hooks.functions.removeAll()
+        scratch.handle.hooks.collations.removeAll()
         for prepare in preparations { try prepare(scratch) }
-        for (id, function) in scratch.handle.hooks.functions where functionsBefore[id] !== function {
-            try db.add(function: function)
-        }
-        for (id, collation) in scratch.handle.hooks.collations where collationsBefore[id] !== collation {
-            try db.add(collation: collation)
-        }
+        for function in scratch.handle.hooks.functions.values { try db.add(function: function) }
+        for collation in scratch.handle.hooks.collations.values { try db.add(collation: collation) }
     }
 
     /// ``prepare(_:)`` as a connection's preparation (`Configuration.preparations`).
