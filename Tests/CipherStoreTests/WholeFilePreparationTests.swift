@@ -4,8 +4,9 @@ import TestSupport
 import Testing
 
 /// `DatabaseFileOptions.prepareDatabase` gives the whole-file operations the app's functions and
-/// collations, and nothing else: an app's own preparation, reused as it is, may change the
-/// journal mode or write, and no file an operation reads or writes sees it.
+/// collations, and changes no file: an app's own preparation, reused as it is, may set the
+/// journal mode or make temporary triggers, and no file an operation reads or writes sees it;
+/// one that writes stops the operation before it writes anything.
 @Suite struct WholeFilePreparationTests {
     let directory: TemporaryDirectory
     let path: String
@@ -32,24 +33,27 @@ import Testing
         // What an app's own preparation may do beside adding its collation.
         options.prepareDatabase { db in
             try db.add(collation: Self.myapp)
+            _ = try db.fetchScalar(Int.self, sql: "PRAGMA user_version")
             try db.execute(sql: "PRAGMA query_only = OFF")
             _ = try db.fetchAll(sql: "PRAGMA journal_mode = WAL")
-            try db.execute(sql: "CREATE TABLE IF NOT EXISTS audit(x)")
-            try db.execute(sql: "INSERT INTO audit VALUES ('prepared')")
+            try db.execute(sql: "PRAGMA user_version = 7")
+            try db.execute(sql: "PRAGMA wal_checkpoint")
         }
         self.options = options
     }
 
     func bytes(_ file: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: file)) }
 
-    /// The file's journal mode and whether it has the preparation's table, read with the app's collation.
+    /// The file's journal mode, whether it holds anything but its 200 rows (the preparation's
+    /// trigger fired, its user_version set), and its integrity, read with the app's collation.
     func state(of file: String) throws -> (journalMode: String, hasAudit: Bool, integrity: String) {
         let db = try Connection(path: file, key: key)
         defer { try? db.close() }
         try db.add(collation: Self.myapp)
         let mode = try db.fetchScalar(String.self, sql: "PRAGMA journal_mode") ?? ""
-        let audit = try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'audit'") ?? -1
-        return (mode, audit > 0, try db.fetchScalar(String.self, sql: "PRAGMA integrity_check") ?? "")
+        let rows = try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM word") ?? -1
+        let version = try db.fetchScalar(Int.self, sql: "PRAGMA user_version") ?? -1
+        return (mode, rows != 200 || version != 0, try db.fetchScalar(String.self, sql: "PRAGMA integrity_check") ?? "")
     }
 
     @Test func aBackupAndARestoreLeaveTheirSourcesAsTheyWere() throws {
@@ -108,7 +112,8 @@ import Testing
         let db = try Connection(path: plain, key: nil)
         defer { try? db.close() }
         try db.add(collation: Self.myapp)
-        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'audit'") == 0)
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM word") == 200)
+        #expect(try db.fetchScalar(Int.self, sql: "PRAGMA user_version") == 0)
         #expect(try db.fetchScalar(String.self, sql: "PRAGMA integrity_check") == "ok")
         #expect(try String.fetchAll(db, sql: "SELECT text FROM word ORDER BY text LIMIT 1") == ["w0200"])
     }
@@ -125,7 +130,7 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == ["app.db"])
     }
 
-    @Test func anIndexOnTheAppsFunctionComputedOtherwiseIsNamedAsSuch() throws {
+    @Test func anIndexOnTheAppsFunctionComputedOtherwiseFailsTheCheck() throws {
         let db = try Connection(path: path, key: key)
         try db.add(function: DatabaseFunction("slug", argumentCount: 1, pure: true) { values in
             guard case .text(let text)? = values.first else { return nil }
@@ -145,9 +150,10 @@ import Testing
         let error = try #require(throws: DatabaseFileError.self) {
             try DatabaseBackup.backup(path: path, key: key, to: copy, options: otherSlug)
         }
-        guard case .indexesNotInAppOrder(let named, let indexes, _) = error else { Issue.record("\(error)"); return }
-        #expect(named == path)
-        #expect(indexes == ["word_slug"])
+        // Only a collation is told apart from damage (by the index's key columns); a function
+        // in an index's expression is not, and the check fails as for any damage.
+        guard case .verificationFailed(let detail) = error else { Issue.record("\(error)"); return }
+        #expect(detail.contains("word_slug"), "\(detail)")
         #expect(!FileManager.default.fileExists(atPath: copy))
     }
 
@@ -163,5 +169,65 @@ import Testing
         options.prepareDatabase { db in try db.add(collation: .caseInsensitiveCompare) }
         let checked = try DatabaseBackup.backup(path: file, key: key, to: directory.path("checked.db"), options: options)
         #expect(checked.verification.placeholderCollations.isEmpty)
+    }
+
+    @Test func aPreparationThatWouldChangeAFileStopsTheOperationAndChangesNothing() throws {
+        // (Statements that need no table: a repair's result is empty while it is prepared.)
+        for statement in ["CREATE TABLE audit(x)", "ATTACH DATABASE '\(directory.path("side.db"))' AS side"] {
+            var writing = DatabaseFileOptions()
+            writing.prepareDatabase { db in try db.execute(sql: statement) }
+            let before = try bytes(path)
+            for run in [
+                { try DatabaseBackup.backup(path: path, key: key, to: directory.path("no-copy.db"), options: writing) },
+                { try DatabaseRepair.salvage(path: path, key: key, to: directory.path("no-repair.db"), options: writing) },
+                { try DatabaseFile.changeKey(path: path, oldKey: key, newKey: key, options: writing) },
+            ] as [() throws -> Any] {
+                let error = try #require(throws: DatabaseError.self) { try run() }
+                #expect(error.resultCode == .SQLITE_AUTH, "\(statement): \(error)")
+                #expect("\(error)".contains("may add functions and collations, read, and make temporary tables and triggers, but not change a file"), "\(error)")
+            }
+            #expect(try bytes(path) == before, "\(statement)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == ["app.db"], "\(statement)")
+        }
+    }
+
+    @Test func aPreparationThatWritesRowsStopsABackupAndARewrite() throws {
+        var writing = DatabaseFileOptions()
+        writing.prepareDatabase { db in try db.execute(sql: "UPDATE word SET text = 'written' WHERE id = 1") }
+        let before = try bytes(path)
+        for run in [
+            { try DatabaseBackup.backup(path: path, key: key, to: directory.path("no-copy.db"), options: writing) },
+            { try DatabaseFile.changeKey(path: path, oldKey: key, newKey: key, options: writing) },
+        ] as [() throws -> Any] {
+            let error = try #require(throws: DatabaseError.self) { try run() }
+            #expect(error.resultCode == .SQLITE_AUTH, "\(error)")
+        }
+        #expect(try bytes(path) == before)
+    }
+
+    @Test func aPoolsKeyChangeUsesThePreparationThatReadsTheDatabase() throws {
+        let db = try Connection(path: path, key: key)
+        try db.execute(sql: "PRAGMA user_version = 1")
+        try db.close()
+        var configuration = Configuration()
+        // The collation depends on the file: version 1 files sort in reverse.
+        configuration.prepareDatabase { db in
+            let version = try db.fetchScalar(Int.self, sql: "PRAGMA user_version") ?? 0
+            try db.add(collation: version >= 1 ? Self.myapp : DatabaseCollation("myapp") { lhs, rhs in lhs.compare(rhs) })
+            // An app's temporary trigger on its own table: made on the rewrite's connections too,
+            // and dropped before the rewrite writes (the new file gets no extra row).
+            try db.execute(sql: "CREATE TEMP TRIGGER IF NOT EXISTS word_log AFTER INSERT ON main.word BEGIN INSERT INTO word(text) VALUES ('logged ' || new.id); END")
+        }
+        let pool = try DatabasePool(path: path, key: key, configuration: configuration)
+        defer { try? pool.close() }
+        let newKey = try DatabaseKey.rawKey(hex: String(repeating: "6e", count: 32))
+        try pool.changeKey(to: newKey)
+        let (integrity, found) = try pool.read { db -> (String?, Int?) in
+            (try db.fetchScalar(String.self, sql: "PRAGMA integrity_check"),
+             try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM word WHERE text = 'w0150'"))
+        }
+        #expect(integrity == "ok")
+        #expect(found == 1)
+        #expect(try pool.read { db in try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM word") } == 200)
     }
 }

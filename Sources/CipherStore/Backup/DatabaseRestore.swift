@@ -19,7 +19,7 @@ struct DatabaseRestore {
         defer { try? backup.close() }
         try options.prepare(backup)
         try options.applyPageCache(to: backup)
-        _ = try DatabaseFile.reportingDamage(path: backupPath) { try DatabaseFile.checkIntegrity(backup) }
+        _ = try DatabaseFile.reportingDamage(path: backupPath) { try DatabaseFile.checkIntegrity(backup, namingAppCollationsFor: backupPath) }
         // The copy reads each page once: its cache goes back to SQLite's default, so that the
         // restore holds one large cache (the copy's), not two.
         try backup.execute(sql: "PRAGMA cache_size = -2000")

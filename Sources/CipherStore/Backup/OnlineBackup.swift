@@ -42,8 +42,10 @@ struct OnlineBackup {
         let cipher: CipherSettings
         /// The collations the copy's integrity check replaced by stand-ins.
         let placeholderCollations: [String]
-        /// The functions the copy's integrity check lacked (see ``DatabaseFile/checkIntegrity(_:schema:)``).
+        /// The functions the copy's integrity check lacked (see ``DatabaseFile/checkIntegrity(_:schema:namingAppCollationsFor:)``).
         let functionsNotChecked: [String]
+        /// The source as messages name it.
+        let sourceName: String
     }
 
     /// Copies the source's snapshot into the new file and checks the pages it wrote (the fill
@@ -60,13 +62,13 @@ struct OnlineBackup {
         let snapshot = try DatabaseFile.reportingDamage(path: sourceName) { try DatabaseSnapshot.capture(source, comparingContent: true) }
         let (standIns, notChecked) = try copyPages(into: file, cipher: cipher, pageSize: inUse.pageSize ?? 4096, sourceName: sourceName)
         file.report(.verifying, fraction: 0.8, written: FileSystem.size(file.temporaryPath))
-        return Copied(snapshot: snapshot, cipher: cipher, placeholderCollations: standIns, functionsNotChecked: notChecked)
+        return Copied(snapshot: snapshot, cipher: cipher, placeholderCollations: standIns, functionsNotChecked: notChecked, sourceName: sourceName)
     }
 
     /// Copies every page of the source's snapshot into `temporaryPath`, a few MiB per step,
     /// checking for cancellation between steps.
     /// - Returns: the collations the copy's integrity check replaced by stand-ins, and the
-    ///   functions it lacked (see ``DatabaseFile/checkIntegrity(_:schema:)``).
+    ///   functions it lacked (see ``DatabaseFile/checkIntegrity(_:schema:namingAppCollationsFor:)``).
     private func copyPages(into file: WholeFileWrite.Context, cipher: CipherSettings, pageSize sourcePageSize: Int,
                            sourceName: String) throws -> (standIns: [String], functionsNotChecked: [String]) {
         let temporaryPath = file.temporaryPath
@@ -102,13 +104,8 @@ struct OnlineBackup {
             throw BackupError.copyFailed(path: temporaryPath, reason: error.message ?? error.description)
         }
         // The pages the copy still holds in its cache are checked without reading them again.
-        let notChecked: [String]
-        do {
-            notChecked = try DatabaseFile.checkIntegrity(destination)
-        } catch DatabaseFileError.indexesNotInAppOrder(_, let indexes, let detail) {
-            // The copy holds the source's pages: what its check finds, the source has.
-            throw DatabaseFileError.indexesNotInAppOrder(path: sourceName, indexes: indexes, detail: detail)
-        }
+        // The copy holds the source's pages: what its check finds, the source has.
+        let notChecked = try DatabaseFile.checkIntegrity(destination, namingAppCollationsFor: sourceName)
         return (destination.placeholderCollations, notChecked)
     }
 
@@ -144,7 +141,7 @@ struct OnlineBackup {
             if let difference = copied.snapshot.difference(from: written) {
                 throw DatabaseFileError.verificationFailed(detail: difference)
             }
-            if options.fullReadBack { try DatabaseFile.checkIntegrity(check) }
+            if options.fullReadBack { try DatabaseFile.checkIntegrity(check, namingAppCollationsFor: copied.sourceName) }
             let schemaCopy = try key.map {
                 SchemaCopy.Pending(copy: try SchemaCopy.capture(check, counting: false, rowCounts: written.rowCounts), key: $0, cipher: cipher)
             }

@@ -38,10 +38,11 @@ public enum DatabaseFileError: Error, Sendable, CustomStringConvertible, Equatab
     /// Rows the source keeps apart have the same key in the copy: a collation of this process
     /// compares text otherwise than the one the file was built with, or the file is damaged.
     case keysNotUnique(path: String, detail: String)
-    /// The integrity check finds indexes not holding what their tables do, and each is built
-    /// with a collation or a function the app gave to the operation
-    /// (``DatabaseFileOptions/prepareDatabase(_:)``): either the app's orders or computes
-    /// otherwise than the one the file was built with, or the file is damaged.
+    /// A backup's or a restore's integrity check finds indexes not holding what their tables do,
+    /// and each is under a collation the app gave to the operation
+    /// (``DatabaseFileOptions/prepareDatabase(_:)``, or the app's own connection for
+    /// `backup(to:)`): either the app's collation orders otherwise than the one the file was
+    /// built with, or the file is damaged.
     case indexesNotInAppOrder(path: String, indexes: [String], detail: String)
     /// The output exists and overwriting was not asked for.
     case outputExists(path: String)
@@ -108,7 +109,7 @@ public enum DatabaseFileError: Error, Sendable, CustomStringConvertible, Equatab
             return "The rows of '\(path)' are not unique under the keys of the copy (\(detail)): values the file keeps apart compare equal here. Either a collation of this program (an app's own given to it, or GRDB's from another version) compares text otherwise than the one the file was built with, or the file is damaged. \(unchanged) Give the rewrite the collation the file was built with (DatabaseFileOptions.prepareDatabase), and check the file with `cipherstore verify`."
         case .indexesNotInAppOrder(let path, let indexes, let detail):
             let named = indexes.count == 1 ? "the index \(indexes[0]) does" : "the indexes \(indexes.joined(separator: ", ")) do"
-            return "The integrity check of '\(path)' finds that \(named) not hold what \(indexes.count == 1 ? "its table does" : "their tables do") (\(detail)), and \(indexes.count == 1 ? "it is" : "each is") built with a collation or a function that the app gave to this operation (DatabaseFileOptions.prepareDatabase). Either the app's collation or function orders or computes otherwise than the one the file was built with (the index is then right for that one), or the file is damaged. \(unchanged) Rebuild \(indexes.count == 1 ? "that index" : "those indexes") in the app with REINDEX and retry; to tell damage apart, check the file with `cipherstore verify`, which sets indexes under such collations aside."
+            return "The integrity check of '\(path)' finds that \(named) not hold what \(indexes.count == 1 ? "its table does" : "their tables do") (\(detail)), and \(indexes.count == 1 ? "it is" : "each is") under a collation that the app gave to this operation. Either the app's collation orders otherwise than the one the file was built with (the index is then right for that one), or the file is damaged. \(unchanged) Rebuild \(indexes.count == 1 ? "that index" : "those indexes") in the app with REINDEX and retry; to tell damage apart, check the file with `cipherstore verify`, which sets indexes under such collations aside."
         case .outputExists(let path):
             return "'\(path)' already exists. \(unchanged) \(spelling(.overwrite).map { "Choose another output, or \($0) to replace it." } ?? "Choose another output.")"
         case .outputIsSource(let path):

@@ -58,24 +58,6 @@ extension Connection {
         }, nil)
     }
 
-    /// The indexes of the main database built with a collation or a function this connection
-    /// was given by an app (``add(collation:)``, ``add(function:)``; not its stand-ins, nor
-    /// GRDB's functions every connection has), sorted by name: a collation by the indexes'
-    /// key columns, a function by a call in the index's SQL. An integrity check that finds
-    /// one of them out of order may be finding the app's definition changed, not damage.
-    func indexesUsingAppDefinitions() throws -> [String] {
-        let standardFunctions = Set(DatabaseFunction.standard.map(\.id))
-        let functions = Set(addedFunctions.filter { !standardFunctions.contains($0.id) }.map { Self.foldedName($0.name) })
-        var indexes = Set(try self.indexes(usingCollations: addedCollations.map(\.name)))
-        if !functions.isEmpty {
-            for row in try fetchAll(sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL") {
-                let sql = Self.foldedName(try row.value(String.self, at: 1)).filter { !$0.isWhitespace }
-                if functions.contains(where: { sql.contains($0 + "(") }) { indexes.insert(try row.value(String.self, at: 0)) }
-            }
-        }
-        return indexes.sorted()
-    }
-
     /// The collations the main database's tables declare on their columns and its indexes on
     /// their keys, by folded name, each spelled as first written: tables' columns first, then
     /// indexes, each in the order of `sqlite_master`. SQLite matches collation names without
