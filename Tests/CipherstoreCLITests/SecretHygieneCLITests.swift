@@ -15,11 +15,19 @@ import Testing
         let secret = "env-secret-Passphrase-91c2"
         let (process, output, errors) = try CLI.start(["encrypt", source, "-o", workspace.path("out.db"), "--key-env", "CS_TEST_KEY"],
                                                       environment: ["CS_TEST_KEY": secret])
-        // While it runs: its argv and its environment.
-        Thread.sleep(forTimeInterval: 0.25)
+        // While it runs: its argv and its environment. The key is in the environment the
+        // process starts with, until the tool reads and scrubs it as it starts: on a loaded
+        // machine that can take longer than a fixed wait, so look again until it is gone (or the
+        // process ended), for up to 10 seconds.
         let pid = process.processIdentifier
-        let commandLine = fileBytes("/proc/\(pid)/cmdline")
-        let environment = fileBytes("/proc/\(pid)/environ")
+        var commandLine = Data()
+        var environment = Data()
+        let deadline = Date().addingTimeInterval(10)
+        repeat {
+            Thread.sleep(forTimeInterval: 0.05)
+            commandLine = fileBytes("/proc/\(pid)/cmdline")
+            environment = fileBytes("/proc/\(pid)/environ")
+        } while environment.range(of: Data(secret.utf8)) != nil && Date() < deadline
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
         let errorData = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
