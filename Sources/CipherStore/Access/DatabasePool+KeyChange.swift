@@ -17,8 +17,9 @@ extension DatabasePool {
     ///   - newKey: the new key.
     ///   - newCipher: new cipher settings; each one left `nil` is the database's current one.
     ///   - options: progress, cancellation, busy timeout of the rewrite. The rewrite's
-    ///     connections run the pool's ``Configuration/prepareDatabase(_:)`` work first (its
-    ///     functions and collations), then the options' own.
+    ///     connections get the functions and collations the pool's connections have (as its
+    ///     ``Configuration/prepareDatabase(_:)`` added them for this database) first, then the
+    ///     options' own.
     /// - Returns: the rewrite's report.
     /// - Throws: the errors of the key change, after which the pool goes on with the old key;
     ///   ``CipherStoreError/reentrantQueueAccess`` from inside a block of this pool;
@@ -28,9 +29,15 @@ extension DatabasePool {
     public func changeKey(to newKey: DatabaseKey, cipher newCipher: CipherSettings = .libraryDefaults,
                           options: DatabaseFileOptions = DatabaseFileOptions()) throws -> DatabaseFileReport {
         var report: DatabaseFileReport?
-        // The rewrite builds every index anew: with the pool's own functions and collations.
+        // The rewrite builds every index anew: with the functions and collations the pool's own
+        // connections have, as its preparation chose them for this database (a preparation
+        // given to a rewrite runs apart from the file, so it could not read it).
+        let (functions, collations) = try read { db in (db.addedFunctions, db.addedCollations) }
         var options = options
-        options.preparations = state.withLock { $0.readerConfiguration.preparations } + options.preparations
+        options.preparations.insert({ db in
+            for function in functions { try db.add(function: function) }
+            for collation in collations { try db.add(collation: collation) }
+        }, at: 0)
         try withConnectionsClosed { path, currentKey, currentCipher in
             guard let currentKey else {
                 throw CipherStoreError.invalidConfiguration(reason: "this pool's database is plaintext, so it has no key to change. Encrypt it with DatabaseFile.encrypt first.")

@@ -55,15 +55,15 @@ public struct DatabaseFileOptions: Sendable {
     /// reads and the copy it writes; the new database a repair builds. Calls add up and run in
     /// order.
     ///
-    /// `setup` runs on each of them as ``Configuration/prepareDatabase(_:)`` runs on an app's,
-    /// so an app's own preparation can be reused as it is, reading what it needs; but nothing
-    /// it does may change a file. While it runs, the connection refuses writes and schema
-    /// changes outside `temp`, `ATTACH` and `DETACH` (the operation stops with that error,
-    /// having written nothing), and a pragma that sets anything but how the connection waits or
-    /// caches (`journal_mode`, `query_only`, `user_version`, `foreign_keys`…) does nothing: the
-    /// operation keeps its own settings. Temporary tables are allowed; temporary triggers are
-    /// dropped once it returns, so that the operation's writes do not fire them. A backup's copy
-    /// is prepared before its pages are copied into it: it reads as an empty database there.
+    /// Unlike ``Configuration/prepareDatabase(_:)``, `setup` does not run on those connections:
+    /// it runs on a connection of its own, to an empty in-memory database, and what it adds
+    /// there with ``Connection/add(function:)`` and ``Connection/add(collation:)`` (GRDB's own
+    /// included) is added to each of them. Nothing else it does reaches a file or the
+    /// operation's connections: a pragma, a write, a temporary table or trigger, a trace
+    /// handler stay on that in-memory connection, which is closed before the operation goes on.
+    /// So it cannot read the file either: choose the functions and collations by what the app
+    /// knows, not by what the database holds (``DatabasePool/changeKey(to:cipher:options:)``
+    /// gives the rewrite those its own connections have).
     ///
     /// The place for the SQL functions and collations the file's schema names: a conversion
     /// rebuilds every index, and one under a collation it lacks cannot be built in the app's
@@ -91,19 +91,22 @@ public struct DatabaseFileOptions: Sendable {
         preparations.append(setup)
     }
 
-    /// Runs what ``prepareDatabase(_:)`` added on `db`, refusing what would change a file
-    /// (``PreparationGuard``), then drops the temporary triggers it made: the operation's own
-    /// writes must not fire the app's. A connection that puts stand-ins in place of missing
-    /// collations sets them up first, so that the app's collations replace them.
+    /// Gives `db` the functions and collations that what ``prepareDatabase(_:)`` added adds,
+    /// run on a connection of its own to an in-memory database (see there). A connection that
+    /// puts stand-ins in place of missing collations sets them up first, so that the app's
+    /// collations replace them.
     func prepare(_ db: Connection) throws {
         guard !preparations.isEmpty else { return }
-        db.handle.hooks.runsFilePreparation = true
-        do {
-            defer { db.handle.hooks.runsFilePreparation = false }
-            for prepare in preparations { try prepare(db) }
-        }
-        let triggers = try db.fetchAll(sql: "SELECT name FROM sqlite_temp_master WHERE type = 'trigger'").map { try $0.value(String.self, at: 0) }
-        for trigger in triggers { try db.execute(sql: "DROP TRIGGER temp.\(Connection.quoteIdentifier(trigger))") }
+        let scratch = try Connection(location: .inMemory, key: nil)
+        defer { try? scratch.close() }
+        // Every connection opens with GRDB's functions and collations. Forgetting them (SQLite
+        // keeps its own reference) leaves what the preparations add, GRDB's own included: a
+        // tool's connections compare GRDB's collations through stand-ins unless given them.
+        scratch.handle.hooks.functions.removeAll()
+        scratch.handle.hooks.collations.removeAll()
+        for prepare in preparations { try prepare(scratch) }
+        for function in scratch.handle.hooks.functions.values { try db.add(function: function) }
+        for collation in scratch.handle.hooks.collations.values { try db.add(collation: collation) }
     }
 
     /// ``prepare(_:)`` as a connection's preparation (`Configuration.preparations`).

@@ -9,8 +9,7 @@ import CSQLCipher
 ///
 /// - The authorizer is installed on every connection: it refuses key pragmas
 ///   (``KeyPragmaGuard``), temporary storage on disk (``TempStoreGuard``), `ATTACH` and
-///   `DETACH` where asked (``refusesAttach``), what would change a file while an app's
-///   preparation of a whole-file operation runs (``PreparationGuard``); while transaction observers are added, it turns
+///   `DETACH` where asked (``refusesAttach``); while transaction observers are added, it turns
 ///   off SQLite's truncate optimization (`DELETE FROM t` without `WHERE` then deletes row by
 ///   row, so the update hook sees it); and it notes what a statement being prepared updates and
 ///   which savepoint it touches (``StatementEffects``), and schema changes, which no update hook
@@ -67,9 +66,6 @@ final class ConnectionHooks {
     private var lastAuthorizedAction: Int32 = 0
     /// Whether `ATTACH` and `DETACH` are refused (connections that run a tool user's SQL).
     var refusesAttach = false
-    /// Whether the app's preparation of a whole-file operation is running on this connection:
-    /// what would change a file is refused (``PreparationGuard``).
-    var runsFilePreparation = false
     /// Lets SQL put temporary storage on disk: only for the test that shows what the refusal
     /// prevents (``TempStoreGuard``).
     var allowsTemporaryFiles = false
@@ -80,7 +76,7 @@ final class ConnectionHooks {
 
     /// Installs the authorizer; called once, when the connection opens.
     func installAuthorizer(on db: OpaquePointer) {
-        sqlite3_set_authorizer(db, { context, action, name, detail, database, trigger in
+        sqlite3_set_authorizer(db, { context, action, name, detail, _, _ in
             guard let context else { return SQLITE_OK }
             let hooks = Unmanaged<ConnectionHooks>.fromOpaque(context).takeUnretainedValue()
             let previous = hooks.lastAuthorizedAction
@@ -89,11 +85,6 @@ final class ConnectionHooks {
                 hooks.broker.transactionMayHaveChangedSchema = true
                 hooks.schemaMayHaveChanged = true
                 hooks.schemaChangeCount &+= 1
-            }
-            if hooks.runsFilePreparation, action != SQLITE_PRAGMA {
-                let answer = PreparationGuard.answer(action: action, name: name, detail: detail, database: database, trigger: trigger)
-                if answer == SQLITE_DENY { hooks.denialReason = PreparationGuard.refusal }
-                if answer != SQLITE_OK { return answer }
             }
             switch action {
             case SQLITE_PRAGMA:
@@ -105,9 +96,6 @@ final class ConnectionHooks {
                 if !hooks.allowsTemporaryFiles, TempStoreGuard.refuses(pragma: name, value: detail) {
                     hooks.denialReason = TempStoreGuard.refusal
                     return SQLITE_DENY
-                }
-                if hooks.runsFilePreparation {
-                    return PreparationGuard.answer(action: action, name: name, detail: detail, database: database, trigger: trigger)
                 }
                 return SQLITE_OK
             case SQLITE_ATTACH, SQLITE_DETACH:
