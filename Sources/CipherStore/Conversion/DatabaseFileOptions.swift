@@ -62,7 +62,7 @@ public struct DatabaseFileOptions: Sendable {
     /// operation's connections: a pragma, a write, a temporary table or trigger, a trace
     /// handler stay on that in-memory connection, which is closed before the operation goes on.
     /// So it cannot read the file either: choose the functions and collations by what the app
-    /// knows, not by what the database holds (``DatabasePool/changeKey(to:cipher:options:)``
+    /// knows, not by what the database holds (``DatabasePool/changeKey(to:cipher:options:)-pydw``
     /// gives the rewrite those its own connections have).
     ///
     /// The place for the SQL functions and collations the file's schema names: a conversion
