@@ -1,4 +1,5 @@
 import CSQLCipher
+import Foundation
 
 /// The current row of a running query, read in place: nothing is copied out of the statement.
 ///
@@ -115,15 +116,39 @@ public struct RowView: ~Copyable {
 
     /// The column's value read with the call of its storage class, when `T` is `Int64`, `Int`,
     /// `Double` or `String`, the row is a statement's current row, and the column stores that
-    /// class; `nil` otherwise (the general conversion then decides, with the same result).
+    /// class, or when `T` is `Date` and the column stores text (parsed where SQLite keeps it);
+    /// the same for an `Optional` of these, with NULL read as `nil`. `nil` otherwise (the
+    /// general conversion then decides, with the same result).
     /// Specialized in the caller, the type tests fold away: a read costs SQLite's calls, not a
     /// ``DatabaseValue`` and a conversion.
     @inlinable
     func storedValue<T>(_ type: T.Type, at column: Int) -> T? {
-        guard T.self == Int64.self || T.self == Int.self || T.self == Double.self || T.self == String.self,
-              let pointer = statementPointer else { return nil }
+        guard let pointer = statementPointer else { return nil }
+        if T.self == Int64.self || T.self == Int.self || T.self == Double.self || T.self == String.self || T.self == Date.self {
+            let value = sqlite3_column_value(pointer, Int32(column))
+            return Self.stored(T.self, value: value, storage: sqlite3_value_type(value), statement: pointer, column: column)
+        }
+        guard T.self == Int64?.self || T.self == Int?.self || T.self == Double?.self || T.self == String?.self || T.self == Date?.self else {
+            return nil
+        }
         let value = sqlite3_column_value(pointer, Int32(column))
         let storage = sqlite3_value_type(value)
+        func read<Wrapped>(_ wrapped: Wrapped.Type) -> T? {
+            if storage == SQLITE_NULL { return unsafeBitCast(Wrapped?.none, to: T.self) }
+            return Self.stored(Wrapped.self, value: value, storage: storage, statement: pointer, column: column)
+                .map { unsafeBitCast(Wrapped?.some($0), to: T.self) }
+        }
+        if T.self == Int64?.self { return read(Int64.self) }
+        if T.self == Int?.self { return read(Int.self) }
+        if T.self == Double?.self { return read(Double.self) }
+        if T.self == String?.self { return read(String.self) }
+        return read(Date.self)
+    }
+
+    /// A value of one of ``storedValue(_:at:)``'s plain types from the column's SQLite value and
+    /// storage class; `nil` when the class is not that type's.
+    @inlinable
+    static func stored<T>(_ type: T.Type, value: OpaquePointer?, storage: Int32, statement: OpaquePointer, column: Int) -> T? {
         if T.self == Int64.self {
             return storage == SQLITE_INTEGER ? unsafeBitCast(sqlite3_value_int64(value), to: T.self) : nil
         }
@@ -134,9 +159,12 @@ public struct RowView: ~Copyable {
         if T.self == Double.self {
             return storage == SQLITE_FLOAT ? unsafeBitCast(sqlite3_value_double(value), to: T.self) : nil
         }
-        guard storage == SQLITE_TEXT, let text = sqlite3_column_text(pointer, Int32(column)) else { return nil }
-        let string = String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(pointer, Int32(column)))), as: UTF8.self)
-        return unsafeBitCast(string, to: T.self)
+        guard storage == SQLITE_TEXT, let text = sqlite3_column_text(statement, Int32(column)) else { return nil }
+        let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement, Int32(column))))
+        if T.self == Date.self {
+            return DatabaseDateFormat.date(utf8: bytes).map { unsafeBitCast($0, to: T.self) }
+        }
+        return T.self == String.self ? unsafeBitCast(String(decoding: bytes, as: UTF8.self), to: T.self) : nil
     }
 
     /// A ``Row`` with this row's values, to keep or to send to another task.

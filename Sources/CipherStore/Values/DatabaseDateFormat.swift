@@ -6,6 +6,7 @@ import Darwin
 #endif
 
 /// The one date format CipherStore stores: UTC `yyyy-MM-dd HH:mm:ss.SSS`.
+@usableFromInline
 enum DatabaseDateFormat {
     static func string(from date: Date) -> String {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
@@ -19,36 +20,47 @@ enum DatabaseDateFormat {
     }
 
     static func date(from text: String) -> Date? {
-        let bytes = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { date(utf8: $0) }
+    }
+
+    /// The date a column's UTF-8 text spells: `yyyy-MM-dd`, optionally followed by ` HH:mm`,
+    /// `:ss` and a fraction (`T` for the space and a final `Z` are accepted too), read as UTC;
+    /// `nil` for any other text. A day past its month's end or a 60th second carries over, as
+    /// `timegm` does. Reads the bytes where they are, so a statement's text needs no `String`.
+    @usableFromInline
+    static func date(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
         var position = 0
         func number(_ digits: Int) -> Int? {
             guard position + digits <= bytes.count else { return nil }
             var value = 0
-            for byte in bytes[position..<position + digits] {
-                guard byte >= 48, byte <= 57 else { return nil }
-                value = value * 10 + Int(byte - 48)
+            for offset in position..<position + digits {
+                let digit = bytes[offset] &- 48
+                guard digit <= 9 else { return nil }
+                value = value * 10 + Int(digit)
             }
             position += digits
             return value
         }
-        func skip(_ allowed: String) -> Bool {
-            guard position < bytes.count, allowed.utf8.contains(bytes[position]) else { return false }
+        func skip(_ allowed: UInt8, or other: UInt8? = nil) -> Bool {
+            guard position < bytes.count, bytes[position] == allowed || bytes[position] == other else { return false }
             position += 1
             return true
         }
-        guard let year = number(4), skip("-"), let month = number(2), skip("-"), let day = number(2) else { return nil }
+        guard let year = number(4), skip(UInt8(ascii: "-")), let month = number(2), skip(UInt8(ascii: "-")),
+              let day = number(2) else { return nil }
         var hour = 0, minute = 0, second = 0
         var fraction = 0.0
         if position < bytes.count {
-            guard skip("T "), let h = number(2), skip(":"), let m = number(2) else { return nil }
+            guard skip(UInt8(ascii: "T"), or: UInt8(ascii: " ")), let h = number(2), skip(UInt8(ascii: ":")), let m = number(2) else { return nil }
             hour = h; minute = m
-            if skip(":") {
+            if skip(UInt8(ascii: ":")) {
                 guard let s = number(2) else { return nil }
                 second = s
-                if skip(".") {
+                if skip(UInt8(ascii: ".")) {
                     var scale = 0.1
                     let start = position
-                    while position < bytes.count, bytes[position] >= 48, bytes[position] <= 57 {
+                    while position < bytes.count, bytes[position] &- 48 <= 9 {
                         fraction += Double(bytes[position] - 48) * scale
                         scale /= 10
                         position += 1
@@ -56,19 +68,23 @@ enum DatabaseDateFormat {
                     guard position > start else { return nil }
                 }
             }
-            _ = skip("Z")
+            _ = skip(UInt8(ascii: "Z"))
         }
         guard position == bytes.count, (1...12).contains(month), (1...31).contains(day),
               hour < 24, minute < 60, second < 61 else { return nil }
-        var parts = tm()
-        parts.tm_year = Int32(year - 1900)
-        parts.tm_mon = Int32(month - 1)
-        parts.tm_mday = Int32(day)
-        parts.tm_hour = Int32(hour)
-        parts.tm_min = Int32(minute)
-        parts.tm_sec = Int32(second)
-        let seconds = timegm(&parts)
+        let seconds = daysSinceEpoch(year: year, month: month, day: day) * 86_400 + hour * 3_600 + minute * 60 + second
         return Date(timeIntervalSince1970: TimeInterval(seconds) + (fraction * 1000).rounded() / 1000)
+    }
+
+    /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar (days past the month's
+    /// end carry over): `timegm`'s count, in integer arithmetic, without its normalizing pass.
+    static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
+        let marchYear = month <= 2 ? year - 1 : year        // years start in March: leap days come last
+        let era = (marchYear >= 0 ? marchYear : marchYear - 399) / 400
+        let yearOfEra = marchYear - era * 400
+        let dayOfYear = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
     }
 
     private static func pad(_ value: Int, _ width: Int) -> String {

@@ -210,15 +210,19 @@ public struct StatusService: Sendable {
         return stored
     }
 
+    /// The entries of a timeline query, each row read in place (``CipherStore/RowView``): no
+    /// row is copied on its way to the entry built from it.
     static func entries(_ db: Connection, sql: String, arguments: StatementArguments = .none) throws -> [TimelineEntry] {
-        try db.fetchAll(sql: sql, arguments: arguments).map { row in
+        var entries: [TimelineEntry] = []
+        try db.forEachRow(sql: sql, arguments: arguments) { row in
             let status = Status(id: try row.value(at: 0), source: try row.value(String?.self, at: 1) ?? "",
-                                createdAt: try row.value(at: 2), text: try row.value(at: 3), user: try row.value(at: 4),
+                                createdAt: try row.value(Date.self, at: 2), text: try row.value(at: 3), user: try row.value(at: 4),
                                 clientMessageId: try row.value(at: 5))
             let user = User(id: status.user, name: try row.value(at: 6), screenName: try row.value(String?.self, at: 7) ?? "",
                             profileImageUrl: try row.value(String?.self, at: 8) ?? "", mbtype: try row.value(String?.self, at: 9) ?? "",
                             city: try row.value(String?.self, at: 10) ?? "")
-            return TimelineEntry(status: status, user: user)
+            entries.append(TimelineEntry(status: status, user: user))
         }
+        return entries
     }
 }

@@ -96,6 +96,15 @@ if CommandLine.arguments.dropFirst().first == "--search-only" {
     try? FileManager.default.removeItem(atPath: directory)
     exit(0)
 }
+// `bench-cipherstore --feed-only`: the StatusFeed timeline row alone.
+if CommandLine.arguments.dropFirst().first == "--feed-only" {
+    let hex = String(repeating: "3a", count: 32)
+    print((["| workload | raw C | CipherStore | ratio | target |", "| --- | --- | --- | --- | --- |"]
+           + (try feedWorkload(bench, directory: directory, statuses: 10_000, key: try DatabaseKey.rawKey(hex: hex),
+                               rawKey: Array("x'\(hex)'".utf8)))).joined(separator: "\n"))
+    try? FileManager.default.removeItem(atPath: directory)
+    exit(0)
+}
 // `bench-cipherstore --settings-finder-only`: the settings finder's rows alone.
 if CommandLine.arguments.dropFirst().first == "--settings-finder-only" {
     print((["| workload | baseline | CipherStore | result | target |", "| --- | --- | --- | --- | --- |"]
