@@ -48,8 +48,12 @@ import Glibc
         #expect(Date.fromDatabaseValue(.text("2023-02-31")) == Date.fromDatabaseValue(.text("2023-03-03")))
         #expect(Date.fromDatabaseValue(.text("2024-02-30 10:00")) == Date.fromDatabaseValue(.text("2024-03-01 10:00")))
         #expect(Date.fromDatabaseValue(.text("2016-12-31 23:59:60")) == Date.fromDatabaseValue(.text("2017-01-01 00:00:00")))
+        // The stored layout (23 bytes, read at fixed places) and other layouts of the same time agree.
+        #expect(Date.fromDatabaseValue(.text("2016-12-31 23:59:60.250")) == Date.fromDatabaseValue(.text("2017-01-01T00:00:00.25Z")))
+        #expect(Date.fromDatabaseValue(.text("2016-12-31 23:59:59.999")) == Date.fromDatabaseValue(.text("2016-12-31 23:59:59.9990")))
         for text in ["2023-02-32", "2023-00-10", "2023-02-10 24:00", "2023-02-10 10:60", "2023-02-10 10:00:61",
-                     "2023-02-10 10:00:00.", "2023-02-10 10", "2023-2-10", "2023-02-10 10:00Z0", "２０２３-02-10", "2023-02-10\u{0}"] {
+                     "2023-02-10 10:00:00.", "2023-02-10 24:00:00.000", "2023-13-10 10:00:00.000", "2023-02-10 10:00:00.0a0",
+                     "2023-02-10 10:00:61.000", "2023-02-00 10:00:00.000", "2023/02/10 10:00:00.000", "2023-02-10 10", "2023-2-10", "2023-02-10 10:00Z0", "２０２３-02-10", "2023-02-10\u{0}"] {
             #expect(Date.fromDatabaseValue(.text(text)) == nil, "\(text)")
         }
     }

@@ -30,6 +30,7 @@ enum DatabaseDateFormat {
     /// `timegm` does. Reads the bytes where they are, so a statement's text needs no `String`.
     @usableFromInline
     static func date(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        if bytes.count == 23, let date = storedLayoutDate(bytes) { return date }
         var position = 0
         func number(_ digits: Int) -> Int? {
             guard position + digits <= bytes.count else { return nil }
@@ -74,6 +75,29 @@ enum DatabaseDateFormat {
               hour < 24, minute < 60, second < 61 else { return nil }
         let seconds = daysSinceEpoch(year: year, month: month, day: day) * 86_400 + hour * 3_600 + minute * 60 + second
         return Date(timeIntervalSince1970: TimeInterval(seconds) + (fraction * 1000).rounded() / 1000)
+    }
+
+    /// The date of text in the layout ``string(from:)`` writes, `yyyy-MM-dd HH:mm:ss.SSS`, read
+    /// at fixed places: `nil` when a byte is not where that layout puts it (the general reading
+    /// then decides) or a field is out of range. The same date as the general reading.
+    private static func storedLayoutDate(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        guard bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: " "),
+              bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"), bytes[19] == UInt8(ascii: ".") else { return nil }
+        var digitsOK = true
+        func number(_ start: Int, _ count: Int) -> Int {
+            var value = 0
+            for offset in start..<start + count {
+                let digit = bytes[offset] &- 48
+                digitsOK = digitsOK && digit <= 9
+                value = value * 10 + Int(digit)
+            }
+            return value
+        }
+        let year = number(0, 4), month = number(5, 2), day = number(8, 2)
+        let hour = number(11, 2), minute = number(14, 2), second = number(17, 2), milliseconds = number(20, 3)
+        guard digitsOK, (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+        let seconds = daysSinceEpoch(year: year, month: month, day: day) * 86_400 + hour * 3_600 + minute * 60 + second
+        return Date(timeIntervalSince1970: TimeInterval(seconds) + TimeInterval(milliseconds) / 1000)
     }
 
     /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar (days past the month's
