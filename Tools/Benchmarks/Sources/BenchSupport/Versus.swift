@@ -41,11 +41,11 @@ extension VersusWorkload {
         switch self {
         case .fetchByIndex, .fetchByIndexInPlace: return "≤ 1.10×"
         case .fetchByName, .fetchByNameInPlace: return "≤ 1.30×"
-        case .decodable: return "≤ 1.60×"
+        case .decodable: return "≤ 1.20×"
         case .handWritten: return "—"
         case .insertPositional: return "≤ 1.20×"
-        case .insertNamed: return "≤ 1.50×"
-        case .insertEncodable: return "≤ 2.00×"
+        case .insertNamed: return "≤ 1.30×"
+        case .insertEncodable: return "≤ 1.30×"
         }
     }
 }
