@@ -23,9 +23,15 @@ import Glibc
         return texts
     }()
 
-    /// `timegm`'s seconds for a text of the sweep, the fraction aside.
+    /// The same instants in other layouts, which the general reading takes (not the stored
+    /// layout's fixed places): `T` and `Z`, two digits of fraction, or none.
+    static let otherLayoutTexts: [String] = texts.enumerated().map { index, text in
+        index % 2 == 0 ? text.replacingOccurrences(of: " ", with: "T").dropLast() + "Z" : String(text.prefix(19))
+    }
+
+    /// `timegm`'s seconds for a text of the sweeps, with its fraction's milliseconds.
     static func timegmSeconds(_ text: String) -> TimeInterval {
-        let parts = text.split(whereSeparator: { "- :.".contains($0) }).map { Int32($0)! }
+        let parts = text.split(whereSeparator: { "- :.TZ".contains($0) }).map { Int32($0)! }
         var time = tm()
         time.tm_year = parts[0] - 1900
         time.tm_mon = parts[1] - 1
@@ -33,12 +39,14 @@ import Glibc
         time.tm_hour = parts[3]
         time.tm_min = parts[4]
         time.tm_sec = parts[5]
-        return TimeInterval(timegm(&time)) + TimeInterval(parts[6]) / 1000
+        let milliseconds = parts.count > 6 ? (text.hasSuffix("Z") ? parts[6] * 10 : parts[6]) : 0
+        return TimeInterval(timegm(&time)) + TimeInterval(milliseconds) / 1000
     }
 
     @Test func textDatesCountAsTheCLibrarysTimegmDoes() {
         #expect(Self.texts.count > 10_000)
-        for text in Self.texts {
+        #expect(Self.otherLayoutTexts.allSatisfy { $0.contains("T") || $0.utf8.count == 19 })  // none in the stored layout
+        for text in Self.texts + Self.otherLayoutTexts {
             let date = Date.fromDatabaseValue(.text(text))
             #expect(date == Date(timeIntervalSince1970: Self.timegmSeconds(text)), "\(text)")
         }
@@ -90,6 +98,21 @@ import Glibc
              outcome { try row.value(Int?.self, at: 0) }, outcome { try row.value(Double?.self, at: 0) }]
         }
         #expect(optionalsInPlace == optionalsCopied)
+        // By name, through `decode(_:forColumn:)`, and in a record built by `init(row:)`.
+        var byName: [String] = []
+        try db.forEachRow(sql: "SELECT at FROM t ORDER BY rowid") { row in
+            byName.append(outcome { try row.value(Date?.self, named: "AT") } + outcome { try row.decode(Date?.self, forColumn: "at") }
+                          + outcome { try row.decode(String?.self, forColumn: "at") } + outcome { try row.value(Int?.self, named: "at") })
+        }
+        let byNameCopied = try db.fetchAll(sql: "SELECT at FROM t ORDER BY rowid").map { row in
+            outcome { try row.value(Date?.self, named: "AT") } + outcome { try row.value(Date?.self, named: "at") }
+                + outcome { try row.value(String?.self, named: "at") } + outcome { try row.value(Int?.self, named: "at") }
+        }
+        #expect(byName == byNameCopied)
+        let records = try Stamp.fetchAll(db, sql: "SELECT at, at AS maybe FROM t WHERE at IS NOT NULL AND typeof(at) <> 'blob' AND at NOT IN ('not a date', '2014-13-01') ORDER BY rowid")
+        #expect(records.count == samples.count)  // less two texts that are no dates, with the two numbers
+        #expect(records.map(\.at) == records.map(\.maybe))
+        #expect(records.map(\.at) == copied.map(\.0).compactMap { $0 })
         #expect(optionalsInPlace.suffix(4).map { $0[1] } == ["Optional(1415957405)", "error", "nil", "error"])
         #expect(optionalsInPlace.suffix(4).map { $0[3] } == ["Optional(1415957405.0)", "Optional(1415957405.5)", "nil", "error"])
         var column: String?
@@ -97,5 +120,15 @@ import Glibc
             try db.forEachRow(sql: "SELECT at AS createdAt FROM t WHERE at = 'not a date'") { row in _ = try row.value(Date.self, at: 0) }
         } catch CipherStoreError.valueConversion(let name, _) { column = name }
         #expect(column == "createdAt")
+    }
+
+    /// A record that reads its dates itself, in place.
+    struct Stamp: FetchableRecord, RowDecodableRecord, Decodable {
+        var at: Date
+        var maybe: Date?
+        init(row: borrowing RowView) throws {
+            at = try row.decode(forColumn: "at")
+            maybe = try row.decode(forColumn: "maybe")
+        }
     }
 }

@@ -82,8 +82,9 @@ extension Data: DatabaseValueConvertible {
 }
 
 /// Stored as UTC text `yyyy-MM-dd HH:mm:ss.SSS`, which sorts in time order and which SQLite's
-/// date functions understand. Reading also accepts `yyyy-MM-dd`, `yyyy-MM-dd HH:mm[:ss[.SSS]]`
-/// (with `T` or a space) and numbers as Unix timestamps. Precision is one millisecond.
+/// date functions understand. Reading also accepts `yyyy-MM-dd`, `yyyy-MM-dd HH:mm[:ss[.S…]]`
+/// (with `T` or a space, a fraction of any number of digits, and an optional final `Z`), all
+/// read as UTC, and numbers as Unix timestamps. Precision is one millisecond.
 extension Date: DatabaseValueConvertible {
     public var databaseValue: DatabaseValue { .text(DatabaseDateFormat.string(from: self)) }
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Date? {

@@ -26,11 +26,11 @@ func feedWorkload(_ bench: Benchmark, directory: String, statuses count: Int, ke
             SELECT s.Id, s.source, s.createdAt, s."text", s.user, s.clientMessageId, u.name, u.screenName, u.profileImageUrl, u.mbtype, u.city
             FROM Status s JOIN User u ON u.Id = s.user ORDER BY s.createdAt DESC, s.Id DESC
             """)
-        var rows: [(Int64, String, Date, String, Int64, String, String, String, String, String)] = []
-        func text(_ column: Int32) -> String { sqlite3_column_text(statement, column).map { String(cString: $0) } ?? "" }
+        var rows: [(Int64, String, Date, String, Int64, String?, String, String, String, String, String)] = []
+        func text(_ column: Int32) -> String? { sqlite3_column_text(statement, column).map { String(cString: $0) } }
         while sqlite3_step(statement) == SQLITE_ROW {
-            rows.append((sqlite3_column_int64(statement, 0), text(1), Raw.date(statement, 2), text(3), sqlite3_column_int64(statement, 4),
-                         text(6), text(7), text(8), text(9), text(10)))
+            rows.append((sqlite3_column_int64(statement, 0), text(1) ?? "", Raw.date(statement, 2), text(3) ?? "", sqlite3_column_int64(statement, 4),
+                         text(5), text(6) ?? "", text(7) ?? "", text(8) ?? "", text(9) ?? "", text(10) ?? ""))
         }
         sqlite3_finalize(statement)
         precondition(rows.count == count && rows.first?.2 == start.addingTimeInterval(Double(count - 1)))
