@@ -53,12 +53,36 @@ struct ScopedRow {
     let source: ColumnSource
     /// The scope this row stands for.
     let plan: ScopePlan
+    /// The rows of its to-many associations, in a box: a row without any (a one-query request,
+    /// every row of a record cursor) copies as `nil`, not as two dictionaries to retain.
+    private var prefetchedRows: PrefetchedRows?
+
+    init(source: ColumnSource, plan: ScopePlan) {
+        self.source = source
+        self.plan = plan
+    }
+
     /// Included to-many associations' rows, by lowercased key.
-    var prefetched: [String: [ScopedRow]] = [:]
+    var prefetched: [String: [ScopedRow]] {
+        get { prefetchedRows?.byKey ?? [:] }
+        set { uniquePrefetchedRows().byKey = newValue }
+    }
+
     /// The rows of to-many associations included under this scope's to-one scopes
     /// (`Book.author.including(all: Author.books)`), by the path to their scope
     /// (``ScopePlan/path(to:)``), then by lowercased key; given to the scope by ``scope(at:)``.
-    var nestedPrefetched: [[Int]: [String: [ScopedRow]]] = [:]
+    var nestedPrefetched: [[Int]: [String: [ScopedRow]]] {
+        get { prefetchedRows?.nested ?? [:] }
+        set { uniquePrefetchedRows().nested = newValue }
+    }
+
+    /// The box of this row's to-many rows, made or copied so that no other row shares it.
+    private mutating func uniquePrefetchedRows() -> PrefetchedRows {
+        if isKnownUniquelyReferenced(&prefetchedRows), let rows = prefetchedRows { return rows }
+        let rows = PrefetchedRows(byKey: prefetchedRows?.byKey ?? [:], nested: prefetchedRows?.nested ?? [:])
+        prefetchedRows = rows
+        return rows
+    }
 
     /// An optional association that matched no row: its columns are all NULL.
     var isMissing: Bool {
@@ -95,5 +119,16 @@ struct ScopedRow {
             scope.nestedPrefetched[Array(nestedPath.dropFirst(path.count))] = rows
         }
         return scope
+    }
+}
+
+/// The storage of ``ScopedRow/prefetched`` and ``ScopedRow/nestedPrefetched``, copied on write.
+final class PrefetchedRows {
+    var byKey: [String: [ScopedRow]]
+    var nested: [[Int]: [String: [ScopedRow]]]
+
+    init(byKey: [String: [ScopedRow]], nested: [[Int]: [String: [ScopedRow]]]) {
+        self.byKey = byKey
+        self.nested = nested
     }
 }
