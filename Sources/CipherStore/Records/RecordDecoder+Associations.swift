@@ -68,10 +68,10 @@ extension RecordDecoder {
         let target: Target
     }
 
-    /// The value of `key` from the associations, or `nil` when the key is a plain column.
-    func associated<T: Decodable>(_ type: T.Type, forKey key: some CodingKey, in scoped: ScopedRow) throws -> T? {
-        let name = key.stringValue
-        let target = associationTarget(name, T.self, in: scoped)
+    /// The value of `key` from the associations, where ``associationTarget(_:_:in:)`` found
+    /// one (not `.column`). It returns `T`, not `T?`: unspecialized, an optional of the
+    /// property's type costs a metadata lookup per property per row.
+    func associated<T: Decodable>(_ type: T.Type, _ target: AssociationStep.Target, forKey key: some CodingKey, in scoped: ScopedRow) throws -> T {
         switch target {
         case .scope(let path, let decoder):
             let scope = scoped.scope(at: path)
@@ -80,18 +80,19 @@ extension RecordDecoder {
             }
             return try decoder.decode(T.self, scoped: scope)
         case .prefetched(let lowercased):
+            let name = key.stringValue
             let rows = scoped.prefetchedRows(lowercased) ?? []
             return try T(from: PrefetchedRows(rows: rows, key: key, decoder: rows.first.map { nestedDecoder(name, first: $0) }))
         case .nested(let decoder):
             return try decoder.decode(T.self, scoped: scoped)
         case .column:
-            return nil
+            preconditionFailure("a column is read by the keyed container, not through the associations")
         }
     }
 
     /// What `name`, read as a `T`, finds: the step at this position when it is the same name
     /// and type as on the previous row, else worked out and kept.
-    private func associationTarget<T>(_ name: String, _ type: T.Type, in scoped: ScopedRow) -> AssociationStep.Target {
+    func associationTarget<T>(_ name: String, _ type: T.Type, in scoped: ScopedRow) -> AssociationStep.Target {
         let index = associationPosition
         associationPosition += 1
         if index < associationSteps.count, associationSteps[index].name == name, associationSteps[index].type == ObjectIdentifier(T.self) {

@@ -122,7 +122,10 @@ extension RecordDecoder {
         }
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-            if let scoped = decoder.scoped, let value = try decoder.associated(T.self, forKey: key, in: scoped) { return value }
+            if let scoped = decoder.scoped {
+                let target = decoder.associationTarget(key.stringValue, T.self, in: scoped)
+                if case .column = target {} else { return try decoder.associated(T.self, target, forKey: key, in: scoped) }
+            }
             guard let column = decoder.plannedColumn(for: key) else {
                 // A record-typed property named by no column decodes from the row's own columns
                 // (`var author: Author` beside `var bookCount: Int`), as in GRDB.
