@@ -114,14 +114,22 @@ struct OnlineBackup {
     /// stand-ins in binary order for collations none has, so that the copy can be checked
     /// whatever its schema names.
     private func openCopy(_ temporaryPath: String, cipher: CipherSettings) throws -> Connection {
+        try Self.openCopy(temporaryPath, key: key, cipher: cipher, functions: source.addedFunctions,
+                          collations: source.addedCollations, options: options, keepingPages: true)
+    }
+
+    /// ``openCopy(_:cipher:)`` with what it takes from the source given: callable on another
+    /// thread. A second reader does not keep pages (it reads each once): SQLite's default cache.
+    private static func openCopy(_ temporaryPath: String, key: DatabaseKey?, cipher: CipherSettings, functions: [DatabaseFunction],
+                                 collations: [DatabaseCollation], options: DatabaseFileOptions, keepingPages: Bool) throws -> Connection {
         let copy = try Connection(path: temporaryPath, key: key, configuration: Configuration(cipher: cipher, foreignKeys: false))
         do {
             try copy.substituteMissingCollations()
-            for function in source.addedFunctions { try copy.add(function: function) }
-            for collation in source.addedCollations { try copy.add(collation: collation) }
+            for function in functions { try copy.add(function: function) }
+            for collation in collations { try copy.add(collation: collation) }
             try options.prepare(copy)
             // The copy's pages stay in memory for its integrity check, up to the cache's size.
-            try options.applyPageCache(to: copy)
+            if keepingPages { try options.applyPageCache(to: copy) }
         } catch {
             try? copy.close()
             throw error
@@ -137,7 +145,14 @@ struct OnlineBackup {
         do {
             let check = try openCopy(temporaryPath, cipher: cipher)
             defer { try? check.close() }
-            let written = try DatabaseSnapshot.capture(check, comparingContent: true)
+            // Large tables are read in halves, the upper ones on a second connection.
+            let (key, functions, collations, options) = (key, source.addedFunctions, source.addedCollations, options)
+            let written = try DatabaseSnapshot.capture(check, comparingContent: true) { body in
+                let reader = try Self.openCopy(temporaryPath, key: key, cipher: cipher, functions: functions, collations: collations,
+                                              options: options, keepingPages: false)
+                defer { try? reader.close() }
+                try body(reader)
+            }
             if let difference = copied.snapshot.difference(from: written) {
                 throw DatabaseFileError.verificationFailed(detail: difference)
             }

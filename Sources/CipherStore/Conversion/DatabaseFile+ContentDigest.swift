@@ -8,6 +8,11 @@ extension DatabaseFile {
     public static func digestContent(path: String, key: DatabaseKey?, cipher: CipherSettings = .libraryDefaults) throws -> Int {
         let db = try openForReading(path: path, key: key, cipher: cipher)
         defer { try? db.close() }
-        return try DatabaseSnapshot.capture(db, comparingContent: true).rowCounts.values.reduce(0, +)
+        // As a conversion reads its result: large tables in halves, on two connections.
+        return try DatabaseSnapshot.capture(db, comparingContent: true) { body in
+            let reader = try openForReading(path: path, key: key, cipher: cipher)
+            defer { try? reader.close() }
+            try body(reader)
+        }.rowCounts.values.reduce(0, +)
     }
 }

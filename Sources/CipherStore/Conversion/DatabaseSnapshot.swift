@@ -2,6 +2,10 @@
 /// content of every stored table (each row with its rowid, see ``TableContentDigest``),
 /// `sqlite_sequence` and the header values an export does not copy.
 struct DatabaseSnapshot: Equatable, Sendable {
+    /// Runs its body with a second connection to the file a capture reads (see
+    /// ``capture(_:comparingContent:upperHalves:)``).
+    typealias SecondReader = @Sendable (_ body: (Connection) throws -> Void) throws -> Void
+
     var schema: [String]
     var rowCounts: [String: Int]
     /// Each stored table's ``TableContentDigest``, when the capture compared content.
@@ -11,13 +15,20 @@ struct DatabaseSnapshot: Equatable, Sendable {
     var applicationID: Int
     var autoVacuum: Int
 
-    /// - Parameter comparingContent: also digest every stored table's rows (a whole read of
-    ///   every table), for comparing a copy with its source.
-    static func capture(_ db: Connection, comparingContent: Bool = false) throws -> DatabaseSnapshot {
+    /// - Parameters:
+    ///   - comparingContent: also digest every stored table's rows (a whole read of every
+    ///     table), for comparing a copy with its source.
+    ///   - upperHalves: runs its body with a second connection to the same file, which no one
+    ///     else writes while the capture runs, and closes it after. It runs on another thread,
+    ///     which digests there the upper half of each table digested in two halves
+    ///     (``TableContentDigest``) while `db` digests the lower halves: the read takes two
+    ///     cores. The digests are the same with or without it.
+    static func capture(_ db: Connection, comparingContent: Bool = false,
+                        upperHalves: SecondReader? = nil) throws -> DatabaseSnapshot {
         let objects = try db.fetchAll(sql: "SELECT type, name, tbl_name, sql, rootpage FROM sqlite_master ORDER BY type, name")
         var schema: [String] = []
         var rowCounts: [String: Int] = [:]
-        var contentDigests: [String: [UInt8]] = [:]
+        var digested: [(shape: TableShape, middle: Int64?)] = []
         // A full-text table without documents cannot be scanned (SQLite 3.44 and later refuse);
         // its index is in its shadow tables, which are counted and compared.
         let uncountable = Set(try DatabaseFile.contentlessFullTextTables(db, schema: "main"))
@@ -31,7 +42,8 @@ struct DatabaseSnapshot: Equatable, Sendable {
                 // sqlite_sequence's rows are compared by value below (their rowids mean nothing).
                 // A digested table is counted by the same read.
                 if comparingContent, name != "sqlite_sequence", try object.value(Int.self, at: 4) > 0 {
-                    (contentDigests[name], rowCounts[name]) = try TableContentDigest.of(TableShape.read(name, in: db), in: db)
+                    let shape = try TableShape.read(name, in: db)
+                    digested.append((shape, try TableContentDigest.middleRowid(of: shape, in: db)))
                     continue
                 }
                 do {
@@ -42,6 +54,7 @@ struct DatabaseSnapshot: Equatable, Sendable {
                 }
             }
         }
+        let contentDigests = try digest(digested, on: db, upperHalves: upperHalves, rowCounts: &rowCounts)
         var sequence: [String] = []
         if try db.tableExists("sqlite_sequence") {
             sequence = try db.fetchAll(sql: "SELECT name, seq FROM sqlite_sequence ORDER BY name, seq").map { "\($0[0])=\($0[1])" }
@@ -51,6 +64,50 @@ struct DatabaseSnapshot: Equatable, Sendable {
             userVersion: try db.fetchScalar(Int.self, sql: "PRAGMA user_version") ?? 0,
             applicationID: try db.fetchScalar(Int.self, sql: "PRAGMA application_id") ?? 0,
             autoVacuum: try db.fetchScalar(Int.self, sql: "PRAGMA auto_vacuum") ?? 0)
+    }
+
+    /// Each table's ``TableContentDigest``, its upper half read on a connection of
+    /// `upperHalves` on another thread when there is one; counts each table's rows into
+    /// `rowCounts`.
+    private static func digest(_ tables: [(shape: TableShape, middle: Int64?)], on db: Connection,
+                               upperHalves: SecondReader?,
+                               rowCounts: inout [String: Int]) throws -> [String: [UInt8]] {
+        let halved = tables.compactMap { table in table.middle.map { (shape: table.shape, middle: $0) } }
+        let stop = TableContentDigest.Stop()
+        let upperWork = upperHalves.flatMap { withReader in
+            halved.isEmpty ? nil : BackgroundWork<[String: (digest: [UInt8], rowCount: Int)]> {
+                var digests: [String: (digest: [UInt8], rowCount: Int)] = [:]
+                try withReader { reader in
+                    for table in halved {
+                        digests[table.shape.name] = try TableContentDigest.of(table.shape, in: reader, part: .above(table.middle), stop: stop)
+                    }
+                }
+                return digests
+            }
+        }
+        // On a failure here, the other thread stops within 1,024 rows.
+        defer {
+            stop.request()
+            upperWork?.wait()
+        }
+        var lower: [String: (digest: [UInt8], rowCount: Int)] = [:]
+        for (shape, middle) in tables {
+            lower[shape.name] = try TableContentDigest.of(shape, in: db, part: middle.map { .upTo($0) } ?? .whole)
+        }
+        var upper = try upperWork?.value() ?? [:]
+        if upperWork == nil {
+            for table in halved { upper[table.shape.name] = try TableContentDigest.of(table.shape, in: db, part: .above(table.middle)) }
+        }
+        var digests: [String: [UInt8]] = [:]
+        for (name, part) in lower {
+            guard let other = upper[name] else {
+                (digests[name], rowCounts[name]) = part
+                continue
+            }
+            digests[name] = TableContentDigest.combining(lower: part.digest, upper: other.digest)
+            rowCounts[name] = part.rowCount + other.rowCount
+        }
+        return digests
     }
 
     /// The first difference from `other`, in words, or `nil` when equal.

@@ -13,8 +13,65 @@ final class ReadProgressPoller {
         let happened = Atomic<Bool>(false)
     }
 
+    /// The reads of other connections that count toward the work (a second reader of the same
+    /// file, see ``OtherReads/counting(_:_:)``): their files while they are open, and what the ones done
+    /// read. The timer reads a file only under the lock, so none is read after it closes.
+    final class OtherReads: Sendable {
+        private struct State {
+            var open: [Int: (file: Int, start: Int64)] = [:]
+            var done: Int64 = 0
+            var nextID = 0
+        }
+
+        private let state = Mutex(State())
+
+        /// Runs `body` (on any thread) while the reads of `db`, a second connection to the same
+        /// file opened through the conversion VFS, count toward the work too, and fail once it is
+        /// cancelled.
+        func counting<T>(_ db: Connection, _ body: () throws -> T) rethrows -> T {
+            guard let pointer = try? db.handle.pointer, let file = cipherstore_conversion_io_file(pointer, "main") else { return try body() }
+            let id = add(file)
+            defer { remove(id) }
+            return try body()
+        }
+
+        private func add(_ file: UnsafeMutableRawPointer) -> Int {
+            state.withLock {
+                let id = $0.nextID
+                $0.nextID += 1
+                $0.open[id] = (Int(bitPattern: file), cipherstore_conversion_io_file_bytes_read(file))
+                return id
+            }
+        }
+
+        private func remove(_ id: Int) {
+            state.withLock {
+                guard let (file, start) = $0.open.removeValue(forKey: id), let pointer = UnsafeRawPointer(bitPattern: file) else { return }
+                $0.done += cipherstore_conversion_io_file_bytes_read(pointer) - start
+            }
+        }
+
+        var bytesRead: Int64 {
+            state.withLock { state in
+                state.open.values.reduce(state.done) { total, other in
+                    total + (UnsafeRawPointer(bitPattern: other.file).map { cipherstore_conversion_io_file_bytes_read($0) - other.start } ?? 0)
+                }
+            }
+        }
+
+        /// Makes the open files' reads fail, as the work's own when it is cancelled.
+        func interrupt() {
+            state.withLock { state in
+                for other in state.open.values {
+                    if let pointer = UnsafeMutableRawPointer(bitPattern: other.file) { cipherstore_conversion_io_file_interrupt(pointer) }
+                }
+            }
+        }
+    }
+
     private let timer: DispatchSourceTimer
     private let interruption = Interruption()
+    let otherReads = OtherReads()
 
     /// Whether the work was interrupted because it was cancelled.
     var wasCancelled: Bool { interruption.happened.load(ordering: .acquiring) }
@@ -37,16 +94,17 @@ final class ReadProgressPoller {
         let expected = Double(max(expectedBytes, 1))
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
         timer.schedule(deadline: .now() + 0.1, repeating: 0.1)
-        timer.setEventHandler { [interruption] in
+        timer.setEventHandler { [interruption, otherReads] in
             if options.cancellation?.isCancelled == true {
                 if !interruption.happened.exchange(true, ordering: .acquiringAndReleasing) {
                     // SQLite's interrupt, and failing reads for the steps it does not reach.
                     sqlite3_interrupt(sharedPointer)
                     cipherstore_conversion_io_file_interrupt(sharedFile)
+                    otherReads.interrupt()
                 }
                 return
             }
-            let read = Double(cipherstore_conversion_io_file_bytes_read(sharedFile) - start)
+            let read = Double(cipherstore_conversion_io_file_bytes_read(sharedFile) - start + otherReads.bytesRead)
             let fraction = span.lowerBound + min(read / expected, 1) * (span.upperBound - span.lowerBound)
             options.progress?(DatabaseFileProgress(phase: phase, bytesWritten: totalBytes, bytesTotal: totalBytes, fractionCompleted: fraction))
         }
@@ -62,14 +120,15 @@ final class ReadProgressPoller {
         done.wait()
     }
 
-    /// Runs `body` while polling `db`.
+    /// Runs `body` while polling `db`; the body gets the count of other reads (`nil` when there
+    /// is nothing to report or cancel), to count a second reader's with ``OtherReads/counting(_:_:)``.
     /// - Throws: ``DatabaseFileError/cancelled`` when it was interrupted because the conversion
     ///   was cancelled, else the body's error.
     static func observe<T>(_ db: Connection, expectedBytes: Int64, totalBytes: Int64, options: DatabaseFileOptions,
-                           phase: DatabaseFileProgress.Phase, span: ClosedRange<Double>, _ body: () throws -> T) throws -> T {
+                           phase: DatabaseFileProgress.Phase, span: ClosedRange<Double>, _ body: (OtherReads?) throws -> T) throws -> T {
         guard let poller = ReadProgressPoller(db, expectedBytes: expectedBytes, totalBytes: totalBytes, options: options,
-                                              phase: phase, span: span) else { return try body() }
-        let result: Result<T, any Error> = Result { try body() }
+                                              phase: phase, span: span) else { return try body(nil) }
+        let result: Result<T, any Error> = Result { try body(poller.otherReads) }
         poller.stop()
         // Work that ended, or finished before the interrupt reached it, was still cancelled.
         if poller.wasCancelled { throw DatabaseFileError.cancelled }

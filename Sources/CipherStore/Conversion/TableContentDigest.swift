@@ -1,5 +1,6 @@
 import CSQLCipher
 import Crypto
+import Synchronization
 
 /// A SHA-256 of every row of a stored table, each with its identity: the rowid, or in a
 /// `WITHOUT ROWID` table the primary key (which is among the values).
@@ -9,11 +10,64 @@ import Crypto
 /// tables with the same rows under the same rowids have the same digest, whatever their
 /// pages look like; a row renumbered, changed, lost or added changes it. Each value goes in
 /// with its storage class, so `1`, `1.0`, `'1'` and `x'31'` differ.
+///
+/// A table whose rowids span ``halvingSpan`` or more is digested in two halves, the rows up
+/// to its middle rowid and the rows above it, and its digest is the SHA-256 of the two: the
+/// halves can be read on two connections at once (``DatabaseSnapshot/capture(_:comparingContent:upperHalves:)``),
+/// and the middle follows from the rows themselves (the smallest and largest rowid), so a copy
+/// with the same rows splits where its source does.
 enum TableContentDigest {
-    /// The digest of `table`'s rows, read on `db`, and how many there are (the same read
-    /// counts them: a `count(*)` would read the table again).
-    static func of(_ table: TableShape, in db: Connection) throws -> (digest: [UInt8], rowCount: Int) {
-        let sql = try query(for: table, in: db)
+    /// Which of a table's rows a read takes.
+    enum Part: Sendable {
+        /// All of them.
+        case whole
+        /// Those whose rowid is at most this one.
+        case upTo(Int64)
+        /// Those whose rowid is above this one.
+        case above(Int64)
+    }
+
+    /// Tells a read on another thread to stop: the capture it works for has failed.
+    final class Stop: Sendable {
+        private let stopped = Atomic<Bool>(false)
+        func request() { stopped.store(true, ordering: .releasing) }
+        var isRequested: Bool { stopped.load(ordering: .acquiring) }
+    }
+
+    /// Thrown by a read told to stop.
+    struct Stopped: Error {}
+
+    /// The span of rowids from which a table is digested in two halves: below it, a second
+    /// connection would cost more than it saves.
+    static let halvingSpan: UInt64 = 16_384
+
+    /// The rowid up to which the lower half of `table`'s rows goes, or `nil` when the table is
+    /// digested whole (no rowid, or rowids spanning less than ``halvingSpan``). Two reads of the
+    /// ends of the rowid b-tree.
+    static func middleRowid(of table: TableShape, in db: Connection) throws -> Int64? {
+        guard let rowid = table.rowidName else { return nil }
+        let name = Connection.quoteIdentifier(table.name)
+        guard let smallest = try db.fetchScalar(Int64.self, sql: "SELECT min(\(rowid)) FROM main.\(name)"),
+              let largest = try db.fetchScalar(Int64.self, sql: "SELECT max(\(rowid)) FROM main.\(name)") else { return nil }
+        // The distance between any two Int64s fits in a UInt64.
+        let span = UInt64(bitPattern: largest &- smallest)
+        guard span >= halvingSpan else { return nil }
+        return smallest &+ Int64(bitPattern: span / 2)
+    }
+
+    /// The digest of a table digested in two halves, from the digests of its halves.
+    static func combining(lower: [UInt8], upper: [UInt8]) -> [UInt8] {
+        var hasher = SHA256()
+        hasher.update(data: lower)
+        hasher.update(data: upper)
+        return Array(hasher.finalize())
+    }
+
+    /// The digest of `table`'s rows (those of `part`), read on `db`, and how many there are
+    /// (the same read counts them: a `count(*)` would read the table again).
+    /// - Parameter stop: asked every 1,024 rows; when it is requested, the read throws ``Stopped``.
+    static func of(_ table: TableShape, in db: Connection, part: Part = .whole, stop: Stop? = nil) throws -> (digest: [UInt8], rowCount: Int) {
+        let sql = try query(for: table, part: part, in: db)
         let pointer = try db.handle.pointer
         var statement: OpaquePointer?
         try db.handle.check(sqlite3_prepare_v2(pointer, sql, -1, &statement, nil), sql: sql)
@@ -22,6 +76,7 @@ enum TableContentDigest {
         var rowCount = 0
         let columnCount = sqlite3_column_count(statement)
         while true {
+            if rowCount & 1023 == 0, stop?.isRequested == true { throw Stopped() }
             let code = sqlite3_step(statement)
             if code == SQLITE_DONE { break }
             guard code == SQLITE_ROW else { throw db.handle.error(code, sql: sql) }
@@ -45,11 +100,16 @@ enum TableContentDigest {
         return (hashing.finalize(), rowCount)
     }
 
-    /// The query that reads `table`'s rows in the order of their identity.
-    static func query(for table: TableShape, in db: Connection) throws -> String {
+    /// The query that reads `table`'s rows (those of `part`) in the order of their identity.
+    static func query(for table: TableShape, part: Part = .whole, in db: Connection) throws -> String {
         let name = Connection.quoteIdentifier(table.name)
         if let rowid = table.rowidName {
-            return "SELECT \(rowid), * FROM main.\(name) ORDER BY \(rowid)"
+            let range = switch part {
+            case .whole: ""
+            case .upTo(let middle): " WHERE \(rowid) <= \(middle)"
+            case .above(let middle): " WHERE \(rowid) > \(middle)"
+            }
+            return "SELECT \(rowid), * FROM main.\(name)\(range) ORDER BY \(rowid)"
         }
         guard !table.primaryKey.isEmpty else {
             // Columns named rowid, _rowid_ and oid, and no primary key: the b-tree's order.

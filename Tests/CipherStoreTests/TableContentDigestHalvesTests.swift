@@ -1,0 +1,155 @@
+@testable import CipherStore
+import Crypto
+import Foundation
+import TestSupport
+import Testing
+
+/// A large table's content digest in two halves, the upper one read on a second connection:
+/// the same digest as on one connection, built from the rows as the documented stream, split
+/// where the rows say, and still finding a row changed or renumbered in either half.
+@Suite struct TableContentDigestHalvesTests {
+    static let key = try! DatabaseKey.rawKey(hex: String(repeating: "5c", count: 32))
+
+    /// A table of `rowids`, each row with a text and a blob, in a new encrypted file.
+    static func makeTable(_ path: String, rowids: [Int64]) throws -> Connection {
+        let db = try Connection(path: path, key: key)
+        try db.execute(sql: "CREATE TABLE item(body TEXT, data BLOB)")
+        try db.inTransaction {
+            for rowid in rowids {
+                try db.execute(sql: "INSERT INTO item(rowid, body, data) VALUES (?, ?, ?)",
+                               arguments: [rowid, "row \(rowid)", Data(repeating: UInt8(truncatingIfNeeded: rowid), count: Int(rowid & 31))])
+            }
+            return .commit
+        }
+        return db
+    }
+
+    /// The capture's second reader, on a connection of its own to `path`.
+    static func secondReader(_ path: String) -> DatabaseSnapshot.SecondReader {
+        { body in
+            let reader = try Connection(path: path, key: key)
+            defer { try? reader.close() }
+            try body(reader)
+        }
+    }
+
+    /// The digest of the rows of `sql` as the stream ``TableContentDigestTests/expectedDigest(_:)`` builds.
+    static func expected(_ db: Connection, _ sql: String) throws -> [UInt8] {
+        TableContentDigestTests.expectedDigest(try db.fetchAll(sql: sql).map(\.values))
+    }
+
+    @Test func aTableReadInHalvesOnTwoConnectionsDigestsAsOnOne() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("halves.db")
+        // 3,000 rows spanning 29,990 rowids: over the halving span, so split at 15,000.
+        let db = try Self.makeTable(path, rowids: (1...3_000).map { Int64($0) * 10 - 9 })
+        defer { try? db.close() }
+        let shape = try TableShape.read("item", in: db)
+        let middle = try #require(try TableContentDigest.middleRowid(of: shape, in: db))
+        #expect(middle == 1 + 29_990 / 2)
+
+        let alone = try DatabaseSnapshot.capture(db, comparingContent: true)
+        let withSecondReader = try DatabaseSnapshot.capture(db, comparingContent: true, upperHalves: Self.secondReader(path))
+        #expect(alone == withSecondReader)
+        #expect(alone.rowCounts["item"] == 3_000)
+        let lower = try Self.expected(db, "SELECT rowid, * FROM item WHERE rowid <= \(middle) ORDER BY rowid")
+        let upper = try Self.expected(db, "SELECT rowid, * FROM item WHERE rowid > \(middle) ORDER BY rowid")
+        #expect(alone.contentDigests["item"] == Array(SHA256.hash(data: lower + upper)))
+    }
+
+    @Test func aTableSpanningLessThanTheHalvingSpanIsDigestedWhole() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("whole.db")
+        let db = try Self.makeTable(path, rowids: [5, 6, 16_388])  // a span of 16,383
+        defer { try? db.close() }
+        #expect(try TableContentDigest.middleRowid(of: TableShape.read("item", in: db), in: db) == nil)
+        let snapshot = try DatabaseSnapshot.capture(db, comparingContent: true, upperHalves: Self.secondReader(path))
+        #expect(snapshot.contentDigests["item"] == (try Self.expected(db, "SELECT rowid, * FROM item ORDER BY rowid")))
+    }
+
+    @Test func theWidestRowidsSplitAtTheirMiddleWithoutOverflow() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("extremes.db")
+        let db = try Self.makeTable(path, rowids: [.min, .min + 1, -2, -1, 0, 1, .max - 1, .max])
+        defer { try? db.close() }
+        let middle = try TableContentDigest.middleRowid(of: TableShape.read("item", in: db), in: db)
+        #expect(middle == -1)  // Int64.min + (2^64 - 1) / 2
+        let snapshot = try DatabaseSnapshot.capture(db, comparingContent: true, upperHalves: Self.secondReader(path))
+        #expect(snapshot.rowCounts["item"] == 8)
+        let lower = try Self.expected(db, "SELECT rowid, * FROM item WHERE rowid <= -1 ORDER BY rowid")
+        let upper = try Self.expected(db, "SELECT rowid, * FROM item WHERE rowid > -1 ORDER BY rowid")
+        #expect(snapshot.contentDigests["item"] == Array(SHA256.hash(data: lower + upper)))
+    }
+
+    /// Each change leaves the row count as it is: only the digest can find it.
+    @Test(arguments: [
+        "UPDATE item SET body = 'changed' WHERE rowid = 25001",          // a value in the upper half
+        "UPDATE item SET data = x'00' WHERE rowid = 11",                 // a value in the lower half
+        "UPDATE item SET rowid = 25002 WHERE rowid = 25001",             // renumbered within the upper half
+        "UPDATE item SET rowid = 14992 WHERE rowid = 15011",             // moved across the middle (15,000)
+    ])
+    func aRowChangedOrRenumberedInEitherHalfIsFound(change: String) throws {
+        let directory = try TemporaryDirectory()
+        let rowids = (1...3_000).map { Int64($0) * 10 - 9 }
+        let sourcePath = directory.path("source.db")
+        let copyPath = directory.path("copy.db")
+        let source = try Self.makeTable(sourcePath, rowids: rowids)
+        defer { try? source.close() }
+        let copy = try Self.makeTable(copyPath, rowids: rowids)
+        defer { try? copy.close() }
+        let before = try DatabaseSnapshot.capture(source, comparingContent: true, upperHalves: Self.secondReader(sourcePath))
+        #expect(before.difference(from: try DatabaseSnapshot.capture(copy, comparingContent: true, upperHalves: Self.secondReader(copyPath))) == nil)
+
+        try copy.execute(sql: change)
+        #expect(copy.changesCount == 1)
+        let after = try DatabaseSnapshot.capture(copy, comparingContent: true, upperHalves: Self.secondReader(copyPath))
+        #expect(after.rowCounts == before.rowCounts)
+        #expect(before.difference(from: after) == "table item has the same number of rows but not the same rows: a rowid or a value differs")
+    }
+
+    @Test func aSecondReaderThatFailsFailsTheCapture() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("failing.db")
+        let db = try Self.makeTable(path, rowids: (1...3_000).map { Int64($0) * 10 })
+        defer { try? db.close() }
+        let failing: DatabaseSnapshot.SecondReader = { _ in
+            _ = try Connection(path: path, key: .rawKey(hex: String(repeating: "11", count: 32)))  // the wrong key
+        }
+        #expect(throws: CipherStoreError.self) { try DatabaseSnapshot.capture(db, comparingContent: true, upperHalves: failing) }
+    }
+
+    @Test func aSecondReadersBytesCountTowardTheProgress() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("counted.db")
+        try Self.makeTable(path, rowids: (1...3_000).map { Int64($0) }).close()
+        var configuration = Configuration()
+        configuration.vfsName = try ConversionIO.vfsName()
+        let reader = try Connection(path: path, key: Self.key, configuration: configuration)
+        defer { try? reader.close() }
+        let otherReads = ReadProgressPoller.OtherReads()
+        var whileOpen: Int64 = 0
+        try otherReads.counting(reader) { () throws in
+            #expect(try reader.fetchScalar(Int.self, sql: "SELECT count(*) FROM item WHERE length(body) > 0") == 3_000)
+            whileOpen = otherReads.bytesRead
+        }
+        let size = Int64(try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int))
+        // Every page but the header's, which the open read before the count began.
+        #expect(whileOpen >= size / 2)
+        #expect(otherReads.bytesRead == whileOpen)  // kept once the reader is done
+    }
+
+    @Test func anEncryptionVerifiesItsResultInHalvesWithAPassphrase() throws {
+        let directory = try TemporaryDirectory()
+        let plain = directory.path("plain.db")
+        let setup = try Connection(path: plain, key: nil)
+        try setup.execute(sql: "CREATE TABLE item(body TEXT)")
+        try setup.execute(sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) INSERT INTO item(rowid, body) SELECT i, printf('%05d', i) FROM n")
+        try setup.close()
+        let key = try DatabaseKey.passphrase("halves of a verification")
+        let report = try DatabaseFile.encrypt(path: plain, key: key, to: .file(directory.path("encrypted.db")))
+        #expect(report.verification.tables.first { $0.name == "item" }?.rowCount == 20_000)
+        let encrypted = try Connection(path: directory.path("encrypted.db"), key: key)
+        defer { try? encrypted.close() }
+        #expect(try encrypted.fetchScalar(String.self, sql: "SELECT group_concat(body, '') FROM (SELECT body FROM item WHERE rowid IN (1, 10000, 20000) ORDER BY rowid)") == "000011000020000")
+    }
+}
