@@ -41,7 +41,7 @@ import Testing
     @Test func aTableReadInHalvesOnTwoConnectionsDigestsAsOnOne() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("halves.db")
-        // 3,000 rows spanning 29,990 rowids: over the halving span, so split at 15,000.
+        // 3,000 rows spanning 29,990 rowids: split at 15,000.
         let db = try Self.makeTable(path, rowids: (1...3_000).map { Int64($0) * 10 - 9 })
         defer { try? db.close() }
         let shape = try TableShape.read("item", in: db)
@@ -57,14 +57,28 @@ import Testing
         #expect(alone.contentDigests["item"] == Array(SHA256.hash(data: lower + upper)))
     }
 
-    @Test func aTableSpanningLessThanTheHalvingSpanIsDigestedWhole() throws {
+    @Test func aTableOfOneRowIsDigestedWhole() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("whole.db")
-        let db = try Self.makeTable(path, rowids: [5, 6, 16_388])  // a span of 16,383
+        let db = try Self.makeTable(path, rowids: [16_388])
         defer { try? db.close() }
         #expect(try TableContentDigest.middleRowid(of: TableShape.read("item", in: db), in: db) == nil)
         let snapshot = try DatabaseSnapshot.capture(db, comparingContent: true, upperHalves: Self.secondReader(path))
         #expect(snapshot.contentDigests["item"] == (try Self.expected(db, "SELECT rowid, * FROM item ORDER BY rowid")))
+        try db.execute(sql: "DELETE FROM item")
+        #expect(try TableContentDigest.middleRowid(of: TableShape.read("item", in: db), in: db) == nil)
+    }
+
+    @Test func twoRowsSplitOnePerHalf() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("two.db")
+        let db = try Self.makeTable(path, rowids: [7, 8])
+        defer { try? db.close() }
+        #expect(try TableContentDigest.middleRowid(of: TableShape.read("item", in: db), in: db) == 7)
+        let snapshot = try DatabaseSnapshot.capture(db, comparingContent: true, upperHalves: Self.secondReader(path))
+        let lower = try Self.expected(db, "SELECT rowid, * FROM item WHERE rowid = 7")
+        let upper = try Self.expected(db, "SELECT rowid, * FROM item WHERE rowid = 8")
+        #expect(snapshot.contentDigests["item"] == Array(SHA256.hash(data: lower + upper)))
     }
 
     @Test func theWidestRowidsSplitAtTheirMiddleWithoutOverflow() throws {
@@ -138,18 +152,37 @@ import Testing
         #expect(otherReads.bytesRead == whileOpen)  // kept once the reader is done
     }
 
+    /// A plaintext file over ``DatabaseSnapshot/secondReaderMinimumBytes``: its result is
+    /// verified with a second reader.
+    static func makeLargePlaintext(_ path: String) throws {
+        let setup = try Connection(path: path, key: nil)
+        defer { try? setup.close() }
+        try setup.execute(sql: "CREATE TABLE item(body TEXT)")
+        try setup.execute(sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 8500) INSERT INTO item(rowid, body) SELECT i, printf('%04000d', i) FROM n")
+        #expect(FileSystem.size(path) >= DatabaseSnapshot.secondReaderMinimumBytes)
+    }
+
     @Test func anEncryptionVerifiesItsResultInHalvesWithAPassphrase() throws {
         let directory = try TemporaryDirectory()
         let plain = directory.path("plain.db")
-        let setup = try Connection(path: plain, key: nil)
-        try setup.execute(sql: "CREATE TABLE item(body TEXT)")
-        try setup.execute(sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) INSERT INTO item(rowid, body) SELECT i, printf('%05d', i) FROM n")
-        try setup.close()
+        try Self.makeLargePlaintext(plain)
         let key = try DatabaseKey.passphrase("halves of a verification")
         let report = try DatabaseFile.encrypt(path: plain, key: key, to: .file(directory.path("encrypted.db")))
-        #expect(report.verification.tables.first { $0.name == "item" }?.rowCount == 20_000)
+        #expect(report.verification.tables.first { $0.name == "item" }?.rowCount == 8_500)
         let encrypted = try Connection(path: directory.path("encrypted.db"), key: key)
         defer { try? encrypted.close() }
-        #expect(try encrypted.fetchScalar(String.self, sql: "SELECT group_concat(body, '') FROM (SELECT body FROM item WHERE rowid IN (1, 10000, 20000) ORDER BY rowid)") == "000011000020000")
+        #expect(try encrypted.fetchScalar(String.self, sql: "SELECT group_concat(substr(body, 3997), '-') FROM (SELECT body FROM item WHERE rowid IN (1, 4250, 8500) ORDER BY rowid)") == "0001-4250-8500")
+    }
+
+    @Test func aBackupVerifiesItsCopyInHalves() throws {
+        let directory = try TemporaryDirectory()
+        let plain = directory.path("plain.db")
+        try Self.makeLargePlaintext(plain)
+        let key = try DatabaseKey.passphrase("halves of a backup")
+        try DatabaseFile.encrypt(path: plain, key: key, to: .file(directory.path("source.db")))
+        let queue = try DatabaseQueue(path: directory.path("source.db"), key: key)
+        let report = try queue.backup(to: directory.path("copy.db"), key: key)
+        #expect(report.verification.tables.first { $0.name == "item" }?.rowCount == 8_500)
+        #expect(try DatabaseFile.verify(path: directory.path("copy.db"), key: key).tables.first { $0.name == "item" }?.rowCount == 8_500)
     }
 }

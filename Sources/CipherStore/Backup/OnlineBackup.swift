@@ -145,14 +145,16 @@ struct OnlineBackup {
         do {
             let check = try openCopy(temporaryPath, cipher: cipher)
             defer { try? check.close() }
-            // Large tables are read in halves, the upper ones on a second connection.
+            // A large copy's tables are read in halves, the upper ones on a second connection.
             let (key, functions, collations, options) = (key, source.addedFunctions, source.addedCollations, options)
-            let written = try DatabaseSnapshot.capture(check, comparingContent: true) { body in
+            let secondReader: DatabaseSnapshot.SecondReader = { body in
                 let reader = try Self.openCopy(temporaryPath, key: key, cipher: cipher, functions: functions, collations: collations,
                                               options: options, keepingPages: false)
                 defer { try? reader.close() }
                 try body(reader)
             }
+            let written = try DatabaseSnapshot.capture(check, comparingContent: true, upperHalves:
+                FileSystem.size(temporaryPath) >= DatabaseSnapshot.secondReaderMinimumBytes ? secondReader : nil)
             if let difference = copied.snapshot.difference(from: written) {
                 throw DatabaseFileError.verificationFailed(detail: difference)
             }

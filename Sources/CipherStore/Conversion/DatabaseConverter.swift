@@ -353,13 +353,15 @@ struct DatabaseConverter: Sendable {
             try ReadProgressPoller.observe(check, expectedBytes: bytes * (options.fullReadBack ? 2 : 1), totalBytes: bytes,
                                            options: options, phase: .verifying,
                                            span: DatabaseFileProgress.ConversionShare.checked...DatabaseFileProgress.ConversionShare.compared) { otherReads in
-                // Large tables are read in halves, the upper ones on a second connection (the
-                // file is this conversion's own): its reads count toward the progress too.
-                let snapshot = try DatabaseSnapshot.capture(check, comparingContent: true) { body in
+                // A large file's tables are read in halves, the upper ones on a second connection
+                // (the file is this conversion's own): its reads count toward the progress too.
+                let secondReader: DatabaseSnapshot.SecondReader = { body in
                     let reader = try Connection(path: temporaryPath, key: readerKey, configuration: readerConfiguration)
                     defer { try? reader.close() }
                     try otherReads.map { try $0.counting(reader) { try body(reader) } } ?? body(reader)
                 }
+                let snapshot = try DatabaseSnapshot.capture(check, comparingContent: true,
+                                                            upperHalves: bytes >= DatabaseSnapshot.secondReaderMinimumBytes ? secondReader : nil)
                 if let difference = sourceSnapshot.difference(from: snapshot) {
                     throw DatabaseFileError.verificationFailed(detail: difference)
                 }

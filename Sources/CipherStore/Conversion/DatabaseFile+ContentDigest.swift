@@ -8,11 +8,13 @@ extension DatabaseFile {
     public static func digestContent(path: String, key: DatabaseKey?, cipher: CipherSettings = .libraryDefaults) throws -> Int {
         let db = try openForReading(path: path, key: key, cipher: cipher)
         defer { try? db.close() }
-        // As a conversion reads its result: large tables in halves, on two connections.
-        return try DatabaseSnapshot.capture(db, comparingContent: true) { body in
+        // As a conversion reads its result: a large file's tables in halves, on two connections.
+        let secondReader: DatabaseSnapshot.SecondReader = { body in
             let reader = try openForReading(path: path, key: key, cipher: cipher)
             defer { try? reader.close() }
             try body(reader)
-        }.rowCounts.values.reduce(0, +)
+        }
+        let large = FileSystem.size(path) >= DatabaseSnapshot.secondReaderMinimumBytes
+        return try DatabaseSnapshot.capture(db, comparingContent: true, upperHalves: large ? secondReader : nil).rowCounts.values.reduce(0, +)
     }
 }

@@ -6,6 +6,10 @@ struct DatabaseSnapshot: Equatable, Sendable {
     /// ``capture(_:comparingContent:upperHalves:)``).
     typealias SecondReader = @Sendable (_ body: (Connection) throws -> Void) throws -> Void
 
+    /// The size from which a verification reads its result on a second connection: below it,
+    /// opening one (a key derivation, for a passphrase) would cost about what it saves.
+    static let secondReaderMinimumBytes: Int64 = 32 << 20
+
     var schema: [String]
     var rowCounts: [String: Int]
     /// Each stored table's ``TableContentDigest``, when the capture compared content.

@@ -11,11 +11,11 @@ import Synchronization
 /// pages look like; a row renumbered, changed, lost or added changes it. Each value goes in
 /// with its storage class, so `1`, `1.0`, `'1'` and `x'31'` differ.
 ///
-/// A table whose rowids span ``halvingSpan`` or more is digested in two halves, the rows up
-/// to its middle rowid and the rows above it, and its digest is the SHA-256 of the two: the
-/// halves can be read on two connections at once (``DatabaseSnapshot/capture(_:comparingContent:upperHalves:)``),
+/// A table with two rowids or more is digested in two halves, the rows up to its middle rowid
+/// and the rows above it, and its digest is the SHA-256 of the two: the halves can be read on
+/// two connections at once (``DatabaseSnapshot/capture(_:comparingContent:upperHalves:)``),
 /// and the middle follows from the rows themselves (the smallest and largest rowid), so a copy
-/// with the same rows splits where its source does.
+/// with the same rows splits where its source does, whatever its page size.
 enum TableContentDigest {
     /// Which of a table's rows a read takes.
     enum Part: Sendable {
@@ -37,22 +37,16 @@ enum TableContentDigest {
     /// Thrown by a read told to stop.
     struct Stopped: Error {}
 
-    /// The span of rowids from which a table is digested in two halves: below it, a second
-    /// connection would cost more than it saves.
-    static let halvingSpan: UInt64 = 16_384
-
     /// The rowid up to which the lower half of `table`'s rows goes, or `nil` when the table is
-    /// digested whole (no rowid, or rowids spanning less than ``halvingSpan``). Two reads of the
-    /// ends of the rowid b-tree.
+    /// digested whole (no rowid, or fewer than two). Two reads of the ends of the rowid b-tree.
     static func middleRowid(of table: TableShape, in db: Connection) throws -> Int64? {
         guard let rowid = table.rowidName else { return nil }
         let name = Connection.quoteIdentifier(table.name)
         guard let smallest = try db.fetchScalar(Int64.self, sql: "SELECT min(\(rowid)) FROM main.\(name)"),
-              let largest = try db.fetchScalar(Int64.self, sql: "SELECT max(\(rowid)) FROM main.\(name)") else { return nil }
+              let largest = try db.fetchScalar(Int64.self, sql: "SELECT max(\(rowid)) FROM main.\(name)"),
+              largest > smallest else { return nil }
         // The distance between any two Int64s fits in a UInt64.
-        let span = UInt64(bitPattern: largest &- smallest)
-        guard span >= halvingSpan else { return nil }
-        return smallest &+ Int64(bitPattern: span / 2)
+        return smallest &+ Int64(bitPattern: UInt64(bitPattern: largest &- smallest) / 2)
     }
 
     /// The digest of a table digested in two halves, from the digests of its halves.
