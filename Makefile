@@ -94,7 +94,8 @@ test: deps $(LIBRARY)
 	@echo "Tested with $$($(LINKED_VERSION))"
 
 # The concurrency tests (the queue, the pool, observation, the services, conversions with their
-# second thread, key slots with their background derivation, backups while writers commit, the
+# second thread and their verification's second reader, key slots with their background
+# derivation, backups while writers commit, the
 # corruption notice) under ThreadSanitizer; the
 # library's own suites (statements, rows, records, conversions, key slots, the pool, repair)
 # under AddressSanitizer, except the long concurrency runs of the queue, observation and the
@@ -105,7 +106,7 @@ test: deps $(LIBRARY)
 # findings.
 check-sanitizers: deps
 	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread \
-		--filter 'QueueTests|PoolTests|InterruptTests|PrepareDatabaseTests|PoolKeyChangeTests|ObservationTests|TransactionObserverTests|DatabaseRegionObservationTests|StatusServiceTests|ConversionTests|KeySlotTests|OnlineBackupTests|CorruptionNoticeTests|AsyncConversionTests|SchemaCopyTests'
+		--filter 'QueueTests|PoolTests|InterruptTests|PrepareDatabaseTests|PoolKeyChangeTests|ObservationTests|TransactionObserverTests|DatabaseRegionObservationTests|StatusServiceTests|ConversionTests|KeySlotTests|OnlineBackupTests|CorruptionNoticeTests|AsyncConversionTests|SchemaCopyTests|TableContentDigestHalvesTests|ConversionCancellationTests'
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --scratch-path .build-asan --sanitize=address \
 		--filter 'CipherStoreTests\.' --skip 'MemoryTests|QueueTests|ObservationTests|StatusServiceTests'
 
