@@ -135,6 +135,10 @@ final class DatabaseSalvage {
     private var unreadableRows = 0
     /// The insert statements, by their SQL: prepared once per table and width.
     private var inserts: [String: Statement] = [:]
+    /// The last insert run and its SQL: a table's rows run the same one, and the SQL (the
+    /// same string each time) compares equal to itself at once, where the dictionary would
+    /// hash it for every row.
+    private var lastInsert: (sql: String, statement: Statement)?
 
     init(pages: EncryptedPageReader, output: Connection, schemaCopy: SchemaCopy.Found, progress: @escaping (Double) throws -> Void) {
         self.pages = pages
@@ -368,6 +372,7 @@ final class DatabaseSalvage {
         }
         // Finalized here, so the connection can close.
         inserts.removeAll()
+        lastInsert = nil
         if malformedPages > 0 { problems.append("\(malformedPages) pages passed their HMAC but do not read as b-tree pages: their rows were not recovered") }
         if unreadableRows > 0 { problems.append("\(unreadableRows) rows on readable pages could not be decoded (a malformed record or overflow chain)") }
         if misfits > 0 {
@@ -627,13 +632,15 @@ final class DatabaseSalvage {
             try insertRecovered(rowID, values)
             return
         }
-        var values = values
-        if let column = target.rowIDColumn, column < values.count { values[column] = .integer(rowID) }
+        // The INTEGER PRIMARY KEY column, stored as NULL, takes the rowid.
+        let rowIDColumn = target.rowIDColumn.flatMap { $0 < values.count ? $0 : nil }
         let sql = target.insertSQL(width: values.count)
-        if try run(sql, target.rowIDName == nil ? values : [.integer(rowID)] + values) {
+        if try run(sql, rowID: target.rowIDName == nil ? nil : rowID, values, rowIDColumn.map { ($0, rowID) }) {
             target.inserted += 1
         } else {
             refusedButKept += 1
+            var values = values
+            if let rowIDColumn { values[rowIDColumn] = .integer(rowID) }
             try insertRecovered(rowID, values)
         }
     }
@@ -646,7 +653,7 @@ final class DatabaseSalvage {
         if recoveredInserts[width] == nil {
             recoveredInserts[width] = "INSERT INTO \(Connection.quoteIdentifier(recovered[width]!.name)) VALUES (?\(String(repeating: ", ?", count: max(width, 1))))"
         }
-        if try run(recoveredInserts[width]!, [.integer(rowID)] + (width == 0 ? [.null] : values)) {
+        if try run(recoveredInserts[width]!, rowID: rowID, width == 0 ? [.null] : values) {
             recovered[width]!.inserted += 1
         } else {
             refused += 1
@@ -664,14 +671,29 @@ final class DatabaseSalvage {
         return moved
     }
 
-    /// Runs an insert; whether it inserted a row.
-    private func run(_ sql: String, _ values: [DatabaseValue]) throws -> Bool {
+    /// Runs an insert of `rowID` (when given, the first parameter) and `values` (the value at
+    /// `rowIDColumn`'s index given as that rowid instead); whether it inserted a row.
+    private func run(_ sql: String, rowID: Int64?, _ values: [DatabaseValue], _ rowIDColumn: (index: Int, rowID: Int64)? = nil) throws -> Bool {
         while true {
             do {
-                let statement = try inserts[sql] ?? output.makeStatement(sql: sql)
-                inserts[sql] = statement
+                let statement: Statement
+                if let last = lastInsert, last.sql == sql {
+                    statement = last.statement
+                } else {
+                    statement = try inserts[sql] ?? output.makeStatement(sql: sql)
+                    inserts[sql] = statement
+                    lastInsert = (sql, statement)
+                }
                 defer { statement.reset() }
-                for (index, value) in values.enumerated() { try statement.bind(value, at: Int32(index + 1)) }
+                var parameter: Int32 = 1
+                if let rowID {
+                    try statement.bind(.integer(rowID), at: 1)
+                    parameter = 2
+                }
+                for index in values.indices {
+                    try statement.bind(index == rowIDColumn?.index ? .integer(rowIDColumn?.rowID ?? 0) : values[index], at: parameter)
+                    parameter += 1
+                }
                 while try statement.step() {}
                 return output.changesCount > 0
             } catch let error as DatabaseError {
