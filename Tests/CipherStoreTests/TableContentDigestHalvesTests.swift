@@ -1,6 +1,7 @@
 @testable import CipherStore
 import Crypto
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -24,9 +25,15 @@ import Testing
         return db
     }
 
-    /// The capture's second reader, on a connection of its own to `path`.
-    static func secondReader(_ path: String) -> DatabaseSnapshot.SecondReader {
+    /// How many times a second reader ran.
+    final class Runs: Sendable {
+        let count = Atomic(0)
+    }
+
+    /// The capture's second reader, on a connection of its own to `path`; counts its runs.
+    static func secondReader(_ path: String, runs: Runs? = nil) -> DatabaseSnapshot.SecondReader {
         { body in
+            runs?.count.add(1, ordering: .relaxed)
             let reader = try Connection(path: path, key: key)
             defer { try? reader.close() }
             try body(reader)
@@ -49,7 +56,9 @@ import Testing
         #expect(middle == 1 + 29_990 / 2)
 
         let alone = try DatabaseSnapshot.capture(db, comparingContent: true)
-        let withSecondReader = try DatabaseSnapshot.capture(db, comparingContent: true, upperHalves: Self.secondReader(path))
+        let runs = Runs()
+        let withSecondReader = try DatabaseSnapshot.capture(db, comparingContent: true, upperHalves: Self.secondReader(path, runs: runs))
+        #expect(runs.count.load(ordering: .relaxed) == 1)
         #expect(alone == withSecondReader)
         #expect(alone.rowCounts["item"] == 3_000)
         let lower = try Self.expected(db, "SELECT rowid, * FROM item WHERE rowid <= \(middle) ORDER BY rowid")
@@ -79,6 +88,47 @@ import Testing
         let lower = try Self.expected(db, "SELECT rowid, * FROM item WHERE rowid = 7")
         let upper = try Self.expected(db, "SELECT rowid, * FROM item WHERE rowid = 8")
         #expect(snapshot.contentDigests["item"] == Array(SHA256.hash(data: lower + upper)))
+    }
+
+    /// One row far below the others: the middle is the range's, so the lower half holds that
+    /// row alone and the second reader nearly all; the digest is the documented one all the same.
+    @Test func rowidsBunchedAtOneEndSplitUnevenlyWithTheSameDigest() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("skewed.db")
+        let db = try Self.makeTable(path, rowids: [-(1 << 62)] + (1...3_000).map { Int64($0) })
+        defer { try? db.close() }
+        let middle = try #require(try TableContentDigest.middleRowid(of: TableShape.read("item", in: db), in: db))
+        #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM item WHERE rowid <= \(middle)") == 1)
+        let alone = try DatabaseSnapshot.capture(db, comparingContent: true)
+        #expect(alone == (try DatabaseSnapshot.capture(db, comparingContent: true, upperHalves: Self.secondReader(path))))
+        let lower = try Self.expected(db, "SELECT rowid, * FROM item WHERE rowid <= \(middle) ORDER BY rowid")
+        let upper = try Self.expected(db, "SELECT rowid, * FROM item WHERE rowid > \(middle) ORDER BY rowid")
+        #expect(alone.contentDigests["item"] == Array(SHA256.hash(data: lower + upper)))
+        #expect(alone.rowCounts["item"] == 3_001)
+    }
+
+    /// A generated column named `rowid` (not in `table_info`) does not stand for the rowid: a
+    /// range on it would leave out the rows where it is NULL, in the count and the digest.
+    @Test(.enabled(if: LinkedSQLCipher.isVersion4, "generated columns need SQLite 3.31 (SQLCipher 4)"))
+    func aGeneratedColumnNamedRowidIsNotTakenForTheRowid() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("generated.db")
+        let db = try Connection(path: path, key: Self.key)
+        defer { try? db.close() }
+        try db.execute(sql: "CREATE TABLE item(x, rowid AS (CASE WHEN x > 0 THEN x END))")
+        try db.execute(sql: "INSERT INTO item(x) VALUES (-1), (5), (-2), ('text'), (7), (-3), (9)")
+        let shape = try TableShape.read("item", in: db)
+        #expect(shape.rowidName == "_rowid_")
+        #expect(try TableContentDigest.middleRowid(of: shape, in: db) == 4)  // rowids 1...7
+        let snapshot = try DatabaseSnapshot.capture(db, comparingContent: true, upperHalves: Self.secondReader(path))
+        #expect(snapshot.rowCounts["item"] == 7)
+        let lower = try Self.expected(db, "SELECT _rowid_, * FROM item WHERE _rowid_ <= 4 ORDER BY _rowid_")
+        let upper = try Self.expected(db, "SELECT _rowid_, * FROM item WHERE _rowid_ > 4 ORDER BY _rowid_")
+        #expect(snapshot.contentDigests["item"] == Array(SHA256.hash(data: lower + upper)))
+        // A backup of it (a page copy, compared row for row) counts every row.
+        let queue = try DatabaseQueue(path: path, key: Self.key)
+        let report = try queue.backup(to: directory.path("copy.db"), key: Self.key)
+        #expect(report.verification.tables.first { $0.name == "item" }?.rowCount == 7)
     }
 
     @Test func theWidestRowidsSplitAtTheirMiddleWithoutOverflow() throws {
@@ -152,6 +202,25 @@ import Testing
         #expect(otherReads.bytesRead == whileOpen)  // kept once the reader is done
     }
 
+    /// A second reader counted after the work was cancelled fails at its first read.
+    @Test func aSecondReaderCountedAfterACancellationFailsAtOnce() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("late.db")
+        try Self.makeTable(path, rowids: (1...3_000).map { Int64($0) }).close()
+        var configuration = Configuration()
+        configuration.vfsName = try ConversionIO.vfsName()
+        let reader = try Connection(path: path, key: Self.key, configuration: configuration)
+        defer { try? reader.close() }
+        let otherReads = ReadProgressPoller.OtherReads()
+        otherReads.interrupt()
+        let error = #expect(throws: DatabaseError.self) {
+            try otherReads.counting(reader) { () throws in
+                _ = try reader.fetchScalar(Int.self, sql: "SELECT count(*) FROM item WHERE length(body) > 0")
+            }
+        }
+        #expect(error?.resultCode.primaryResultCode == .SQLITE_INTERRUPT)
+    }
+
     /// A plaintext file over ``DatabaseSnapshot/secondReaderMinimumBytes``: its result is
     /// verified with a second reader.
     static func makeLargePlaintext(_ path: String) throws {
@@ -168,6 +237,7 @@ import Testing
         try Self.makeLargePlaintext(plain)
         let key = try DatabaseKey.passphrase("halves of a verification")
         let report = try DatabaseFile.encrypt(path: plain, key: key, to: .file(directory.path("encrypted.db")))
+        #expect(report.outputBytes >= DatabaseSnapshot.secondReaderMinimumBytes)
         #expect(report.verification.tables.first { $0.name == "item" }?.rowCount == 8_500)
         let encrypted = try Connection(path: directory.path("encrypted.db"), key: key)
         defer { try? encrypted.close() }
@@ -182,6 +252,7 @@ import Testing
         try DatabaseFile.encrypt(path: plain, key: key, to: .file(directory.path("source.db")))
         let queue = try DatabaseQueue(path: directory.path("source.db"), key: key)
         let report = try queue.backup(to: directory.path("copy.db"), key: key)
+        #expect(report.outputBytes >= DatabaseSnapshot.secondReaderMinimumBytes)
         #expect(report.verification.tables.first { $0.name == "item" }?.rowCount == 8_500)
         #expect(try DatabaseFile.verify(path: directory.path("copy.db"), key: key).tables.first { $0.name == "item" }?.rowCount == 8_500)
     }

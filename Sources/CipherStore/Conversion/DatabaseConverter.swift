@@ -342,12 +342,18 @@ struct DatabaseConverter: Sendable {
             // Through the counting VFS: the reads below are the verification's progress.
             configuration.vfsName = try ConversionIO.vfsName()
             var checkKey = target.key
-            let check = try exported.derivedKey.flatMap { key in
+            // A large file gets a second reader (below): a passphrase is stretched once, here, for
+            // both, when SQLCipher did not report the result's salt (SQLCipher 3) to do it earlier.
+            let bytes = FileSystem.size(temporaryPath)
+            let derivedKey = exported.derivedKey ?? target.key.flatMap { key in
+                key.kind == .passphrase && bytes >= DatabaseSnapshot.secondReaderMinimumBytes
+                    ? (try? SharedKeyDerivation.rawKeyWithSalt(for: key, path: temporaryPath, cipher: target.cipher)) ?? nil : nil
+            }
+            let check = try derivedKey.flatMap { key in
                 (try? Connection(path: temporaryPath, key: key, configuration: configuration)).map { checkKey = key; return $0 }
             } ?? Connection(path: temporaryPath, key: target.key, configuration: configuration)
             defer { try? check.close() }
             // The row counts read the file about once; a full read-back reads it once more.
-            let bytes = FileSystem.size(temporaryPath)
             var resultSnapshot: DatabaseSnapshot?
             let (readerKey, readerConfiguration) = (checkKey, configuration)
             try ReadProgressPoller.observe(check, expectedBytes: bytes * (options.fullReadBack ? 2 : 1), totalBytes: bytes,

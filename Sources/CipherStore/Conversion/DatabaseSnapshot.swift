@@ -89,7 +89,8 @@ struct DatabaseSnapshot: Equatable, Sendable {
                 return digests
             }
         }
-        // On a failure here, the other thread stops within 1,024 rows.
+        // On a failure here, the other thread stops at its next 1,024th row (not while it
+        // opens its connection: a key derivation runs to its end).
         defer {
             stop.request()
             upperWork?.wait()
@@ -103,13 +104,17 @@ struct DatabaseSnapshot: Equatable, Sendable {
             for table in halved { upper[table.shape.name] = try TableContentDigest.of(table.shape, in: db, part: .above(table.middle)) }
         }
         var digests: [String: [UInt8]] = [:]
-        for (name, part) in lower {
-            guard let other = upper[name] else {
-                (digests[name], rowCounts[name]) = part
+        for (shape, middle) in tables {
+            guard let part = lower[shape.name] else { continue }
+            guard middle != nil else {
+                (digests[shape.name], rowCounts[shape.name]) = part
                 continue
             }
-            digests[name] = TableContentDigest.combining(lower: part.digest, upper: other.digest)
-            rowCounts[name] = part.rowCount + other.rowCount
+            guard let other = upper[shape.name] else {
+                preconditionFailure("the upper half of \(shape.name) was not read")
+            }
+            digests[shape.name] = TableContentDigest.combining(lower: part.digest, upper: other.digest)
+            rowCounts[shape.name] = part.rowCount + other.rowCount
         }
         return digests
     }

@@ -21,13 +21,15 @@ final class ReadProgressPoller {
             var open: [Int: (file: Int, start: Int64)] = [:]
             var done: Int64 = 0
             var nextID = 0
+            /// Set once the work is cancelled: a file counted from then on fails at once.
+            var interrupted = false
         }
 
         private let state = Mutex(State())
 
         /// Runs `body` (on any thread) while the reads of `db`, a second connection to the same
         /// file opened through the conversion VFS, count toward the work too, and fail once it is
-        /// cancelled.
+        /// cancelled (at once, when it was cancelled before).
         func counting<T>(_ db: Connection, _ body: () throws -> T) rethrows -> T {
             guard let pointer = try? db.handle.pointer, let file = cipherstore_conversion_io_file(pointer, "main") else { return try body() }
             let id = add(file)
@@ -40,6 +42,7 @@ final class ReadProgressPoller {
                 let id = $0.nextID
                 $0.nextID += 1
                 $0.open[id] = (Int(bitPattern: file), cipherstore_conversion_io_file_bytes_read(file))
+                if $0.interrupted { cipherstore_conversion_io_file_interrupt(file) }
                 return id
             }
         }
@@ -59,9 +62,11 @@ final class ReadProgressPoller {
             }
         }
 
-        /// Makes the open files' reads fail, as the work's own when it is cancelled.
+        /// Makes the open files' reads fail, as the work's own when it is cancelled, and those
+        /// counted later.
         func interrupt() {
             state.withLock { state in
+                state.interrupted = true
                 for other in state.open.values {
                     if let pointer = UnsafeMutableRawPointer(bitPattern: other.file) { cipherstore_conversion_io_file_interrupt(pointer) }
                 }

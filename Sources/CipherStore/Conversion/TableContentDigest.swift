@@ -39,11 +39,15 @@ enum TableContentDigest {
 
     /// The rowid up to which the lower half of `table`'s rows goes, or `nil` when the table is
     /// digested whole (no rowid, or fewer than two). Two reads of the ends of the rowid b-tree.
+    ///
+    /// The middle is that of the rowids' range, not of the rows: a table whose rowids bunch at
+    /// one end splits unevenly (the digest is the same; only the second core helps less).
     static func middleRowid(of table: TableShape, in db: Connection) throws -> Int64? {
         guard let rowid = table.rowidName else { return nil }
         let name = Connection.quoteIdentifier(table.name)
-        guard let smallest = try db.fetchScalar(Int64.self, sql: "SELECT min(\(rowid)) FROM main.\(name)"),
-              let largest = try db.fetchScalar(Int64.self, sql: "SELECT max(\(rowid)) FROM main.\(name)"),
+        // A rowid is an integer; anything else (a column that took the name) reads whole.
+        guard case .integer(let smallest) = try db.fetchAll(sql: "SELECT min(\(rowid)) FROM main.\(name)").first?.values.first,
+              case .integer(let largest) = try db.fetchAll(sql: "SELECT max(\(rowid)) FROM main.\(name)").first?.values.first,
               largest > smallest else { return nil }
         // The distance between any two Int64s fits in a UInt64.
         return smallest &+ Int64(bitPattern: UInt64(bitPattern: largest &- smallest) / 2)

@@ -35,7 +35,11 @@ struct TableShape: Sendable {
             if position > 0 { keyed.append((position, name, try column.value(String?.self, at: 2) ?? "")) }
         }
         let primaryKey = keyed.sorted { $0.position < $1.position }.map(\.name)
-        let taken = Set(columns.map { $0.lowercased() })
+        // A generated column is not in table_info, but its name hides the rowid's all the same:
+        // table_xinfo lists it (SQLite 3.26 and later; an older SQLite returns no rows, and has
+        // no generated columns).
+        let allColumns = try db.fetchAll(sql: "PRAGMA \(quotedSchema).table_xinfo(\(quotedTable))").map { try $0.value(String.self, at: 1) }
+        let taken = Set((columns + allColumns).map { $0.lowercased() })
         var rowidName = ["rowid", "_rowid_", "oid"].first { !taken.contains($0) }
         if let candidate = rowidName, !(try Self.compiles("SELECT \(candidate) FROM \(quotedSchema).\(quotedTable)", in: db)) {
             rowidName = nil  // WITHOUT ROWID
