@@ -182,13 +182,19 @@ import Testing
         #expect(throws: CipherStoreError.self) { try DatabaseSnapshot.capture(db, comparingContent: true, upperHalves: failing) }
     }
 
+    /// A table of 3,000 rows at `path`, and a connection to it through the conversion VFS,
+    /// which counts its reads, as a verification's second reader.
+    static func readerThroughTheConversionVFS(_ path: String) throws -> Connection {
+        try makeTable(path, rowids: (1...3_000).map { Int64($0) }).close()
+        var configuration = Configuration()
+        configuration.vfsName = try ConversionIO.vfsName()
+        return try Connection(path: path, key: key, configuration: configuration)
+    }
+
     @Test func aSecondReadersBytesCountTowardTheProgress() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("counted.db")
-        try Self.makeTable(path, rowids: (1...3_000).map { Int64($0) }).close()
-        var configuration = Configuration()
-        configuration.vfsName = try ConversionIO.vfsName()
-        let reader = try Connection(path: path, key: Self.key, configuration: configuration)
+        let reader = try Self.readerThroughTheConversionVFS(path)
         defer { try? reader.close() }
         let otherReads = ReadProgressPoller.OtherReads()
         var whileOpen: Int64 = 0
@@ -206,10 +212,7 @@ import Testing
     @Test func aSecondReaderCountedAfterACancellationFailsAtOnce() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("late.db")
-        try Self.makeTable(path, rowids: (1...3_000).map { Int64($0) }).close()
-        var configuration = Configuration()
-        configuration.vfsName = try ConversionIO.vfsName()
-        let reader = try Connection(path: path, key: Self.key, configuration: configuration)
+        let reader = try Self.readerThroughTheConversionVFS(path)
         defer { try? reader.close() }
         let otherReads = ReadProgressPoller.OtherReads()
         otherReads.interrupt()
