@@ -143,18 +143,26 @@ struct OnlineBackup {
     func verify(_ copied: Copied, in file: WholeFileWrite.Context) throws -> (VerificationReport, SchemaCopy.Pending?) {
         let (temporaryPath, cipher) = (file.temporaryPath, copied.cipher)
         do {
-            let check = try openCopy(temporaryPath, cipher: cipher)
+            // A large copy's tables are read in halves, the upper ones on a second connection. A
+            // passphrase is then stretched once, here, for both: the derived key opens the copy
+            // only if it is the one SQLCipher derived (the first page's HMAC), else the passphrase does.
+            let (functions, collations, options) = (source.addedFunctions, source.addedCollations, options)
+            let large = FileSystem.size(temporaryPath) >= DatabaseSnapshot.secondReaderMinimumBytes
+            let derivedKey = large && key?.kind == .passphrase
+                ? key.flatMap { (try? SharedKeyDerivation.rawKeyWithSalt(for: $0, path: temporaryPath, cipher: cipher)) ?? nil } : nil
+            var readerKey = key
+            let check = try derivedKey.flatMap { derived in
+                (try? Self.openCopy(temporaryPath, key: derived, cipher: cipher, functions: functions, collations: collations,
+                                    options: options, keepingPages: true)).map { readerKey = derived; return $0 }
+            } ?? openCopy(temporaryPath, cipher: cipher)
             defer { try? check.close() }
-            // A large copy's tables are read in halves, the upper ones on a second connection.
-            let (key, functions, collations, options) = (key, source.addedFunctions, source.addedCollations, options)
-            let secondReader: DatabaseSnapshot.SecondReader = { body in
-                let reader = try Self.openCopy(temporaryPath, key: key, cipher: cipher, functions: functions, collations: collations,
+            let secondReader: DatabaseSnapshot.SecondReader = { [readerKey] body in
+                let reader = try Self.openCopy(temporaryPath, key: readerKey, cipher: cipher, functions: functions, collations: collations,
                                               options: options, keepingPages: false)
                 defer { try? reader.close() }
                 try body(reader)
             }
-            let written = try DatabaseSnapshot.capture(check, comparingContent: true, upperHalves:
-                FileSystem.size(temporaryPath) >= DatabaseSnapshot.secondReaderMinimumBytes ? secondReader : nil)
+            let written = try DatabaseSnapshot.capture(check, comparingContent: true, upperHalves: large ? secondReader : nil)
             if let difference = copied.snapshot.difference(from: written) {
                 throw DatabaseFileError.verificationFailed(detail: difference)
             }
