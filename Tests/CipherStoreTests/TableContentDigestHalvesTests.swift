@@ -45,6 +45,14 @@ import Testing
         TableContentDigestTests.expectedDigest(try db.fetchAll(sql: sql).map(\.values))
     }
 
+    /// The digest of a table read in two halves split at `middle`: the SHA-256 of the
+    /// documented streams of the rows up to it and of those above it.
+    static func expectedHalves(_ db: Connection, middle: Int64, rowid: String = "rowid") throws -> [UInt8] {
+        let lower = try expected(db, "SELECT \(rowid), * FROM item WHERE \(rowid) <= \(middle) ORDER BY \(rowid)")
+        let upper = try expected(db, "SELECT \(rowid), * FROM item WHERE \(rowid) > \(middle) ORDER BY \(rowid)")
+        return Array(SHA256.hash(data: lower + upper))
+    }
+
     @Test func aTableReadInHalvesOnTwoConnectionsDigestsAsOnOne() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("halves.db")
@@ -61,9 +69,7 @@ import Testing
         #expect(runs.count.load(ordering: .relaxed) == 1)
         #expect(alone == withSecondReader)
         #expect(alone.rowCounts["item"] == 3_000)
-        let lower = try Self.expected(db, "SELECT rowid, * FROM item WHERE rowid <= \(middle) ORDER BY rowid")
-        let upper = try Self.expected(db, "SELECT rowid, * FROM item WHERE rowid > \(middle) ORDER BY rowid")
-        #expect(alone.contentDigests["item"] == Array(SHA256.hash(data: lower + upper)))
+        #expect(alone.contentDigests["item"] == (try Self.expectedHalves(db, middle: middle)))
     }
 
     @Test func aTableOfOneRowIsDigestedWhole() throws {
@@ -85,9 +91,7 @@ import Testing
         defer { try? db.close() }
         #expect(try TableContentDigest.middleRowid(of: TableShape.read("item", in: db), in: db) == 7)
         let snapshot = try DatabaseSnapshot.capture(db, comparingContent: true, upperHalves: Self.secondReader(path))
-        let lower = try Self.expected(db, "SELECT rowid, * FROM item WHERE rowid = 7")
-        let upper = try Self.expected(db, "SELECT rowid, * FROM item WHERE rowid = 8")
-        #expect(snapshot.contentDigests["item"] == Array(SHA256.hash(data: lower + upper)))
+        #expect(snapshot.contentDigests["item"] == (try Self.expectedHalves(db, middle: 7)))
     }
 
     /// One row far below the others: the middle is the range's, so the lower half holds that
@@ -101,9 +105,7 @@ import Testing
         #expect(try db.fetchScalar(Int.self, sql: "SELECT count(*) FROM item WHERE rowid <= \(middle)") == 1)
         let alone = try DatabaseSnapshot.capture(db, comparingContent: true)
         #expect(alone == (try DatabaseSnapshot.capture(db, comparingContent: true, upperHalves: Self.secondReader(path))))
-        let lower = try Self.expected(db, "SELECT rowid, * FROM item WHERE rowid <= \(middle) ORDER BY rowid")
-        let upper = try Self.expected(db, "SELECT rowid, * FROM item WHERE rowid > \(middle) ORDER BY rowid")
-        #expect(alone.contentDigests["item"] == Array(SHA256.hash(data: lower + upper)))
+        #expect(alone.contentDigests["item"] == (try Self.expectedHalves(db, middle: middle)))
         #expect(alone.rowCounts["item"] == 3_001)
     }
 
@@ -122,9 +124,7 @@ import Testing
         #expect(try TableContentDigest.middleRowid(of: shape, in: db) == 4)  // rowids 1...7
         let snapshot = try DatabaseSnapshot.capture(db, comparingContent: true, upperHalves: Self.secondReader(path))
         #expect(snapshot.rowCounts["item"] == 7)
-        let lower = try Self.expected(db, "SELECT _rowid_, * FROM item WHERE _rowid_ <= 4 ORDER BY _rowid_")
-        let upper = try Self.expected(db, "SELECT _rowid_, * FROM item WHERE _rowid_ > 4 ORDER BY _rowid_")
-        #expect(snapshot.contentDigests["item"] == Array(SHA256.hash(data: lower + upper)))
+        #expect(snapshot.contentDigests["item"] == (try Self.expectedHalves(db, middle: 4, rowid: "_rowid_")))
         // A backup of it (a page copy, compared row for row) counts every row.
         let queue = try DatabaseQueue(path: path, key: Self.key)
         let report = try queue.backup(to: directory.path("copy.db"), key: Self.key)
@@ -140,9 +140,7 @@ import Testing
         #expect(middle == -1)  // Int64.min + (2^64 - 1) / 2
         let snapshot = try DatabaseSnapshot.capture(db, comparingContent: true, upperHalves: Self.secondReader(path))
         #expect(snapshot.rowCounts["item"] == 8)
-        let lower = try Self.expected(db, "SELECT rowid, * FROM item WHERE rowid <= -1 ORDER BY rowid")
-        let upper = try Self.expected(db, "SELECT rowid, * FROM item WHERE rowid > -1 ORDER BY rowid")
-        #expect(snapshot.contentDigests["item"] == Array(SHA256.hash(data: lower + upper)))
+        #expect(snapshot.contentDigests["item"] == (try Self.expectedHalves(db, middle: -1)))
     }
 
     /// Each change leaves the row count as it is: only the digest can find it.
