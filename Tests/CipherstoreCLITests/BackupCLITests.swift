@@ -145,7 +145,7 @@ import Testing
         #expect(try CLI.run(["backup", database, "-o", backup, "--raw-key", "--key-file", keyFile]).status == 0)
         let (shell, input, errors) = try SQLCipherShell.start(database: database)
         input.write(Data("PRAGMA key = \"x'\(Self.rawKey)'\";\n.timeout 30000\nSELECT count(*) FROM note;\n".utf8))
-        Thread.sleep(forTimeInterval: 0.3)
+        try #require(SQLCipherShell.waitUntil(shell, hasOpen: database))
 
         // The process is named first; past that with --force, the lock refuses all the same.
         let refused = try CLI.run(["restore", backup, "--to", database, "--raw-key", "--key-file", keyFile])

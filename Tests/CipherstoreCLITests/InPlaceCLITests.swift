@@ -45,7 +45,7 @@ import Testing
         try makePlaintext(journalMode: "WAL")
         let (shell, input, errors) = try startShell()
         input.write(Data(".timeout 30000\nSELECT count(*) FROM t;\n".utf8))
-        Thread.sleep(forTimeInterval: 0.3)
+        try #require(SQLCipherShell.waitUntil(shell, hasOpen: source))
 
         // The process is named first; past that with --force, the WAL check refuses all the same.
         let refused = try CLI.run(["encrypt", source, "--in-place", "--key-file", keyFile])

@@ -1,3 +1,4 @@
+import CipherStore
 import Foundation
 
 /// Runs the real `sqlcipher` shell, feeding the script (and so any key) on standard input,
@@ -32,6 +33,19 @@ public enum SQLCipherShell {
         process.standardError = errors
         try process.run()
         return (process, input.fileHandleForWriting, errors)
+    }
+
+    /// Waits (up to 30 s) until `process` has `database` open as the commands' check for other
+    /// processes sees it: a shell opens its database at its first statement, which a slow
+    /// machine may reach after a fixed pause.
+    /// - Returns: whether it does.
+    public static func waitUntil(_ process: Process, hasOpen database: String) -> Bool {
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning && Date() < deadline {
+            if OpenFileHolders.processes(holdingDatabase: database).contains(where: { $0.pid == process.processIdentifier }) { return true }
+            usleep(10_000)
+        }
+        return false
     }
 
     /// What the script's queries printed: SQLCipher 4's shell first answers `PRAGMA key` with a
