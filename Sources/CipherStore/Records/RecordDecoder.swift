@@ -87,7 +87,8 @@ final class RecordDecoder {
         }
         if let rowBuilder {
             let build = unsafeDowncast(rowBuilder, to: RowRecordBuilder<Record>.self).build
-            if let scoped { return try build(RowView(scoped: scoped)) }
+            // The plan and the to-many rows, not the whole scoped row: a view holds the source once.
+            if let plan = scoped?.plan { return try build(RowView(source: source, plan: plan, prefetchedRows: scoped?.prefetchedRows)) }
             return try build(RowView(source: source))
         }
         return try Record(from: TopLevel(decoder: self))

@@ -29,6 +29,12 @@ final class ScopePlan: Sendable {
         self.init(layout ?? ScopeLayout(range: 0..<visibleWidth), columnNames: columnNames, isOptional: false)
     }
 
+    /// Whether this is an optional association's scope that matched no row in `source`'s
+    /// current row: its columns are all NULL.
+    func isMissing(in source: ColumnSource) -> Bool {
+        isOptional && range.allSatisfy { source.columnType(at: $0) == SQLITE_NULL }
+    }
+
     /// The child indexes that lead to the scope of `key`: among this scope's, else among its
     /// scopes' scopes, depth first, so a flat record can name an association nested in
     /// another (`var country: Country?` beside `var author: Author` for
@@ -55,11 +61,12 @@ struct ScopedRow {
     let plan: ScopePlan
     /// The rows of its to-many associations, in a box: a row without any (a one-query request,
     /// every row of a record cursor) copies as `nil`, not as two dictionaries to retain.
-    private var prefetchedRows: PrefetchedRows?
+    private(set) var prefetchedRows: PrefetchedRows?
 
-    init(source: ColumnSource, plan: ScopePlan) {
+    init(source: ColumnSource, plan: ScopePlan, prefetchedRows: PrefetchedRows? = nil) {
         self.source = source
         self.plan = plan
+        self.prefetchedRows = prefetchedRows
     }
 
     /// Included to-many associations' rows, by lowercased key.
@@ -85,9 +92,7 @@ struct ScopedRow {
     }
 
     /// An optional association that matched no row: its columns are all NULL.
-    var isMissing: Bool {
-        plan.isOptional && plan.range.allSatisfy { source.columnType(at: $0) == SQLITE_NULL }
-    }
+    var isMissing: Bool { plan.isMissing(in: source) }
 
     /// The rows of the to-many association under `key`: this scope's, else one included under
     /// one of its to-one scopes, the shallowest first (as GRDB looks for them), so a flat record
@@ -101,19 +106,13 @@ struct ScopedRow {
         return paths.lazy.compactMap { nestedPrefetched[$0]?[lowercased] }.first
     }
 
-    /// The scope of the child at `index` of this one, on the same columns.
-    func child(at index: Int) -> ScopedRow {
-        guard nestedPrefetched.isEmpty else { return scope(at: [index]) }
-        return ScopedRow(source: source, plan: plan.children[index].plan)
-    }
-
     /// The scope at the end of `path` (from ``ScopePlan/path(to:)``), on the same columns,
     /// with the to-many associations' rows included under it.
     func scope(at path: [Int]) -> ScopedRow {
         var plan = self.plan
         for index in path { plan = plan.children[index].plan }
         var scope = ScopedRow(source: source, plan: plan)
-        guard !nestedPrefetched.isEmpty else { return scope }
+        guard let prefetchedRows, !prefetchedRows.nested.isEmpty else { return scope }
         scope.prefetched = nestedPrefetched[path] ?? [:]
         for (nestedPath, rows) in nestedPrefetched where nestedPath.count > path.count && nestedPath.starts(with: path) {
             scope.nestedPrefetched[Array(nestedPath.dropFirst(path.count))] = rows

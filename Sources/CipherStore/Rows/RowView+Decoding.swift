@@ -34,7 +34,7 @@ extension RowView {
         guard !scope.isMissing else {
             throw RecordDecodingError(recordType: "\(Record.self)", column: key, problem: .null(propertyType: "\(Record.self)"))
         }
-        return try Record(row: RowView(scoped: scope))
+        return try Record(row: scope)
     }
 
     /// The record of an association the request includes under `key`, or `nil` when an
@@ -42,7 +42,7 @@ extension RowView {
     /// - Throws: ``RecordDecodingError`` when the row has no such scope.
     public func decodeIfPresent<Record: RowDecodableRecord>(_ type: Record.Type = Record.self, forKey key: String) throws -> Record? {
         let scope = try self.scope(forKey: key, as: Record.self)
-        return scope.isMissing ? nil : try Record(row: RowView(scoped: scope))
+        return scope.isMissing ? nil : try Record(row: scope)
     }
 
     /// The records of a to-many association the request includes under `key`
@@ -56,12 +56,20 @@ extension RowView {
         return try rows.map { try Record(row: RowView(scoped: $0)) }
     }
 
-    /// The scope of `key`: a child of this row's scope, else a child of a child (depth first).
-    private func scope<Record>(forKey key: String, as type: Record.Type) throws -> ScopedRow {
-        if let scoped {
-            // The usual key is spelled as the association's, lowercased: found without a copy.
-            if let index = scoped.plan.children.firstIndex(where: { $0.key == key }) { return scoped.child(at: index) }
-            if let path = scoped.plan.path(to: key) { return scoped.scope(at: path) }
+    /// An optional association's scope that matched no row: its columns are all NULL.
+    private var isMissing: Bool { plan?.isMissing(in: source) ?? false }
+
+    /// The view of the scope of `key`: a child of this row's scope, else a child of a child
+    /// (depth first).
+    private func scope<Record>(forKey key: String, as type: Record.Type) throws -> RowView {
+        if let plan {
+            // The usual key is spelled as the association's, lowercased, and a scope without
+            // to-many rows has none to hand down: its child is the child's plan on the same
+            // columns, made without a `ScopedRow`.
+            if prefetchedRows == nil, let index = plan.children.firstIndex(where: { $0.key == key }) {
+                return RowView(source: source, plan: plan.children[index].plan, prefetchedRows: nil)
+            }
+            if let scoped, let path = plan.path(to: key) { return RowView(scoped: scoped.scope(at: path)) }
         }
         throw RecordDecodingError(recordType: "\(Record.self)", column: key,
                                   problem: .unsupportedShape("the request includes no to-one association \(key) (including(required:) or including(optional:)); \(scopesDescription)"))

@@ -25,8 +25,13 @@ public struct RowView: ~Copyable {
     /// The first of this row's columns in `source`: a scope of a row split by association
     /// starts after the columns before it.
     @usableFromInline let base: Int
-    /// The row split by association, for a request with associations; `nil` for a one-table row.
-    let scoped: ScopedRow?
+    /// The scope this row stands for, for a request with associations; `nil` for a one-table
+    /// row. Kept apart from ``source`` (not as a ``ScopedRow``, which holds the source again) so
+    /// that a view holds each reference once: a view is made for every association's record of
+    /// every row.
+    let plan: ScopePlan?
+    /// The rows of the to-many associations under this scope; `nil` when there are none.
+    let prefetchedRows: PrefetchedRows?
     /// The statement's handle when the row is a statement's current row: typed reads call
     /// SQLite directly (``storedValue(_:at:)``).
     @usableFromInline let statementPointer: OpaquePointer?
@@ -37,7 +42,8 @@ public struct RowView: ~Copyable {
         self.source = .statement(statement)
         self.layout = statement.rowLayout
         self.base = 0
-        self.scoped = nil
+        self.plan = nil
+        self.prefetchedRows = nil
         self.statementPointer = statement.pointer
         self.columnCount = statement.columnCount
     }
@@ -54,18 +60,30 @@ public struct RowView: ~Copyable {
             statementPointer = nil
         }
         self.base = 0
-        self.scoped = nil
+        self.plan = nil
+        self.prefetchedRows = nil
         self.columnCount = layout.columnNames.count
     }
 
     /// The columns of one scope of a row split by association.
     init(scoped: ScopedRow) {
-        self.source = scoped.source
-        self.layout = scoped.plan.layout
-        self.base = scoped.plan.range.lowerBound
-        self.scoped = scoped
-        if case .statement(let statement) = scoped.source { statementPointer = statement.pointer } else { statementPointer = nil }
-        self.columnCount = scoped.plan.range.count
+        self.init(source: scoped.source, plan: scoped.plan, prefetchedRows: scoped.prefetchedRows)
+    }
+
+    /// The columns of the scope `plan` of `source`'s row, with the rows of its to-many associations.
+    init(source: ColumnSource, plan: ScopePlan, prefetchedRows: PrefetchedRows?) {
+        self.source = source
+        self.layout = plan.layout
+        self.base = plan.range.lowerBound
+        self.plan = plan
+        self.prefetchedRows = prefetchedRows
+        if case .statement(let statement) = source { statementPointer = statement.pointer } else { statementPointer = nil }
+        self.columnCount = plan.range.count
+    }
+
+    /// The row split by association this view stands for; `nil` for a one-table row.
+    var scoped: ScopedRow? {
+        plan.map { ScopedRow(source: source, plan: $0, prefetchedRows: prefetchedRows) }
     }
 
     /// The number of columns.
@@ -169,7 +187,7 @@ public struct RowView: ~Copyable {
 
     /// A ``Row`` with this row's values, to keep or to send to another task.
     public func copy() -> Row {
-        if case .statement(let statement) = source, scoped == nil { return Row(statement: statement) }
+        if case .statement(let statement) = source, plan == nil { return Row(statement: statement) }
         return Row(layout: layout, values: (0..<count).map { source.databaseValue(at: base + $0) })
     }
 }
