@@ -202,6 +202,120 @@ import Testing
         #expect(infos.contains { $0.country == nil } && infos.contains { $0.country != nil })
     }
 
+    /// `init(row:)` records read their associations' scopes however a view finds them: a child's
+    /// child through each parent's view, a grandchild named from the root, a key spelled with
+    /// capitals, a to-one beside the root's own to-many rows; a scope's copy has its columns,
+    /// and a key the row lacks is named with those it has.
+    @Test func viewsOfScopesReadTheirOwnColumnsHoweverTheyAreFound() throws {
+        struct CountryRow: RowDecodableRecord, Equatable {
+            var code: String
+            var name: String
+            init(code: String, name: String) { (self.code, self.name) = (code, name) }
+            init(row: borrowing RowView) throws {
+                code = try row.decode(forColumn: "code")
+                name = try row.decode(forColumn: "name")
+            }
+        }
+        struct AuthorRow: RowDecodableRecord, Equatable {
+            var name: String
+            var country: CountryRow?
+            init(name: String, country: CountryRow?) { (self.name, self.country) = (name, country) }
+            init(row: borrowing RowView) throws {
+                name = try row.decode(forColumn: "name")
+                country = try row.decodeIfPresent(CountryRow.self, forKey: "country")
+            }
+        }
+        /// What a copy of the author's scope holds.
+        struct AuthorCopy: RowDecodableRecord, Equatable {
+            var columnNames: [String]
+            var id: Int64
+            var countryCode: String?
+            var name: String
+            init(columnNames: [String], id: Int64, countryCode: String?, name: String) {
+                (self.columnNames, self.id, self.countryCode, self.name) = (columnNames, id, countryCode, name)
+            }
+            init(row: borrowing RowView) throws {
+                let copy = row.copy()
+                (columnNames, id, countryCode, name) = (copy.columnNames, try copy.value(at: 0), try copy.value(at: 1), try copy.value(at: 2))
+            }
+        }
+        struct BookRow: RowDecodableRecord {
+            var title: String
+            var author: AuthorRow?
+            var countryFromTheRoot: CountryRow?
+            var authorByCapitals: AuthorRow?
+            var authorCopy: AuthorCopy?
+            init(row: borrowing RowView) throws {
+                title = try row.decode(forColumn: "title")
+                author = try row.decodeIfPresent(AuthorRow.self, forKey: "author")
+                countryFromTheRoot = try row.decodeIfPresent(CountryRow.self, forKey: "country")
+                authorByCapitals = try row.decodeIfPresent(AuthorRow.self, forKey: "Author")
+                authorCopy = try row.decodeIfPresent(AuthorCopy.self, forKey: "author")
+            }
+        }
+        let request = Book.including(optional: Book.author.including(optional: Author.country)).order(Column("id"))
+        let books = try request.asRequest(of: BookRow.self).fetchAll(db)
+        let expected = try db.fetchAll(sql: """
+            SELECT book.title, author.id, author.countryCode, author.name, country.code, country.name
+            FROM book LEFT JOIN author ON author.id = book.authorId LEFT JOIN country ON country.code = author.countryCode
+            ORDER BY book.id
+            """)
+        #expect(books.count == expected.count && books.count == 50)
+        for (book, row) in zip(books, expected) {
+            let country = try row.value(String?.self, at: 4).map { CountryRow(code: $0, name: try row.value(at: 5)) }
+            let author = try row.value(String?.self, at: 3).map { AuthorRow(name: $0, country: country) }
+            #expect(book.title == (try row.value(String.self, at: 0)))
+            #expect(book.author == author)
+            #expect(book.countryFromTheRoot == country)
+            #expect(book.authorByCapitals == author)
+            let copy = try row.value(Int64?.self, at: 1).map {
+                AuthorCopy(columnNames: ["id", "countryCode", "name"], id: $0, countryCode: try row.value(at: 2), name: try row.value(at: 3))
+            }
+            #expect(book.authorCopy == copy)
+        }
+        #expect(books.contains { $0.author == nil } && books.contains { $0.author != nil && $0.countryFromTheRoot == nil }
+            && books.contains { $0.countryFromTheRoot != nil })
+
+        // A to-one read beside the root's own to-many rows.
+        struct TitleRow: RowDecodableRecord {
+            var title: String
+            init(row: borrowing RowView) throws { title = try row.decode(forColumn: "title") }
+        }
+        struct AuthorBooksRow: RowDecodableRecord {
+            var id: Int64
+            var country: CountryRow?
+            var titles: [String]
+            init(row: borrowing RowView) throws {
+                id = try row.decode(forColumn: "id")
+                country = try row.decodeIfPresent(CountryRow.self, forKey: "country")
+                titles = try row.decode([TitleRow].self, forKey: "books").map(\.title)
+            }
+        }
+        let authors = try Author.including(all: Author.books.order(Column("title").desc)).including(optional: Author.country)
+            .order(Column("id")).asRequest(of: AuthorBooksRow.self).fetchAll(db)
+        #expect(authors.count == 12)
+        for author in authors {
+            let country = try db.fetchOne(sql: "SELECT country.code, country.name FROM author JOIN country ON country.code = author.countryCode WHERE author.id = ?", arguments: [author.id])
+            #expect(author.country == (try country.map { CountryRow(code: try $0.value(at: 0), name: try $0.value(at: 1)) }))
+            #expect(author.titles == (try self.books(of: author.id)).map(\.title))
+        }
+        #expect(authors.contains { $0.country == nil } && authors.contains { $0.country != nil })
+
+        // A key the row does not have: the error names the ones it has.
+        struct Publisher: RowDecodableRecord {
+            init(row: borrowing RowView) throws {}
+        }
+        struct WithPublisher: RowDecodableRecord {
+            init(row: borrowing RowView) throws { _ = try row.decode(Publisher.self, forKey: "publisher") }
+        }
+        #expect {
+            _ = try request.asRequest(of: WithPublisher.self).fetchAll(db)
+        } throws: { error in
+            let description = (error as? RecordDecodingError)?.description ?? ""
+            return description.contains("publisher") && description.contains("the row has author")
+        }
+    }
+
     @Test func rowsCountsCursorsAndWritesLeaveTheSecondQueryOut() throws {
         let request = Book.including(required: Book.author.including(all: Author.books)).filter(Column("id") <= 20)
         // Rows: the joined columns only (no hidden key), as the same SQL gives them.

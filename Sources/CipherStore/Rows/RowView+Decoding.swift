@@ -63,10 +63,10 @@ extension RowView {
     /// (depth first).
     private func scope<Record>(forKey key: String, as type: Record.Type) throws -> RowView {
         if let plan {
-            // The usual key is spelled as the association's, lowercased, and a scope without
-            // to-many rows has none to hand down: its child is the child's plan on the same
-            // columns, made without a `ScopedRow`.
-            if prefetchedRows == nil, let index = plan.children.firstIndex(where: { $0.key == key }) {
+            // The usual key is spelled as the association's, lowercased, and a scope with no
+            // to-many rows under its to-one scopes has none to hand down: its child is the
+            // child's plan on the same columns, made without a `ScopedRow`.
+            if prefetchedRows?.nested.isEmpty ?? true, let index = plan.children.firstIndex(where: { $0.key == key }) {
                 return RowView(source: source, plan: plan.children[index].plan, prefetchedRows: nil)
             }
             if let scoped, let path = plan.path(to: key) { return RowView(scoped: scoped.scope(at: path)) }

@@ -30,7 +30,8 @@ public struct RowView: ~Copyable {
     /// that a view holds each reference once: a view is made for every association's record of
     /// every row.
     let plan: ScopePlan?
-    /// The rows of the to-many associations under this scope; `nil` when there are none.
+    /// The rows of the to-many associations under this scope and its to-one scopes; `nil` for
+    /// a request that includes none.
     let prefetchedRows: PrefetchedRows?
     /// The statement's handle when the row is a statement's current row: typed reads call
     /// SQLite directly (``storedValue(_:at:)``).
