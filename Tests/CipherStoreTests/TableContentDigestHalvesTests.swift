@@ -180,21 +180,28 @@ import Testing
         #expect(throws: CipherStoreError.self) { try DatabaseSnapshot.capture(db, comparingContent: true, upperHalves: failing) }
     }
 
-    /// A table of 3,000 rows at `path`, and a connection to it through the conversion VFS,
-    /// which counts its reads, as a verification's second reader.
-    static func readerThroughTheConversionVFS(_ path: String) throws -> Connection {
-        try makeTable(path, rowids: (1...3_000).map { Int64($0) }).close()
-        var configuration = Configuration()
-        configuration.vfsName = try ConversionIO.vfsName()
-        return try Connection(path: path, key: key, configuration: configuration)
+    /// A verification's second reader: a table of 3,000 rows in a directory of its own, a
+    /// connection to it through the conversion VFS (which counts its reads), and the count.
+    struct CountedReader {
+        let directory: TemporaryDirectory
+        let path: String
+        let reader: Connection
+        let otherReads = ReadProgressPoller.OtherReads()
+
+        init(_ name: String) throws {
+            directory = try TemporaryDirectory()
+            path = directory.path(name)
+            try TableContentDigestHalvesTests.makeTable(path, rowids: (1...3_000).map { Int64($0) }).close()
+            var configuration = Configuration()
+            configuration.vfsName = try ConversionIO.vfsName()
+            reader = try Connection(path: path, key: TableContentDigestHalvesTests.key, configuration: configuration)
+        }
     }
 
     @Test func aSecondReadersBytesCountTowardTheProgress() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("counted.db")
-        let reader = try Self.readerThroughTheConversionVFS(path)
+        let counted = try CountedReader("counted.db")
+        let (path, reader, otherReads) = (counted.path, counted.reader, counted.otherReads)
         defer { try? reader.close() }
-        let otherReads = ReadProgressPoller.OtherReads()
         var whileOpen: Int64 = 0
         try otherReads.counting(reader) { () throws in
             #expect(try reader.fetchScalar(Int.self, sql: "SELECT count(*) FROM item WHERE length(body) > 0") == 3_000)
@@ -208,11 +215,9 @@ import Testing
 
     /// A second reader counted after the work was cancelled fails at its first read.
     @Test func aSecondReaderCountedAfterACancellationFailsAtOnce() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("late.db")
-        let reader = try Self.readerThroughTheConversionVFS(path)
+        let counted = try CountedReader("late.db")
+        let (reader, otherReads) = (counted.reader, counted.otherReads)
         defer { try? reader.close() }
-        let otherReads = ReadProgressPoller.OtherReads()
         otherReads.interrupt()
         let error = #expect(throws: DatabaseError.self) {
             try otherReads.counting(reader) { () throws in
