@@ -28,7 +28,11 @@ extension DatabaseRepair {
             try output.substituteMissingCollations()
             // The app's collations replace the stand-ins: its indexes are built in its order.
             try file.options.prepare(output)
-            try output.execute(sql: "PRAGMA journal_mode = OFF")
+            // A journal in memory, not none: a statement that fails (an index that finds a key
+            // twice in a damaged file) is rolled back, pages and all, and the repair goes on.
+            // It holds only the pages the new file had before (page 1) and, for a statement,
+            // the pages it changes that existed when it began.
+            try output.execute(sql: "PRAGMA journal_mode = MEMORY")
             try output.execute(sql: "PRAGMA synchronous = OFF")
             // Pages that fit are written once, at the commit, and checked there.
             try file.options.applyPageCache(to: output)

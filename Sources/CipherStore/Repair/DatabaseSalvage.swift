@@ -89,6 +89,9 @@ final class DatabaseSalvage {
         var inserted = 0
         /// The SQL of ``insertSQL(width:)``, built once per number of values.
         var insertSQLByWidth: [Int: String] = [:]
+        /// Its `UNIQUE` indexes built before its rows, until it refuses a row
+        /// (``dropEarlyUniqueIndexes(_:)``).
+        var earlyUniqueIndexes: [String] = []
 
         /// The SQL that inserts a row of `width` values into a schema table: the rowid
         /// first (when it can be named), then the first `width` columns.
@@ -285,11 +288,13 @@ final class DatabaseSalvage {
             }
             var target = try tableTarget(object.name)
             if indexesBeforeRows {
-                prebuiltIndexes.formUnion(createIndexesBeforeRows(of: object.name, candidates: schema.compactMap { index in
+                let early = createIndexesBeforeRows(of: object.name, candidates: schema.compactMap { index in
                     guard index.type == "index", index.table.lowercased() == object.name.lowercased(),
                           !index.name.hasPrefix("sqlite_"), let sql = index.sql else { return nil }
                     return (index.name, sql)
-                }))
+                })
+                prebuiltIndexes.formUnion(early.map(\.name))
+                target.earlyUniqueIndexes = early.filter(\.unique).map(\.name)
             }
             let misfitsBefore = misfits
             try walkTable(root: object.rootPage) { rowID, values in try insert(rowID, values, into: &target) }
@@ -637,6 +642,11 @@ final class DatabaseSalvage {
         let sql = target.insertSQL(width: values.count)
         if try run(sql, rowID: target.rowIDName == nil ? nil : rowID, values, rowIDColumn.map { ($0, rowID) }) {
             target.inserted += 1
+        } else if try dropEarlyUniqueIndexes(target.earlyUniqueIndexes) {
+            // Perhaps refused by a UNIQUE index built early: those are built after the rows now.
+            prebuiltIndexes.subtract(target.earlyUniqueIndexes)
+            target.earlyUniqueIndexes = []
+            try insert(rowID, values, into: &target)
         } else {
             refusedButKept += 1
             var values = values
