@@ -9,14 +9,24 @@
 /// in random order is slower than one sort, and a smaller file's sort takes about as much
 /// memory as the cache it is given (``DatabaseFileOptions/pageCacheBytes``).
 ///
-/// Only indexes on plain columns are built early: not partial ones nor those on expressions
-/// (which may call a function the app registers and this process replaces with a stand-in).
-/// A `UNIQUE` one is built early too, but changes nothing about where a row goes: a repair
-/// keeps in its table a row whose key is found twice (in a damaged file), and reports the index
-/// as not created. So the first row a table refuses drops that table's early `UNIQUE` indexes
-/// and is inserted again; they are then built after the rows, as the others are, and the one
-/// that finds a key twice is reported there.
+/// An index built early changes nothing about where a row goes. A repair keeps in its table a
+/// row that an index refuses: a key found twice by a `UNIQUE` one (in a damaged file), an
+/// expression or a partial index's condition that fails on its values. The index is reported
+/// as not created. So the first row a table refuses drops that table's early indexes that could
+/// refuse one (all but the non-unique ones on plain columns) and is inserted again; they are
+/// then built after the rows, where the one that refuses a row is reported.
+///
+/// An index that names a function replaced by a stand-in (a CHECK constraint's, which the app
+/// registers and this process lacks) is never built early: a stand-in computes nothing. One
+/// that calls a function missing altogether fails to be created here, and is left for later.
 extension DatabaseSalvage {
+    /// An index created before its table's rows.
+    struct EarlyIndex {
+        let name: String
+        /// Whether it could refuse a row: `UNIQUE`, partial, or on an expression.
+        let mayRefuseRows: Bool
+    }
+
     /// Whether the file is larger than the result's page cache, so that its indexes are built
     /// as the rows go in.
     func buildsIndexesBeforeRows() throws -> Bool {
@@ -29,13 +39,13 @@ extension DatabaseSalvage {
     /// Creates the indexes among `candidates` (name and SQL, the schema's indexes on `table`)
     /// that may be built early; an index that cannot be created now is left for later, without
     /// a word.
-    /// - Returns: the names of those created, and whether each is `UNIQUE`.
-    func createIndexesBeforeRows(of table: String, candidates: [(name: String, sql: String)]) -> [(name: String, unique: Bool)] {
-        var created: [(name: String, unique: Bool)] = []
-        for (name, sql) in candidates {
+    /// - Returns: those created.
+    func createIndexesBeforeRows(of table: String, candidates: [(name: String, sql: String)]) -> [EarlyIndex] {
+        var created: [EarlyIndex] = []
+        for (name, sql) in candidates where !functionStandIns.contains(where: { Self.mentions(sql, name: $0) }) {
             guard (try? output.execute(sql: sql)) != nil else { continue }
-            if let unique = try? builtEarly(name, on: table) {
-                created.append((name, unique))
+            if let mayRefuseRows = try? mayRefuseRows(name, on: table) {
+                created.append(EarlyIndex(name: name, mayRefuseRows: mayRefuseRows))
             } else {
                 // Left for after the rows; a failed drop would fail the repair's later CREATE, reported there.
                 try? output.execute(sql: "DROP INDEX \(Connection.quoteIdentifier(name))")
@@ -44,21 +54,21 @@ extension DatabaseSalvage {
         return created
     }
 
-    /// Whether the index `name`, just created, is `UNIQUE`; `nil` when it is not one to build
-    /// early: not on `table`, partial, or on an expression.
-    private func builtEarly(_ name: String, on table: String) throws -> Bool? {
+    /// Whether the index `name`, just created, could refuse a row: `UNIQUE`, partial, or on
+    /// an expression; `nil` when it is not on `table`.
+    private func mayRefuseRows(_ name: String, on table: String) throws -> Bool? {
         let list = try output.fetchAll(sql: "PRAGMA index_list(\(Connection.quoteIdentifier(table)))")
-        guard let entry = list.first(where: { ($0["name"] as String?) == name }), (entry["partial"] as Int?) == 0,
-              let unique = entry["unique"] as Int? else { return nil }
+        guard let entry = list.first(where: { ($0["name"] as String?) == name }) else { return nil }
+        if (entry["unique"] as Int?) != 0 || (entry["partial"] as Int?) != 0 { return true }
         // index_xinfo names an expression's column -2 (and the rowid, which every index ends with, -1).
         let columns = try output.fetchAll(sql: "PRAGMA index_xinfo(\(Connection.quoteIdentifier(name)))")
-        return columns.contains { ($0["cid"] as Int?) == -2 } ? nil : unique != 0
+        return columns.contains { ($0["cid"] as Int?) == -2 }
     }
 
-    /// Drops the early `UNIQUE` indexes of a table that has just refused a row, so that the
-    /// row can be inserted again: they are built after the rows instead.
+    /// Drops the early indexes of a table that has just refused a row, so that the row can be
+    /// inserted again: they are built after the rows instead.
     /// - Returns: whether any was dropped (the row is then worth a second try).
-    func dropEarlyUniqueIndexes(_ names: [String]) throws -> Bool {
+    func dropEarlyIndexes(_ names: [String]) throws -> Bool {
         for name in names {
             try output.execute(sql: "DROP INDEX \(Connection.quoteIdentifier(name))")
         }

@@ -89,9 +89,9 @@ final class DatabaseSalvage {
         var inserted = 0
         /// The SQL of ``insertSQL(width:)``, built once per number of values.
         var insertSQLByWidth: [Int: String] = [:]
-        /// Its `UNIQUE` indexes built before its rows, until it refuses a row
-        /// (``dropEarlyUniqueIndexes(_:)``).
-        var earlyUniqueIndexes: [String] = []
+        /// Its indexes built before its rows that could refuse a row, until it refuses one
+        /// (``dropEarlyIndexes(_:)``).
+        var earlyIndexesThatMayRefuse: [String] = []
 
         /// The SQL that inserts a row of `width` values into a schema table: the rowid
         /// first (when it can be named), then the first `width` columns.
@@ -294,7 +294,7 @@ final class DatabaseSalvage {
                     return (index.name, sql)
                 })
                 prebuiltIndexes.formUnion(early.map(\.name))
-                target.earlyUniqueIndexes = early.filter(\.unique).map(\.name)
+                target.earlyIndexesThatMayRefuse = early.filter(\.mayRefuseRows).map(\.name)
             }
             let misfitsBefore = misfits
             try walkTable(root: object.rootPage) { rowID, values in try insert(rowID, values, into: &target) }
@@ -358,7 +358,12 @@ final class DatabaseSalvage {
                     continue
                 }
                 do {
-                    try output.execute(sql: sql)
+                    // In a savepoint: a statement that fails midway (an expression that fails
+                    // on a row) would otherwise leave the pages it took.
+                    try output.inSavepoint {
+                        try output.execute(sql: sql)
+                        return .commit
+                    }
                 } catch let error as DatabaseError where error.missingFunctionName != nil {
                     let function = error.missingFunctionName ?? ""
                     problems.append("\(kind) \(object.name) was not created: it calls the SQL function \(function)(), which the app registers and this tool does not have; create it again from the app")
@@ -409,7 +414,7 @@ final class DatabaseSalvage {
     /// Functions the schema's tables call (in a CHECK constraint) that the tool lacks, replaced
     /// while the tables are created and filled by a stand-in that returns NULL — which a CHECK
     /// constraint lets pass, so each row is put back as it was stored.
-    private var functionStandIns = Set<String>()
+    private(set) var functionStandIns = Set<String>()
 
     /// Creates a table from its SQL, with stand-ins for the functions it calls that the tool
     /// does not have (SQLite 3.15 resolves a CHECK constraint's functions when the table is
@@ -642,10 +647,10 @@ final class DatabaseSalvage {
         let sql = target.insertSQL(width: values.count)
         if try run(sql, rowID: target.rowIDName == nil ? nil : rowID, values, rowIDColumn.map { ($0, rowID) }) {
             target.inserted += 1
-        } else if try dropEarlyUniqueIndexes(target.earlyUniqueIndexes) {
-            // Perhaps refused by a UNIQUE index built early: those are built after the rows now.
-            prebuiltIndexes.subtract(target.earlyUniqueIndexes)
-            target.earlyUniqueIndexes = []
+        } else if try dropEarlyIndexes(target.earlyIndexesThatMayRefuse) {
+            // Perhaps refused by an index built early: those are built after the rows now.
+            prebuiltIndexes.subtract(target.earlyIndexesThatMayRefuse)
+            target.earlyIndexesThatMayRefuse = []
             try insert(rowID, values, into: &target)
         } else {
             refusedButKept += 1

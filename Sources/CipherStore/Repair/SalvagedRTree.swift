@@ -47,12 +47,16 @@ struct SalvagedRTree {
         }
         do {
             let entries = try survivingEntries(in: output)
-            try output.execute(sql: "DROP TABLE \(quoted)")
-            try output.execute(sql: sql)
-            let placeholders = Array(repeating: "?", count: coordinateCount + 1).joined(separator: ", ")
-            let insert = try output.makeStatement(sql: "INSERT INTO \(quoted) VALUES (\(placeholders))")
-            for (rowID, coordinates) in entries.found.sorted(by: { $0.key < $1.key }) {
-                try insert.execute(arguments: StatementArguments([DatabaseValue.integer(rowID)] + coordinates))
+            // In a savepoint: a rebuild that fails midway leaves the table as it was copied.
+            try output.inSavepoint {
+                try output.execute(sql: "DROP TABLE \(quoted)")
+                try output.execute(sql: sql)
+                let placeholders = Array(repeating: "?", count: coordinateCount + 1).joined(separator: ", ")
+                let insert = try output.makeStatement(sql: "INSERT INTO \(quoted) VALUES (\(placeholders))")
+                for (rowID, coordinates) in entries.found.sorted(by: { $0.key < $1.key }) {
+                    try insert.execute(arguments: StatementArguments([DatabaseValue.integer(rowID)] + coordinates))
+                }
+                return .commit
             }
             let lost = entries.listed.subtracting(entries.found.keys).count
             return (nil, "pages of R-tree \(name) were lost: it was rebuilt from the \(entries.found.count) entries of its surviving leaf nodes"

@@ -78,7 +78,11 @@ struct SalvagedVirtualTable {
             return ("full-text index \(name) keeps no documents (content=''), so it cannot be rebuilt: its index was copied as found", nil)
         }
         do {
-            try output.execute(sql: "INSERT INTO \(quoted)(\(quoted)) VALUES ('rebuild')")
+            // In a savepoint: a rebuild that fails midway leaves the table as it was copied.
+            try output.inSavepoint {
+                try output.execute(sql: "INSERT INTO \(quoted)(\(quoted)) VALUES ('rebuild')")
+                return .commit
+            }
             return ("full-text index \(name) was rebuilt from its documents", nil)
         } catch {
             return (nil, "full-text index \(name) could not be rebuilt from its documents (\(error)): it is empty; rebuild it with INSERT INTO \(quoted)(\(quoted)) VALUES ('rebuild')")
