@@ -33,6 +33,10 @@ extension DatabaseRepair {
             // It holds only the pages the new file had before (page 1) and, for a statement,
             // the pages it changes that existed when it began.
             try output.execute(sql: "PRAGMA journal_mode = MEMORY")
+            // Freed pages are left as they are, not zeroed: zeroing writes them, and the journal
+            // would keep each (an index dropped when its table refuses a row). They are
+            // encrypted like every page, and hold only the same file's rows.
+            try output.execute(sql: "PRAGMA secure_delete = OFF")
             try output.execute(sql: "PRAGMA synchronous = OFF")
             // Pages that fit are written once, at the commit, and checked there.
             try file.options.applyPageCache(to: output)

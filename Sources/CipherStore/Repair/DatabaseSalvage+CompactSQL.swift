@@ -64,4 +64,56 @@ extension DatabaseSalvage {
         }
         return String(decoding: result, as: UTF8.self)
     }
+
+    /// Whether `sql` names `name` as an identifier, quoted (`"…"`, `` `…` ``, `[…]`) or not,
+    /// outside string literals and comments, as SQLite's tokenizer reads it. ASCII letters
+    /// compare without case.
+    static func mentions(_ sql: String, name: String) -> Bool {
+        let wanted = name.lowercased()
+        let text = Array(sql.unicodeScalars)
+        var index = 0
+        func isIdentifier(_ scalar: Unicode.Scalar) -> Bool {
+            scalar.value >= 0x80 || ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+                || scalar == "_" || scalar == "$"
+        }
+        func matches(_ scalars: ArraySlice<Unicode.Scalar>) -> Bool {
+            String(String.UnicodeScalarView(scalars)).lowercased() == wanted
+        }
+        while index < text.count {
+            let scalar = text[index]
+            let next: Unicode.Scalar? = index + 1 < text.count ? text[index + 1] : nil
+            switch scalar {
+            case "'", "\"", "`", "[":
+                // Up to the closing quote; a doubled one inside is one character of the token.
+                let closing: Unicode.Scalar = scalar == "[" ? "]" : scalar
+                var content: [Unicode.Scalar] = []
+                index += 1
+                while index < text.count {
+                    if text[index] == closing {
+                        guard closing != "]", index + 1 < text.count, text[index + 1] == closing else { break }
+                        index += 1
+                    }
+                    content.append(text[index])
+                    index += 1
+                }
+                index += 1
+                if scalar != "'", matches(content[...]) { return true }
+            case "-" where next == "-":
+                while index < text.count, text[index] != "\n" { index += 1 }
+            case "/" where next == "*":
+                index += 2
+                while index < text.count, !(text[index] == "*" && index + 1 < text.count && text[index + 1] == "/") { index += 1 }
+                index += 2
+            default:
+                guard isIdentifier(scalar) else {
+                    index += 1
+                    continue
+                }
+                let start = index
+                while index < text.count, isIdentifier(text[index]) { index += 1 }
+                if matches(text[start..<index]) { return true }
+            }
+        }
+        return false
+    }
 }

@@ -16,9 +16,10 @@
 /// refuse one (all but the non-unique ones on plain columns) and is inserted again; they are
 /// then built after the rows, where the one that refuses a row is reported.
 ///
-/// An index that names a function replaced by a stand-in (a CHECK constraint's, which the app
-/// registers and this process lacks) is never built early: a stand-in computes nothing. One
-/// that calls a function missing altogether fails to be created here, and is left for later.
+/// An index that calls a function replaced by a stand-in (a CHECK constraint's, which the app
+/// registers and this process lacks) is never built early: a stand-in computes nothing. The
+/// stand-ins are set aside while the early indexes are created, so that such an index, like
+/// one that calls a function missing altogether, fails to be created here and is left for later.
 extension DatabaseSalvage {
     /// An index created before its table's rows.
     struct EarlyIndex {
@@ -40,18 +41,30 @@ extension DatabaseSalvage {
     /// that may be built early; an index that cannot be created now is left for later, without
     /// a word.
     /// - Returns: those created.
-    func createIndexesBeforeRows(of table: String, candidates: [(name: String, sql: String)]) -> [EarlyIndex] {
+    func createIndexesBeforeRows(of table: String, candidates: [(name: String, sql: String)]) throws -> [EarlyIndex] {
+        // Without the stand-ins: an index that calls one cannot be created now, and is left for
+        // later, where it is reported. SQLite resolves an index's functions when it is created.
+        for name in functionStandIns { try output.remove(function: Self.standIn(name)) }
         var created: [EarlyIndex] = []
-        for (name, sql) in candidates where !functionStandIns.contains(where: { Self.mentions(sql, name: $0) }) {
+        for (name, sql) in candidates {
+            let before = try indexNames()
             guard (try? output.execute(sql: sql)) != nil else { continue }
-            if let mayRefuseRows = try? mayRefuseRows(name, on: table) {
+            // What the SQL created, by the name it gives (a damaged schema row may name it otherwise).
+            let new = try indexNames().subtracting(before)
+            if new == [name], let mayRefuseRows = try? mayRefuseRows(name, on: table) {
                 created.append(EarlyIndex(name: name, mayRefuseRows: mayRefuseRows))
             } else {
-                // Left for after the rows; a failed drop would fail the repair's later CREATE, reported there.
-                try? output.execute(sql: "DROP INDEX \(Connection.quoteIdentifier(name))")
+                // Left for after the rows.
+                for name in new { try output.execute(sql: "DROP INDEX \(Connection.quoteIdentifier(name))") }
             }
         }
+        for name in functionStandIns { try output.add(function: Self.standIn(name)) }
         return created
+    }
+
+    /// The names of the indexes the result has now.
+    private func indexNames() throws -> Set<String> {
+        Set(try String.fetchAll(output, sql: "SELECT name FROM sqlite_master WHERE type = 'index'"))
     }
 
     /// Whether the index `name`, just created, could refuse a row: `UNIQUE`, partial, or on

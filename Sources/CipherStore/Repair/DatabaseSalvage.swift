@@ -288,7 +288,7 @@ final class DatabaseSalvage {
             }
             var target = try tableTarget(object.name)
             if indexesBeforeRows {
-                let early = createIndexesBeforeRows(of: object.name, candidates: schema.compactMap { index in
+                let early = try createIndexesBeforeRows(of: object.name, candidates: schema.compactMap { index in
                     guard index.type == "index", index.table.lowercased() == object.name.lowercased(),
                           !index.name.hasPrefix("sqlite_"), let sql = index.sql else { return nil }
                     return (index.name, sql)
@@ -433,17 +433,8 @@ final class DatabaseSalvage {
 
     /// A function that returns NULL for any arguments: deterministic, as a CHECK constraint
     /// requires of the functions it calls.
-    private static func standIn(_ name: String) -> DatabaseFunction {
+    static func standIn(_ name: String) -> DatabaseFunction {
         DatabaseFunction(name, pure: true) { _ in nil }
-    }
-
-    /// Whether `sql` names `name` as a whole word, quoted or not, outside string literals.
-    static func mentions(_ sql: String, name: String) -> Bool {
-        // Drop every '…' literal ('' inside one reads as two literals, which drops the same text).
-        let code = sql.split(separator: "'", omittingEmptySubsequences: false).enumerated()
-            .filter { $0.offset % 2 == 0 }.map(\.element).joined(separator: " ")
-        let words = code.lowercased().split { !($0.isLetter || $0.isNumber || $0 == "_" || $0 == "$") }
-        return words.contains(Substring(name.lowercased()))
     }
 
     /// Why a table of the schema copy is left out: its root page reads, but not as a table's
