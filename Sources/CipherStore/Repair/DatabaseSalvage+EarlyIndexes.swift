@@ -14,7 +14,9 @@
 /// expression or a partial index's condition that fails on its values. The index is reported
 /// as not created. So the first row a table refuses drops that table's early indexes that could
 /// refuse one (all but the non-unique ones on plain columns) and is inserted again; they are
-/// then built after the rows, where the one that refuses a row is reported.
+/// then built after the rows, where the one that refuses a row is reported. That case, a
+/// damaged file, takes memory that grows with the index again: its sort, and the free pages
+/// its failed build reused, kept in the journal so that it rolls back whole.
 ///
 /// An index that calls a function replaced by a stand-in (a CHECK constraint's, which the app
 /// registers and this process lacks) is never built early: a stand-in computes nothing. The
