@@ -42,13 +42,21 @@ extension DatabaseSalvage {
     /// Creates the indexes among `candidates` (name and SQL, the schema's indexes on `table`)
     /// that may be built early; an index that cannot be created now is left for later, without
     /// a word.
+    ///
+    /// Only what a damaged schema cannot turn against the rows is run early: SQL that creates
+    /// an index (not a table or a trigger a schema row may hold), under a name no other object
+    /// of the schema has (which a table created later would need, or a second row of that name).
+    /// - Parameter namesInSchema: how many of the schema's objects have each name, lowercased.
     /// - Returns: those created.
-    func createIndexesBeforeRows(of table: String, candidates: [(name: String, sql: String)]) throws -> [EarlyIndex] {
+    func createIndexesBeforeRows(of table: String, candidates: [(name: String, sql: String)],
+                                 namesInSchema: [String: Int]) throws -> [EarlyIndex] {
         // Without the stand-ins: an index that calls one cannot be created now, and is left for
         // later, where it is reported. SQLite resolves an index's functions when it is created.
         for name in functionStandIns { try output.remove(function: Self.standIn(name)) }
         var created: [EarlyIndex] = []
-        for (name, sql) in candidates {
+        for (name, sql) in candidates where namesInSchema[name.lowercased()] == 1 {
+            let compact = Self.compactSQL(sql)
+            guard compact.hasPrefix("CREATEINDEX") || compact.hasPrefix("CREATEUNIQUEINDEX") else { continue }
             let before = try indexNames()
             guard (try? output.execute(sql: sql)) != nil else { continue }
             // What the SQL created, by the name it gives (a damaged schema row may name it otherwise).

@@ -211,6 +211,8 @@ final class DatabaseSalvage {
                                    uniquingKeysWith: { first, _ in first })
         var createdFromCopy: [String] = []
         let indexesBeforeRows = try buildsIndexesBeforeRows()
+        // How many of the schema's objects have each name (lowercased), for the indexes built early.
+        let namesInSchema = Dictionary(schema.map { ($0.name.lowercased(), 1) }, uniquingKeysWith: +)
         var targets: [TableTarget] = []
         var sequence: [(String, Int64)] = []
         // Virtual tables first: creating one creates its shadow tables, which then take the
@@ -292,7 +294,7 @@ final class DatabaseSalvage {
                     guard index.type == "index", index.table.lowercased() == object.name.lowercased(),
                           !index.name.hasPrefix("sqlite_"), let sql = index.sql else { return nil }
                     return (index.name, sql)
-                })
+                }, namesInSchema: namesInSchema)
                 prebuiltIndexes.formUnion(early.map(\.name))
                 target.earlyIndexesThatMayRefuse = early.filter(\.mayRefuseRows).map(\.name)
             }
