@@ -92,6 +92,9 @@ final class DatabaseSalvage {
         /// Its indexes built before its rows that could refuse a row, until it refuses one
         /// (``dropEarlyIndexes(_:)``).
         var earlyIndexesThatMayRefuse: [String] = []
+        /// Whether its CHECK constraints are not evaluated for its rows: they call a function
+        /// the tool lacks (``createTable(_:named:)``).
+        var skipsChecks = false
 
         /// The SQL that inserts a row of `width` values into a schema table: the rowid
         /// first (when it can be named), then the first `width` columns.
@@ -280,8 +283,9 @@ final class DatabaseSalvage {
                 problems.append("table \(object.name) is a WITHOUT ROWID table: it was created empty, its rows were not recovered")
                 continue
             }
+            let functionsLacked: Set<String>
             do {
-                try createTable(sql)
+                functionsLacked = try createTable(sql, named: object.name)
             } catch {
                 // Its rows are its own: into recovered_N tables, never into another table by width.
                 let moved = try moveToRecovered(root: object.rootPage)
@@ -289,6 +293,8 @@ final class DatabaseSalvage {
                 continue
             }
             var target = try tableTarget(object.name)
+            target.skipsChecks = !functionsLacked.isEmpty
+            for function in functionsLacked { tablesCallingStandIns[function, default: []].append(object.name) }
             if indexesBeforeRows {
                 let early = try createIndexesBeforeRows(of: object.name, candidates: schema.compactMap { index in
                     guard index.type == "index", index.table.lowercased() == object.name.lowercased(),
@@ -327,10 +333,15 @@ final class DatabaseSalvage {
             try output.execute(sql: "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?", arguments: [seq, name])
             if output.changesCount == 0 { try output.execute(sql: "INSERT INTO sqlite_sequence(name, seq) VALUES (?, ?)", arguments: [name, seq]) }
         }
+        try ignoreChecks(false)
         // Stand-ins compute nothing: an index must not be built with them.
         for name in functionStandIns.sorted() {
             try output.remove(function: Self.standIn(name))
-            notes.append("the schema calls the SQL function \(name)(), which the app registers and this tool does not have: the CHECK constraints that call it were not evaluated for the recovered rows")
+            if let tables = tablesCallingStandIns[name] {
+                notes.append("the CHECK constraints of \(tables.count == 1 ? "table" : "tables") \(tables.joined(separator: ", ")) call the SQL function \(name)(), which the app registers and this tool does not have: none of \(tables.count == 1 ? "its" : "their") CHECK constraints were evaluated for the recovered rows; check them in the app")
+            } else {
+                notes.append("the schema calls the SQL function \(name)(), which the app registers and this tool does not have: the CHECK constraints that call it were not evaluated for the recovered rows")
+            }
         }
         for table in virtualTables {
             let (note, problem) = table.rebuild(in: output)
@@ -414,23 +425,55 @@ final class DatabaseSalvage {
     }
 
     /// Functions the schema's tables call (in a CHECK constraint) that the tool lacks, replaced
-    /// while the tables are created and filled by a stand-in that returns NULL — which a CHECK
-    /// constraint lets pass, so each row is put back as it was stored.
+    /// by a stand-in that returns NULL so that the tables can be created. A table that calls one
+    /// has its rows put back as they were stored, its CHECK constraints not evaluated
+    /// (`PRAGMA ignore_check_constraints`): a stand-in computes nothing, and a constraint such as
+    /// `f(x) IS NOT NULL` would refuse every row.
     private(set) var functionStandIns = Set<String>()
+    /// The tables whose CHECK constraints call each function of ``functionStandIns``.
+    private var tablesCallingStandIns: [String: [String]] = [:]
+    /// Whether the output's CHECK constraints are not evaluated now.
+    private var checksIgnored = false
 
     /// Creates a table from its SQL, with stand-ins for the functions it calls that the tool
     /// does not have (SQLite 3.15 resolves a CHECK constraint's functions when the table is
     /// created; later versions when a row is inserted).
-    private func createTable(_ sql: String) throws {
+    /// - Returns: the functions (lowercased) its CHECK constraints call that the tool lacks.
+    private func createTable(_ sql: String, named name: String) throws -> Set<String> {
         while true {
             do {
                 try output.execute(sql: sql)
-                return
+                break
             } catch let error as DatabaseError {
-                guard let name = error.missingFunctionName, functionStandIns.insert(name.lowercased()).inserted else { throw error }
-                try output.add(function: Self.standIn(name.lowercased()))
+                guard let function = error.missingFunctionName, functionStandIns.insert(function.lowercased()).inserted else { throw error }
+                try output.add(function: Self.standIn(function.lowercased()))
             }
         }
+        // Which functions its CHECK constraints call that the tool lacks: preparing an insert
+        // resolves them, with the stand-ins set aside (another table may have needed them first).
+        try ignoreChecks(false)
+        for function in functionStandIns { try output.remove(function: Self.standIn(function)) }
+        var lacked = Set<String>()
+        while true {
+            do {
+                _ = try output.makeStatement(sql: "INSERT INTO \(Connection.quoteIdentifier(name)) DEFAULT VALUES")
+                break
+            } catch let error as DatabaseError {
+                guard let function = error.missingFunctionName?.lowercased(), lacked.insert(function).inserted else { break }
+                try output.add(function: Self.standIn(function))
+            }
+        }
+        functionStandIns.formUnion(lacked)
+        for function in functionStandIns.subtracting(lacked) { try output.add(function: Self.standIn(function)) }
+        return lacked
+    }
+
+    /// Turns the evaluation of CHECK constraints off (`true`) or on, for the rows of a table
+    /// that calls a stand-in.
+    private func ignoreChecks(_ ignore: Bool) throws {
+        guard ignore != checksIgnored else { return }
+        try output.execute(sql: "PRAGMA ignore_check_constraints = \(ignore ? "ON" : "OFF")")
+        checksIgnored = ignore
     }
 
     /// A function that returns NULL for any arguments: deterministic, as a CHECK constraint
@@ -638,6 +681,7 @@ final class DatabaseSalvage {
         // The INTEGER PRIMARY KEY column, stored as NULL, takes the rowid.
         let rowIDColumn = target.rowIDColumn.flatMap { $0 < values.count ? $0 : nil }
         let sql = target.insertSQL(width: values.count)
+        try ignoreChecks(target.skipsChecks)
         if try run(sql, rowID: target.rowIDName == nil ? nil : rowID, values, rowIDColumn.map { ($0, rowID) }) {
             target.inserted += 1
         } else if try dropEarlyIndexes(target.earlyIndexesThatMayRefuse) {

@@ -261,6 +261,41 @@ import Testing
         return try DatabaseRepair.salvage(path: path, key: key, to: output, options: options)
     }
 
+    @Test(arguments: [("mylen(body) IS NOT NULL", nil), ("coalesce(mylen(body), -1) >= 0", nil), ("mylen(body) < 100", String(repeating: "x", count: 200))])
+    func aCheckCallingAFunctionTheToolLacksRefusesNoRow(_ check: String, refused: String?) throws {
+        // The stand-in returns NULL, which a CHECK such as `f(x) IS NOT NULL` would refuse: the
+        // table's CHECK constraints are not evaluated for its rows, and the report says so. A
+        // table whose CHECK calls only the tool's functions still has them evaluated.
+        let myLength = DatabaseFunction("mylen", argumentCount: 1, pure: true) { values in
+            guard case .text(let text)? = values.first else { return nil }
+            return text.utf8.count
+        }
+        let db = try Connection(path: path, key: key)
+        try db.add(function: myLength)
+        try db.executeScript("""
+            CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT CHECK (\(check)));
+            CREATE TABLE plain(id INTEGER PRIMARY KEY, n INTEGER CHECK (n > 0));
+            INSERT INTO note(body) VALUES ('a'), ('bb'), ('ccc');
+            INSERT INTO plain(n) VALUES (1), (2), (3);
+            PRAGMA writable_schema = ON;
+            UPDATE sqlite_master SET sql = 'CREATE TABLE plain(id INTEGER PRIMARY KEY, n INTEGER CHECK (n > 1))' WHERE name = 'plain';
+            """)
+        try db.close()
+        let report = try DatabaseRepair.salvage(path: path, key: key, to: output)
+        #expect(report.tables.map(\.name) == ["note", "plain", "recovered_1"])
+        #expect(report.tables.map(\.recoveredRows) == [3, 2, 1])
+        #expect(report.notes.contains("the CHECK constraints of table note call the SQL function mylen(), which the app registers and this tool does not have: none of its CHECK constraints were evaluated for the recovered rows; check them in the app"),
+                "\(report.notes)")
+        #expect(try rows("SELECT body FROM note ORDER BY id") == [[.text("a")], [.text("bb")], [.text("ccc")]])
+        // The constraint is the app's again, once the repair is done.
+        let app = try Connection(path: output, key: key)
+        defer { try? app.close() }
+        try app.add(function: myLength)
+        #expect(try app.fetchScalar(String.self, sql: "PRAGMA integrity_check") == "ok")
+        #expect(throws: DatabaseError.self) { try app.execute(sql: "INSERT INTO note(body) VALUES (?)", arguments: [refused]) }
+        try app.execute(sql: "INSERT INTO note(body) VALUES ('dddd')")
+    }
+
     func rootPages() throws -> [String: Int] {
         let db = try Connection(path: output, key: key)
         defer { try? db.close() }
