@@ -66,12 +66,16 @@ extension DatabaseSalvage {
     }
 
     /// Whether `sql` names `name` as an identifier, quoted (`"…"`, `` `…` ``, `[…]`) or not,
-    /// outside string literals and comments, as SQLite's tokenizer reads it. ASCII letters
-    /// compare without case.
+    /// outside string literals and comments, as SQLite's tokenizer reads it. A string literal
+    /// right after `FROM`, `INTO`, `UPDATE` or `JOIN` counts too: SQLite reads `'f'` there as a
+    /// table's name (`INSERT INTO 'f'`). ASCII letters compare without case.
     static func mentions(_ sql: String, name: String) -> Bool {
         let wanted = name.lowercased()
         let text = Array(sql.unicodeScalars)
         var index = 0
+        // The word before the current token, uppercased, when nothing but spaces and comments
+        // came between.
+        var previousWord = ""
         func isIdentifier(_ scalar: Unicode.Scalar) -> Bool {
             scalar.value >= 0x80 || ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
                 || scalar == "_" || scalar == "$"
@@ -97,7 +101,9 @@ extension DatabaseSalvage {
                     index += 1
                 }
                 index += 1
-                if scalar != "'", matches(content[...]) { return true }
+                let namesATable = scalar != "'" || ["FROM", "INTO", "UPDATE", "JOIN"].contains(previousWord)
+                if namesATable, matches(content[...]) { return true }
+                previousWord = ""
             case "-" where next == "-":
                 while index < text.count, text[index] != "\n" { index += 1 }
             case "/" where next == "*":
@@ -106,12 +112,14 @@ extension DatabaseSalvage {
                 index += 2
             default:
                 guard isIdentifier(scalar) else {
+                    if !scalar.properties.isWhitespace { previousWord = "" }
                     index += 1
                     continue
                 }
                 let start = index
                 while index < text.count, isIdentifier(text[index]) { index += 1 }
                 if matches(text[start..<index]) { return true }
+                previousWord = String(String.UnicodeScalarView(text[start..<index])).uppercased()
             }
         }
         return false

@@ -357,6 +357,8 @@ final class DatabaseSalvage {
         // cache for each keeps the run within the memory it was given.
         try output.execute(sql: "PRAGMA cache_size = \((try output.fetchScalar(Int.self, sql: "PRAGMA cache_size") ?? -2000) / 2)")
         // Indexes first, then views and triggers: a trigger must not fire for restored rows.
+        // The virtual tables not recreated, and the views that read them.
+        var unreadable = missingVirtualTables
         for kind in ["index", "view", "trigger"] {
             for object in schema where object.type == kind {
                 guard let sql = object.sql, !object.name.hasPrefix("sqlite_") else { continue }
@@ -365,9 +367,16 @@ final class DatabaseSalvage {
                    try output.fetchScalar(Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = ?", arguments: [object.name]) == 1 {
                     continue
                 }
-                if kind == "trigger", let missing = missingVirtualTables.first(where: { Self.mentions(sql, name: $0) }) {
+                let missing = kind == "index" ? nil : unreadable.first { Self.mentions(sql, name: $0) }
+                let reason = missing.map { missingVirtualTables.contains($0) ? "virtual table \($0), which was not recreated" : "view \($0), which cannot be read" }
+                if kind == "view", let reason {
+                    // Created, as the app wrote it; a trigger that reads it is not.
+                    unreadable.append(object.name)
+                    problems.append("view \(object.name) was created, but reading it fails: it reads \(reason)")
+                }
+                if kind == "trigger", let reason {
                     // It would make every write to its table fail with "no such table".
-                    problems.append("trigger \(object.name) was not created: it uses virtual table \(missing), which was not recreated")
+                    problems.append("trigger \(object.name) was not created: it uses \(reason)")
                     continue
                 }
                 do {

@@ -221,6 +221,8 @@ import Testing
 
     /// A virtual table whose module the tool does not have is named with its shadow tables,
     /// and a trigger writing to it is not created: it would make its table refuse every write.
+    /// The same for a trigger that names it as a string where SQLite reads a table's name, or
+    /// that reads a view of it; the view is created, and said not to read.
     @Test func aVirtualTableThatCannotBeMadeIsNamedAndItsTriggersLeftOut() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("fts.db")
@@ -231,6 +233,9 @@ import Testing
             CREATE VIRTUAL TABLE post_ft USING fts4(content='post', body);
             CREATE TRIGGER post_ai AFTER INSERT ON post BEGIN INSERT INTO post_ft(docid, body) VALUES (new.id, new.body); END;
             CREATE TRIGGER post_log AFTER INSERT ON post BEGIN SELECT 'post_ft'; END;
+            CREATE TRIGGER post_quoted AFTER INSERT ON post BEGIN DELETE FROM 'post_ft' WHERE docid = -1; END;
+            CREATE VIEW post_hits AS SELECT docid FROM post_ft;
+            CREATE TRIGGER post_count AFTER INSERT ON post BEGIN SELECT count(*) FROM post_hits; END;
             INSERT INTO post VALUES (1, 'walk the dog');
             """)
         // A module no connection has: the schema row is edited the way an app's own module
@@ -242,6 +247,9 @@ import Testing
         let report = try DatabaseRepair.salvage(path: path, key: key, to: output)
         #expect(report.problems.contains { $0.contains("virtual table post_ft was not recreated") && $0.contains("myindex") }, "\(report.problems)")
         #expect(report.problems.contains { $0.contains("trigger post_ai was not created") }, "\(report.problems)")
+        #expect(report.problems.contains("trigger post_quoted was not created: it uses virtual table post_ft, which was not recreated"), "\(report.problems)")
+        #expect(report.problems.contains("view post_hits was created, but reading it fails: it reads virtual table post_ft, which was not recreated"), "\(report.problems)")
+        #expect(report.problems.contains("trigger post_count was not created: it uses view post_hits, which cannot be read"), "\(report.problems)")
         #expect(!report.problems.contains { $0.contains("post_log") }, "\(report.problems)")
         let check = try Connection(path: output, key: key)
         defer { try? check.close() }
