@@ -71,12 +71,23 @@ final class DatabaseSalvage {
         }
     }
 
+    /// Functions the schema's tables call (in a CHECK constraint) that the tool lacks, replaced
+    /// by a stand-in that returns NULL so that the tables can be created. A table that calls one
+    /// has its rows put back as they were stored, its CHECK constraints not evaluated
+    /// (`PRAGMA ignore_check_constraints`): a stand-in computes nothing, and a constraint such as
+    /// `f(x) IS NOT NULL` would refuse every row.
+    var functionStandIns = Set<String>()
+    /// The tables whose CHECK constraints call each function of ``functionStandIns``.
+    var tablesCallingStandIns: [String: [String]] = [:]
+    /// Whether the output's CHECK constraints are not evaluated now.
+    var checksIgnored = false
+
     /// Names of the schema's objects, lowercased: a `recovered_N` table takes none of them.
     private var takenNames = Set<String>()
     /// Indexes created before their table's rows went in (``createIndexesBeforeRows(of:candidates:)``).
     private var prebuiltIndexes = Set<String>()
 
-    private struct TableTarget {
+    struct TableTarget {
         let name: String
         /// The columns, quoted.
         let columns: [String]
@@ -92,8 +103,8 @@ final class DatabaseSalvage {
         /// Its indexes built before its rows that could refuse a row, until it refuses one
         /// (``dropEarlyIndexes(_:)``).
         var earlyIndexesThatMayRefuse: [String] = []
-        /// Whether its CHECK constraints are not evaluated for its rows: they call a function
-        /// the tool lacks (``createTable(_:named:)``).
+        /// Whether its CHECK constraints are not evaluated for the rows that go in now (its own
+        /// pages'): they call a function the tool lacks (``functionsLacked(inserting:)``).
         var skipsChecks = false
 
         /// The SQL that inserts a row of `width` values into a schema table: the rowid
@@ -283,9 +294,8 @@ final class DatabaseSalvage {
                 problems.append("table \(object.name) is a WITHOUT ROWID table: it was created empty, its rows were not recovered")
                 continue
             }
-            let functionsLacked: Set<String>
             do {
-                functionsLacked = try createTable(sql, named: object.name)
+                try createTable(sql, named: object.name)
             } catch {
                 // Its rows are its own: into recovered_N tables, never into another table by width.
                 let moved = try moveToRecovered(root: object.rootPage)
@@ -293,6 +303,9 @@ final class DatabaseSalvage {
                 continue
             }
             var target = try tableTarget(object.name)
+            let functionsLacked = try functionsLacked(inserting: &target)
+            // Its own rows go in as they were stored; rows found later on pages no table reaches
+            // still meet its CHECK constraints, with the stand-ins.
             target.skipsChecks = !functionsLacked.isEmpty
             for function in functionsLacked { tablesCallingStandIns[function, default: []].append(object.name) }
             if indexesBeforeRows {
@@ -306,6 +319,7 @@ final class DatabaseSalvage {
             }
             let misfitsBefore = misfits
             try walkTable(root: object.rootPage) { rowID, values in try insert(rowID, values, into: &target) }
+            target.skipsChecks = false
             if fromCopy.contains(object.name), target.inserted == 0, misfits > misfitsBefore {
                 // Its root page holds another table's rows now (kept in recovered_N): the table
                 // of the copy is gone.
@@ -338,7 +352,7 @@ final class DatabaseSalvage {
         for name in functionStandIns.sorted() {
             try output.remove(function: Self.standIn(name))
             if let tables = tablesCallingStandIns[name] {
-                notes.append("the CHECK constraints of \(tables.count == 1 ? "table" : "tables") \(tables.joined(separator: ", ")) call the SQL function \(name)(), which the app registers and this tool does not have: none of \(tables.count == 1 ? "its" : "their") CHECK constraints were evaluated for the recovered rows; check them in the app")
+                notes.append("the CHECK constraints of \(tables.count == 1 ? "table" : "tables") \(tables.joined(separator: ", ")) call the SQL function \(name)(), which the app registers and this tool does not have: none of \(tables.count == 1 ? "its" : "their") CHECK constraints were evaluated for the rows read from \(tables.count == 1 ? "its" : "their") pages; check them in the app")
             } else {
                 notes.append("the schema calls the SQL function \(name)(), which the app registers and this tool does not have: the CHECK constraints that call it were not evaluated for the recovered rows")
             }
@@ -431,64 +445,6 @@ final class DatabaseSalvage {
         }
         caveat += ", rows of a table created or replaced after the copy can be in one of these tables with as many columns: check them"
         return caveat
-    }
-
-    /// Functions the schema's tables call (in a CHECK constraint) that the tool lacks, replaced
-    /// by a stand-in that returns NULL so that the tables can be created. A table that calls one
-    /// has its rows put back as they were stored, its CHECK constraints not evaluated
-    /// (`PRAGMA ignore_check_constraints`): a stand-in computes nothing, and a constraint such as
-    /// `f(x) IS NOT NULL` would refuse every row.
-    private(set) var functionStandIns = Set<String>()
-    /// The tables whose CHECK constraints call each function of ``functionStandIns``.
-    private var tablesCallingStandIns: [String: [String]] = [:]
-    /// Whether the output's CHECK constraints are not evaluated now.
-    private var checksIgnored = false
-
-    /// Creates a table from its SQL, with stand-ins for the functions it calls that the tool
-    /// does not have (SQLite 3.15 resolves a CHECK constraint's functions when the table is
-    /// created; later versions when a row is inserted).
-    /// - Returns: the functions (lowercased) its CHECK constraints call that the tool lacks.
-    private func createTable(_ sql: String, named name: String) throws -> Set<String> {
-        while true {
-            do {
-                try output.execute(sql: sql)
-                break
-            } catch let error as DatabaseError {
-                guard let function = error.missingFunctionName, functionStandIns.insert(function.lowercased()).inserted else { throw error }
-                try output.add(function: Self.standIn(function.lowercased()))
-            }
-        }
-        // Which functions its CHECK constraints call that the tool lacks: preparing an insert
-        // resolves them, with the stand-ins set aside (another table may have needed them first).
-        try ignoreChecks(false)
-        for function in functionStandIns { try output.remove(function: Self.standIn(function)) }
-        var lacked = Set<String>()
-        while true {
-            do {
-                _ = try output.makeStatement(sql: "INSERT INTO \(Connection.quoteIdentifier(name)) DEFAULT VALUES")
-                break
-            } catch let error as DatabaseError {
-                guard let function = error.missingFunctionName?.lowercased(), lacked.insert(function).inserted else { break }
-                try output.add(function: Self.standIn(function))
-            }
-        }
-        functionStandIns.formUnion(lacked)
-        for function in functionStandIns.subtracting(lacked) { try output.add(function: Self.standIn(function)) }
-        return lacked
-    }
-
-    /// Turns the evaluation of CHECK constraints off (`true`) or on, for the rows of a table
-    /// that calls a stand-in.
-    private func ignoreChecks(_ ignore: Bool) throws {
-        guard ignore != checksIgnored else { return }
-        try output.execute(sql: "PRAGMA ignore_check_constraints = \(ignore ? "ON" : "OFF")")
-        checksIgnored = ignore
-    }
-
-    /// A function that returns NULL for any arguments: deterministic, as a CHECK constraint
-    /// requires of the functions it calls.
-    static func standIn(_ name: String) -> DatabaseFunction {
-        DatabaseFunction(name, pure: true) { _ in nil }
     }
 
     /// Why a table of the schema copy is left out: its root page reads, but not as a table's
