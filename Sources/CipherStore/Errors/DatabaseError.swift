@@ -104,6 +104,15 @@ extension DatabaseError {
         return nil
     }
 
+    /// The table a statement names that the database does not have ("no such table: t", or
+    /// "no such table: main.t"), or `nil` for any other error.
+    var missingTableName: String? {
+        let prefix = "no such table: "
+        guard resultCode.primaryResultCode == .SQLITE_ERROR, let message, message.hasPrefix(prefix) else { return nil }
+        let name = message.dropFirst(prefix.count)
+        return String(name.hasPrefix("main.") ? name.dropFirst(5) : name)
+    }
+
     /// The collation a statement or the schema names that the connection does not have ("no
     /// such collation sequence: c"), or `nil` for any other error.
     public var missingCollationName: String? {

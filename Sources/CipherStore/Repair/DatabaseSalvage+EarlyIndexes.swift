@@ -63,9 +63,17 @@ extension DatabaseSalvage {
             let new = try indexNames().subtracting(before)
             if new == [name], let mayRefuseRows = try? mayRefuseRows(name, on: table) {
                 created.append(EarlyIndex(name: name, mayRefuseRows: mayRefuseRows))
-            } else {
-                // Left for after the rows.
-                for name in new { try output.execute(sql: "DROP INDEX \(Connection.quoteIdentifier(name))") }
+                continue
+            }
+            // Left for after the rows.
+            for name in new { try output.execute(sql: "DROP INDEX \(Connection.quoteIdentifier(name))") }
+            if !new.isEmpty, new != [name] {
+                // A row whose SQL creates an index of another name: which of the two rows gets
+                // that name depends on their order, so the table's indexes are all built after
+                // the rows, in the schema's order.
+                for index in created { try output.execute(sql: "DROP INDEX \(Connection.quoteIdentifier(index.name))") }
+                created = []
+                break
             }
         }
         for name in functionStandIns { try output.add(function: Self.standIn(name)) }

@@ -371,8 +371,7 @@ final class DatabaseSalvage {
         // cache for each keeps the run within the memory it was given.
         try output.execute(sql: "PRAGMA cache_size = \((try output.fetchScalar(Int.self, sql: "PRAGMA cache_size") ?? -2000) / 2)")
         // Indexes first, then views and triggers: a trigger must not fire for restored rows.
-        // The virtual tables not recreated, and the views that read them.
-        var unreadable = missingVirtualTables
+        let missing = Set(missingVirtualTables.map { $0.lowercased() })
         for kind in ["index", "view", "trigger"] {
             for object in schema where object.type == kind {
                 guard let sql = object.sql, !object.name.hasPrefix("sqlite_") else { continue }
@@ -381,30 +380,32 @@ final class DatabaseSalvage {
                    try output.fetchScalar(Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = ?", arguments: [object.name]) == 1 {
                     continue
                 }
-                let missing = kind == "index" ? nil : unreadable.first { Self.mentions(sql, name: $0) }
-                let reason = missing.map { missingVirtualTables.contains($0) ? "virtual table \($0), which was not recreated" : "view \($0), which cannot be read" }
-                if kind == "view", let reason {
-                    // Created, as the app wrote it; a trigger that reads it is not.
-                    unreadable.append(object.name)
-                    problems.append("view \(object.name) was created, but reading it fails: it reads \(reason)")
-                }
-                if kind == "trigger", let reason {
-                    // It would make every write to its table fail with "no such table".
-                    problems.append("trigger \(object.name) was not created: it uses \(reason)")
-                    continue
-                }
+                var brokenWrites: (table: String, missing: String)?
                 do {
                     // In a savepoint: a statement that fails midway (an expression that fails
-                    // on a row) would otherwise leave the pages it took.
+                    // on a row) would otherwise leave the pages it took, and a trigger that
+                    // breaks its table's writes is taken back.
                     try output.inSavepoint {
                         try output.execute(sql: sql)
-                        return .commit
+                        guard kind == "trigger", !missing.isEmpty else { return .commit }
+                        brokenWrites = try writeThatFails(afterTrigger: object.name, on: object.table, missing: missing)
+                        return brokenWrites == nil ? .commit : .rollback
                     }
                 } catch let error as DatabaseError where error.missingFunctionName != nil {
                     let function = error.missingFunctionName ?? ""
                     problems.append("\(kind) \(object.name) was not created: it calls the SQL function \(function)(), which the app registers and this tool does not have; create it again from the app")
                 } catch {
                     problems.append("\(kind) \(object.name) could not be created: \(error)")
+                }
+                if let brokenWrites {
+                    problems.append("trigger \(object.name) was not created: with it, every write to \(brokenWrites.table) fails (no such table: \(brokenWrites.missing), a virtual table that was not recreated)")
+                }
+            }
+            if kind == "view", !missing.isEmpty {
+                for object in schema where object.type == "view" {
+                    if let table = tableMissing(readingView: object.name, missing: missing) {
+                        problems.append("view \(object.name) was created, but reading it fails (no such table: \(table), a virtual table that was not recreated)")
+                    }
                 }
             }
         }

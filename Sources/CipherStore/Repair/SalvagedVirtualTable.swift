@@ -85,7 +85,7 @@ struct SalvagedVirtualTable {
             }
             return ("full-text index \(name) was rebuilt from its documents", nil)
         } catch {
-            return (nil, "full-text index \(name) could not be rebuilt from its documents (\(error)): its documents are kept, but a search finds none of them; rebuild it with INSERT INTO \(quoted)(\(quoted)) VALUES ('rebuild')")
+            return (nil, "full-text index \(name) could not be rebuilt from its documents (\(error)): a search of it finds nothing; rebuild it with INSERT INTO \(quoted)(\(quoted)) VALUES ('rebuild')")
         }
     }
 

@@ -4,8 +4,7 @@ import Testing
 
 /// The repair recognises `CREATE VIRTUAL TABLE` and `WITHOUT ROWID` in SQL stripped of
 /// comments, spaces and case; ASCII text takes a byte-by-byte path that must give what the
-/// character-by-character one gives. It finds the names a statement uses (a function, a
-/// table) as SQLite's tokenizer reads them.
+/// character-by-character one gives.
 @Suite struct CompactSQLTests {
     @Test func commentsSpacesAndCaseAreStripped() {
         #expect(DatabaseSalvage.compactSQL("create /* x */ virtual\ttable -- note\n t USING fts4(a)") == "CREATEVIRTUALTABLETUSINGFTS4(A)")
@@ -31,35 +30,5 @@ import Testing
 
     @Test func textBeyondASCIITakesTheCharacterPath() {
         #expect(DatabaseSalvage.compactSQL("create table 温泉\u{3000}(a) -- é\nwithout rowid") == "CREATETABLE温泉(A)WITHOUTROWID")
-    }
-
-    @Test(arguments: [
-        ("CREATE INDEX i ON t(myfn(b))", true),
-        ("CREATE INDEX i ON t(MyFn(b))", true),
-        ("CREATE INDEX i ON t(\"owner's id\", myfn(b))", true),
-        ("CREATE INDEX i ON t(a /* the app's */, myfn(b))", true),
-        ("CREATE INDEX i ON t(a -- the app's\n, myfn(b))", true),
-        ("CREATE INDEX i ON t([it's], `it's`, \"myfn\")", true),
-        ("CREATE INDEX i ON t(\"my\"\"fn\", myfn(b))", true),
-        ("CREATE INDEX i ON t(b) WHERE b <> 'it''s myfn'", false),
-        ("CREATE TRIGGER g AFTER INSERT ON t BEGIN INSERT INTO 'MyFn' VALUES (1); END", true),
-        ("CREATE TRIGGER g AFTER INSERT ON t BEGIN DELETE FROM /* c */ 'myfn'; END", true),
-        ("CREATE TRIGGER g AFTER INSERT ON t BEGIN UPDATE\n'myfn' SET a = 1; END", true),
-        ("CREATE TRIGGER g AFTER INSERT ON t BEGIN SELECT 'myfn'; END", false),
-        ("CREATE TRIGGER g AFTER INSERT ON t BEGIN INSERT INTO x VALUES ('myfn'); END", false),
-        ("CREATE INDEX i ON t(b) -- myfn(b)", false),
-        ("CREATE INDEX i ON t(b) /* myfn(b) */", false),
-        ("CREATE INDEX i ON t(myfn2(b), xmyfn(b))", false),
-        ("CREATE INDEX i ON t(\"myfn(b)\")", false),
-        ("CREATE INDEX i ON t(b) WHERE b <> 'unterminated myfn", false),
-    ])
-    func aNameIsFoundWhereSQLiteReadsIt(_ sql: String, mentioned: Bool) {
-        #expect(DatabaseSalvage.mentions(sql, name: "myfn") == mentioned, "\(sql)")
-    }
-
-    @Test func aQuotedNameIsFoundWithItsQuotesUndone() {
-        #expect(DatabaseSalvage.mentions("CREATE TRIGGER g AFTER INSERT ON t BEGIN INSERT INTO \"my \"\"fts\"\"\"(x) VALUES (1); END", name: "my \"fts\""))
-        #expect(DatabaseSalvage.mentions("SELECT * FROM [my fts]", name: "My FTS"))
-        #expect(!DatabaseSalvage.mentions("SELECT * FROM [my fts]", name: "fts"))
     }
 }

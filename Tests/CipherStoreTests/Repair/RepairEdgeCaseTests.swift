@@ -228,6 +228,7 @@ import Testing
         "UPDATE sqlite_master SET sql = 'CREATE TABLE u(a, b)' WHERE name = 'ix'",
         "UPDATE sqlite_master SET name = 'u', sql = 'CREATE INDEX u ON t(a)' WHERE name = 'ix'",
         "UPDATE sqlite_master SET name = 'ix', sql = 'CREATE UNIQUE INDEX ix ON t(a)' WHERE name = 'iy'",
+        "UPDATE sqlite_master SET sql = 'CREATE INDEX iy ON t(a)' WHERE name = 'ix'",
     ])
     func aDamagedIndexRowRunsNothingBeforeTheRows(_ damage: String) throws {
         try make("""
