@@ -84,7 +84,7 @@ final class DatabaseSalvage {
 
     /// Names of the schema's objects, lowercased: a `recovered_N` table takes none of them.
     private var takenNames = Set<String>()
-    /// Indexes created before their table's rows went in (``createIndexesBeforeRows(of:candidates:)``).
+    /// Indexes created before their table's rows went in (``createIndexesBeforeRows(of:candidates:namesInSchema:)``).
     private var prebuiltIndexes = Set<String>()
 
     struct TableTarget {
