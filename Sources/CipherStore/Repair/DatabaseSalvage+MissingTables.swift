@@ -10,7 +10,9 @@ extension DatabaseSalvage {
         // The table the trigger is on, as SQLite reads it (the schema row may say otherwise).
         let table = try output.fetchScalar(String.self, sql: "SELECT tbl_name FROM sqlite_master WHERE type = 'trigger' AND name = ?", arguments: [trigger]) ?? table
         let quoted = Connection.quoteIdentifier(table)
-        let columns = try output.fetchAll(sql: "PRAGMA table_info(\(quoted))").compactMap { $0["name"] as String? }.map(Connection.quoteIdentifier)
+        // A view that reads a missing table has no columns to read (its table_info fails).
+        let columns = ((try? output.fetchAll(sql: "PRAGMA table_info(\(quoted))")) ?? []).compactMap { $0["name"] as String? }
+            .map(Connection.quoteIdentifier)
         var writes = ["INSERT INTO \(quoted) DEFAULT VALUES", "DELETE FROM \(quoted)"]
         // Every column set, so that a trigger `UPDATE OF` any of them is compiled.
         if !columns.isEmpty { writes.append("UPDATE \(quoted) SET " + columns.map { "\($0) = \($0)" }.joined(separator: ", ")) }
@@ -26,16 +28,26 @@ extension DatabaseSalvage {
     }
 
     /// The table among `missing` (lowercased) that preparing `sql` fails for lack of, or `nil`:
-    /// other errors are not this check's.
+    /// other errors are not this check's. A function the app registers and the tool lacks
+    /// would stop the preparing first: it gets a stand-in meanwhile, so that the check goes on.
     private func tableMissing(preparing sql: String, missing: Set<String>) -> String? {
-        do {
-            _ = try output.makeStatement(sql: sql)
-            return nil
-        } catch let error as DatabaseError {
-            guard let name = error.missingTableName, missing.contains(name.lowercased()) else { return nil }
-            return name
-        } catch {
-            return nil
+        var standIns: [String] = []
+        defer { for name in standIns { try? output.remove(function: Self.standIn(name)) } }
+        while true {
+            do {
+                _ = try output.makeStatement(sql: sql)
+                return nil
+            } catch let error as DatabaseError {
+                if let function = error.missingFunctionName?.lowercased(), !standIns.contains(function),
+                   (try? output.add(function: Self.standIn(function))) != nil {
+                    standIns.append(function)
+                    continue
+                }
+                guard let name = error.missingTableName, missing.contains(name.lowercased()) else { return nil }
+                return name
+            } catch {
+                return nil
+            }
         }
     }
 }

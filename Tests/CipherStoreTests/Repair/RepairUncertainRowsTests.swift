@@ -227,7 +227,9 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = directory.path("fts.db")
         let key = try DatabaseKey.rawKey(hex: String(repeating: "6c", count: 32))
+        let appCheck = DatabaseFunction("app_check", argumentCount: 1, pure: true) { _ in 1 }
         let db = try Connection(path: path, key: key)
+        try db.add(function: appCheck)
         try db.executeScript("""
             CREATE TABLE post(id INTEGER PRIMARY KEY, body TEXT);
             CREATE VIRTUAL TABLE post_ft USING fts4(content='post', body);
@@ -241,6 +243,8 @@ import Testing
             DROP VIEW post_hits;
             CREATE VIEW post_hits AS SELECT docid FROM post_ft;
             CREATE TRIGGER post_count AFTER INSERT ON post BEGIN SELECT count(*) FROM post_top; END;
+            CREATE TRIGGER post_app AFTER INSERT ON post WHEN app_check(new.body) BEGIN INSERT INTO post_ft(docid) VALUES (new.id); END;
+            CREATE TRIGGER post_app_only AFTER INSERT ON post WHEN app_check(new.body) BEGIN SELECT 1; END;
             INSERT INTO post VALUES (1, 'walk the dog');
             """)
         // A module no connection has: the schema row is edited the way an app's own module
@@ -251,7 +255,9 @@ import Testing
         let output = directory.path("out.db")
         let report = try DatabaseRepair.salvage(path: path, key: key, to: output)
         #expect(report.problems.contains { $0.contains("virtual table post_ft was not recreated") && $0.contains("myindex") }, "\(report.problems)")
-        for (trigger, event) in [("post_ai", "insert"), ("post_quoted", "insert"), ("post_schema", "delete"), ("post_comma", "update"), ("post_count", "insert")] {
+        // post_app calls a function the app registers and the tool lacks, before the table.
+        for (trigger, event) in [("post_ai", "insert"), ("post_quoted", "insert"), ("post_schema", "delete"), ("post_comma", "update"), ("post_count", "insert"),
+                                 ("post_app", "insert")] {
             #expect(report.problems.contains("trigger \(trigger) was not created: with it, every write to post fails (no such table: post_ft, a virtual table that was not recreated)"),
                     "\(trigger), on \(event): \(report.problems)")
         }
@@ -262,6 +268,8 @@ import Testing
         #expect(!report.problems.contains { $0.contains("post_log") }, "\(report.problems)")
         let check = try Connection(path: output, key: key)
         defer { try? check.close() }
+        try check.add(function: appCheck)
+        #expect(try check.fetchScalar(Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'post_app_only'") == 1)
         try check.execute(sql: "INSERT INTO post VALUES (2, 'buy milk')")
         try check.execute(sql: "UPDATE post SET body = 'buy bread' WHERE id = 2")
         try check.execute(sql: "DELETE FROM post WHERE id = 1")
