@@ -380,6 +380,15 @@ final class DatabaseSalvage {
                    try output.fetchScalar(Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = ?", arguments: [object.name]) == 1 {
                     continue
                 }
+                // A damaged schema row may hold other SQL than its type's (a trigger in an
+                // index's row would drop the app's writes without a word); a TEMP object would
+                // not outlive this connection.
+                let statement = ["index": ["CREATEINDEX", "CREATEUNIQUEINDEX"], "view": ["CREATEVIEW"], "trigger": ["CREATETRIGGER"]][kind] ?? []
+                let compact = Self.compactSQL(sql)
+                guard statement.contains(where: { compact.hasPrefix($0) }) else {
+                    problems.append("\(kind) \(object.name) was not created: its schema row holds no CREATE \(kind.uppercased()) statement of the database's own")
+                    continue
+                }
                 var brokenWrites: (table: String, missing: String)?
                 do {
                     // In a savepoint: a statement that fails midway (an expression that fails

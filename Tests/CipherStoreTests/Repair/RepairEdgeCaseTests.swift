@@ -280,6 +280,34 @@ import Testing
         #expect(try rows("SELECT c1, c2 FROM recovered_1") == [[.integer(3), .text("three")]])
     }
 
+    /// Schema rows of an index, a view and a trigger holding another kind's SQL, or a TEMP
+    /// trigger's: none is run, each is named.
+    @Test func aDamagedIndexViewOrTriggerRowIsNamedNotRun() throws {
+        try make("""
+            CREATE TABLE t(a INTEGER, b TEXT);
+            CREATE INDEX ix ON t(a);
+            CREATE VIEW v AS SELECT a FROM t;
+            CREATE TRIGGER g AFTER INSERT ON t BEGIN SELECT 1; END;
+            CREATE TRIGGER h AFTER DELETE ON t BEGIN SELECT 1; END;
+            INSERT INTO t VALUES (1, 'one');
+            PRAGMA writable_schema = ON;
+            UPDATE sqlite_master SET sql = 'CREATE TRIGGER ix BEFORE INSERT ON t BEGIN SELECT RAISE(IGNORE); END' WHERE name = 'ix';
+            UPDATE sqlite_master SET sql = 'CREATE TABLE v(a)' WHERE name = 'v';
+            UPDATE sqlite_master SET sql = 'CREATE INDEX g ON t(b)' WHERE name = 'g';
+            UPDATE sqlite_master SET sql = 'CREATE TEMP TRIGGER h AFTER DELETE ON t BEGIN SELECT 1; END' WHERE name = 'h';
+            """)
+        let report = try DatabaseRepair.salvage(path: path, key: key, to: output)
+        for (kind, name) in [("index", "ix"), ("view", "v"), ("trigger", "g"), ("trigger", "h")] {
+            #expect(report.problems.contains("\(kind) \(name) was not created: its schema row holds no CREATE \(kind.uppercased()) statement of the database's own"),
+                    "\(report.problems)")
+        }
+        #expect(try rows("SELECT type || ' ' || name FROM sqlite_master ORDER BY 1") == [[.text("table t")]])
+        let db = try Connection(path: output, key: key)
+        try db.execute(sql: "INSERT INTO t VALUES (2, 'two')")
+        try db.close()
+        #expect(try rows("SELECT count(*) FROM t") == [[.integer(2)]])
+    }
+
     /// Repairs the file; in one larger than the page cache, indexes are built before the rows.
     func salvage(fileLargerThanCache: Bool) throws -> RepairReport {
         var options = DatabaseFileOptions()
