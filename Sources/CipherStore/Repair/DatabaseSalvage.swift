@@ -575,6 +575,9 @@ final class DatabaseSalvage {
         guard pages.pageCount >= 2 else { return }
         var uncertainRows = 0
         var uncertainLeaves = 0
+        // Rows given to a table by their number of columns alone, by table: leaves cut off from
+        // their table by a lost page, or of a table whose schema row is gone.
+        var matchedByWidth: [String: (rows: Int, leaves: Int)] = [:]
         for number in UInt32(2)...UInt32(pages.pageCount) where !visited.contains(number) {
             try reportEvery(256)
             guard let data = try pages.page(number), let leaf = BTreePage(data, number: number), leaf.kind == .tableLeaf else { continue }
@@ -585,6 +588,8 @@ final class DatabaseSalvage {
             let matching = targets.indices.filter { targets[$0].columnCount == width }
             if freelistWhole && matching.count == 1 {
                 for (rowID, values) in rows { try insert(rowID, values, into: &targets[matching[0]]) }
+                let counts = matchedByWidth[targets[matching[0]].name] ?? (0, 0)
+                matchedByWidth[targets[matching[0]].name] = (counts.rows + rows.count, counts.leaves + 1)
             } else {
                 if !freelistWhole && !targets.isEmpty {
                     uncertainRows += rows.count
@@ -593,6 +598,9 @@ final class DatabaseSalvage {
                 for (rowID, values) in rows { try insertRecovered(rowID, values) }
             }
             try progress(Double(visited.count) / Double(max(pages.pageCount, 1)))
+        }
+        for (table, counts) in matchedByWidth.sorted(by: { $0.key < $1.key }) {
+            problems.append("\(counts.rows) rows on \(counts.leaves) pages no table reaches were put in table \(table), the one table with as many columns: rows cut off from it by a lost page belong there, but so would a table's whose schema row is lost. Check them")
         }
         if uncertainRows > 0 {
             problems.append("\(uncertainRows) rows on \(uncertainLeaves) pages no table reaches were put in recovered_N tables, apart from the live tables: without page 1's freelist, rows deleted earlier cannot be told from live rows cut off from their table. Check them before moving any back")
