@@ -372,6 +372,8 @@ final class DatabaseSalvage {
         try output.execute(sql: "PRAGMA cache_size = \((try output.fetchScalar(Int.self, sql: "PRAGMA cache_size") ?? -2000) / 2)")
         // Indexes first, then views and triggers: a trigger must not fire for restored rows.
         let missing = Set(missingVirtualTables.map { $0.lowercased() })
+        // Views (lowercased) whose INSTEAD OF trigger was taken back: writing to them fails now.
+        var viewsWithoutTheirTriggers = Set<String>()
         for kind in ["index", "view", "trigger"] {
             for object in schema where object.type == kind {
                 guard let sql = object.sql, !object.name.hasPrefix("sqlite_") else { continue }
@@ -408,7 +410,11 @@ final class DatabaseSalvage {
                 }
                 if let brokenWrites {
                     problems.append("trigger \(object.name) was not created: with it, every write to \(brokenWrites.table) fails (no such table: \(brokenWrites.missing), a virtual table that was not recreated)")
+                    viewsWithoutTheirTriggers.insert(brokenWrites.table.lowercased())
                 }
+            }
+            if kind == "trigger", !viewsWithoutTheirTriggers.isEmpty {
+                problems += try takeBackTriggersWriting(toViews: viewsWithoutTheirTriggers)
             }
             if kind == "view", !missing.isEmpty {
                 for object in schema where object.type == "view" {

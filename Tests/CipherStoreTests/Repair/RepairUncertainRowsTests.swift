@@ -245,6 +245,12 @@ import Testing
             CREATE TRIGGER post_count AFTER INSERT ON post BEGIN SELECT count(*) FROM post_top; END;
             CREATE TRIGGER post_app AFTER INSERT ON post WHEN app_check(new.body) BEGIN INSERT INTO post_ft(docid) VALUES (new.id); END;
             CREATE TRIGGER post_app_only AFTER INSERT ON post WHEN app_check(new.body) BEGIN SELECT 1; END;
+            CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT);
+            CREATE TRIGGER note_to_inbox AFTER INSERT ON note BEGIN INSERT INTO inbox(body) VALUES (new.body); END;
+            CREATE VIEW inbox AS SELECT body FROM post;
+            CREATE TRIGGER inbox_insert INSTEAD OF INSERT ON inbox BEGIN INSERT INTO post_ft(body) VALUES (new.body); END;
+            CREATE TABLE memo(id INTEGER PRIMARY KEY, body TEXT);
+            CREATE TRIGGER memo_to_note AFTER INSERT ON memo BEGIN INSERT INTO note(body) VALUES (new.body); END;
             INSERT INTO post VALUES (1, 'walk the dog');
             """)
         // A module no connection has: the schema row is edited the way an app's own module
@@ -261,6 +267,10 @@ import Testing
             #expect(report.problems.contains("trigger \(trigger) was not created: with it, every write to post fails (no such table: post_ft, a virtual table that was not recreated)"),
                     "\(trigger), on \(event): \(report.problems)")
         }
+        // A trigger writing to a view whose INSTEAD OF trigger was left out, made before it.
+        #expect(report.problems.contains("trigger inbox_insert was not created: with it, every write to inbox fails (no such table: post_ft, a virtual table that was not recreated)"), "\(report.problems)")
+        #expect(report.problems.contains("trigger note_to_inbox was not created: with it, every write to note fails (it writes to view inbox, whose INSTEAD OF trigger was not created)"), "\(report.problems)")
+        #expect(!report.problems.contains { $0.contains("memo_to_note") }, "\(report.problems)")
         // A view that reads it, even through a view made after it, is created, and named.
         for view in ["post_hits", "post_top"] {
             #expect(report.problems.contains("view \(view) was created, but reading it fails (no such table: post_ft, a virtual table that was not recreated)"), "\(report.problems)")
@@ -273,6 +283,8 @@ import Testing
         try check.execute(sql: "INSERT INTO post VALUES (2, 'buy milk')")
         try check.execute(sql: "UPDATE post SET body = 'buy bread' WHERE id = 2")
         try check.execute(sql: "DELETE FROM post WHERE id = 1")
+        try check.execute(sql: "INSERT INTO memo(body) VALUES ('call back')")
+        #expect(try check.fetchScalar(String.self, sql: "SELECT body FROM note") == "call back")
         #expect(try check.fetchScalar(Int.self, sql: "SELECT count(*) FROM post") == 1)
         #expect(try check.fetchScalar(Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'post_log'") == 1)
         // The failed CREATE VIRTUAL TABLE left no schema row behind.
