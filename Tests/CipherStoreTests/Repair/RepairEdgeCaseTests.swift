@@ -24,6 +24,20 @@ import Testing
         try db.close()
     }
 
+    /// The app's function of the tests where a schema calls one the repair lacks.
+    static let myLength = DatabaseFunction("mylen", argumentCount: 1, pure: true) { values in
+        guard case .text(let text)? = values.first else { return nil }
+        return text.utf8.count
+    }
+
+    /// ``make(_:)`` on a connection that has the app's `mylen()`.
+    func makeWithMyLength(_ script: String) throws {
+        let db = try Connection(path: path, key: key)
+        try db.add(function: Self.myLength)
+        try db.executeScript(script)
+        try db.close()
+    }
+
     func damage(page: Int) throws {
         try damagePage(page, of: path)
     }
@@ -169,13 +183,7 @@ import Testing
         // The CHECK constraint and the index call the app's mylen(): the repair checks no row
         // with it (a stand-in lets each pass), and builds no index with the stand-in, not even
         // in a file larger than the page cache, where indexes are built before the rows.
-        let myLength = DatabaseFunction("mylen", argumentCount: 1, pure: true) { values in
-            guard case .text(let text)? = values.first else { return nil }
-            return text.utf8.count
-        }
-        let db = try Connection(path: path, key: key)
-        try db.add(function: myLength)
-        try db.executeScript("""
+        try makeWithMyLength("""
             CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT CHECK (mylen(body) < 100), "it's" TEXT);
             CREATE INDEX note_length ON note(mylen(body));
             CREATE INDEX note_tricky ON note("it's", /* the app's */ mylen(body));
@@ -183,7 +191,6 @@ import Testing
             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)
             INSERT INTO note SELECT i, printf('note %d', i), 'x' FROM n;
             """)
-        try db.close()
         let report = try salvage(fileLargerThanCache: true)
         #expect(report.recoveredRows == 3000)
         #expect(report.problems.count == 2, "\(report.problems)")
@@ -195,7 +202,7 @@ import Testing
         // As the app opens it (SQLite 3.33 and later check CHECK constraints too).
         let app = try Connection(path: output, key: key)
         defer { try? app.close() }
-        try app.add(function: myLength)
+        try app.add(function: Self.myLength)
         #expect(try app.fetchScalar(String.self, sql: "PRAGMA integrity_check") == "ok")
     }
 
@@ -342,13 +349,7 @@ import Testing
         // table's CHECK constraints are not evaluated for its rows, and the report says so. A
         // table whose CHECK calls only the tool's functions still has them evaluated, though a
         // column's default calls the app's function.
-        let myLength = DatabaseFunction("mylen", argumentCount: 1, pure: true) { values in
-            guard case .text(let text)? = values.first else { return nil }
-            return text.utf8.count
-        }
-        let db = try Connection(path: path, key: key)
-        try db.add(function: myLength)
-        try db.executeScript("""
+        try makeWithMyLength("""
             CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT CHECK (\(check)));
             CREATE TABLE plain(id INTEGER PRIMARY KEY, n INTEGER CHECK (n > 0), d INTEGER DEFAULT (mylen('x')));
             INSERT INTO note(body) VALUES ('a'), ('bb'), ('ccc');
@@ -356,7 +357,6 @@ import Testing
             PRAGMA writable_schema = ON;
             UPDATE sqlite_master SET sql = 'CREATE TABLE plain(id INTEGER PRIMARY KEY, n INTEGER CHECK (n > 1), d INTEGER DEFAULT (mylen(''x'')))' WHERE name = 'plain';
             """)
-        try db.close()
         let report = try DatabaseRepair.salvage(path: path, key: key, to: output)
         #expect(report.tables.map(\.name) == ["note", "plain", "recovered_1"])
         #expect(report.tables.map(\.recoveredRows) == [3, 2, 1])
@@ -367,7 +367,7 @@ import Testing
         // The constraint is the app's again, once the repair is done.
         let app = try Connection(path: output, key: key)
         defer { try? app.close() }
-        try app.add(function: myLength)
+        try app.add(function: Self.myLength)
         #expect(try app.fetchScalar(String.self, sql: "PRAGMA integrity_check") == "ok")
         #expect(throws: DatabaseError.self) { try app.execute(sql: "INSERT INTO note(body) VALUES (?)", arguments: [refused]) }
         try app.execute(sql: "INSERT INTO note(body) VALUES ('dddd')")
