@@ -593,9 +593,11 @@ final class DatabaseSalvage {
             guard let width = rows.first?.1.count else { continue }
             let matching = targets.indices.filter { targets[$0].columnCount == width }
             if freelistWhole && matching.count == 1 {
+                let insertedBefore = targets[matching[0]].inserted
                 for (rowID, values) in rows { try insert(rowID, values, into: &targets[matching[0]]) }
+                // Those it refused are in recovered_N tables, and counted there.
                 let counts = matchedByWidth[targets[matching[0]].name] ?? (0, 0)
-                matchedByWidth[targets[matching[0]].name] = (counts.rows + rows.count, counts.leaves + 1)
+                matchedByWidth[targets[matching[0]].name] = (counts.rows + targets[matching[0]].inserted - insertedBefore, counts.leaves + 1)
             } else {
                 if !freelistWhole && !targets.isEmpty {
                     uncertainRows += rows.count
@@ -605,7 +607,7 @@ final class DatabaseSalvage {
             }
             try progress(Double(visited.count) / Double(max(pages.pageCount, 1)))
         }
-        for (table, counts) in matchedByWidth.sorted(by: { $0.key < $1.key }) {
+        for (table, counts) in matchedByWidth.sorted(by: { $0.key < $1.key }) where counts.rows > 0 {
             problems.append("\(counts.rows) rows on \(counts.leaves) pages no table reaches were put in table \(table), the one table with as many columns: rows cut off from it by a lost page belong there, but so would a table's whose schema row is lost. Check them")
         }
         if uncertainRows > 0 {
