@@ -57,10 +57,10 @@ extension DatabaseSalvage {
         for (name, sql) in candidates where namesInSchema[name.lowercased()] == 1 {
             let compact = Self.compactSQL(sql)
             guard compact.hasPrefix("CREATEINDEX") || compact.hasPrefix("CREATEUNIQUEINDEX") else { continue }
-            let before = try indexNames()
+            let before = try schemaNames(ofType: "index")
             guard (try? output.execute(sql: sql)) != nil else { continue }
             // What the SQL created, by the name it gives (a damaged schema row may name it otherwise).
-            let new = try indexNames().subtracting(before)
+            let new = try schemaNames(ofType: "index").subtracting(before)
             if new == [name], let mayRefuseRows = try? mayRefuseRows(name, on: table) {
                 created.append(EarlyIndex(name: name, mayRefuseRows: mayRefuseRows))
                 continue
@@ -78,11 +78,6 @@ extension DatabaseSalvage {
         }
         for name in functionStandIns { try output.add(function: Self.standIn(name)) }
         return created
-    }
-
-    /// The names of the indexes the result has now.
-    private func indexNames() throws -> Set<String> {
-        Set(try String.fetchAll(output, sql: "SELECT name FROM sqlite_master WHERE type = 'index'"))
     }
 
     /// Whether the index `name`, just created, could refuse a row: `UNIQUE`, partial, or on

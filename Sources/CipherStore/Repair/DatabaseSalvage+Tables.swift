@@ -17,7 +17,7 @@ extension DatabaseSalvage {
         guard Self.compactSQL(sql).hasPrefix("CREATETABLE") else {
             throw SchemaRowMismatch(description: "its schema row holds no CREATE TABLE statement")
         }
-        let before = try tableNames()
+        let before = try schemaNames(ofType: "table")
         while true {
             do {
                 try output.execute(sql: sql)
@@ -27,16 +27,17 @@ extension DatabaseSalvage {
                 try output.add(function: Self.standIn(function.lowercased()))
             }
         }
-        let created = try tableNames().subtracting(before)
+        let created = try schemaNames(ofType: "table").subtracting(before)
         guard created.contains(where: { $0.lowercased() == name.lowercased() }) else {
             for table in created { try output.execute(sql: "DROP TABLE \(Connection.quoteIdentifier(table))") }
             throw SchemaRowMismatch(description: "its schema row's SQL creates \(created.sorted().joined(separator: ", ")), not \(name)")
         }
     }
 
-    /// The names of the tables the result has now.
-    private func tableNames() throws -> Set<String> {
-        Set(try String.fetchAll(output, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
+    /// The names of the result's objects of one type (`table`, `index`) now: what a `CREATE`
+    /// made is what they gain.
+    func schemaNames(ofType type: String) throws -> Set<String> {
+        Set(try String.fetchAll(output, sql: "SELECT name FROM sqlite_master WHERE type = ?", arguments: [type]))
     }
 
     /// The functions (lowercased) a table's CHECK constraints call that the tool lacks.
