@@ -113,6 +113,30 @@ import Testing
         #expect(expected[1].name == "AUTHOR 2")
     }
 
+    /// A decoder keeps one view of its statement's current row for every row; given another
+    /// statement's row, or a scope of it, it reads that one.
+    @Test func aDecoderGivenAnotherRowReadsThatRow() throws {
+        let expected = try authors("SELECT id, name, country FROM author ORDER BY id")
+        let first = try db.makeStatement(sql: "SELECT * FROM author WHERE id IN (1, 2) ORDER BY id")
+        let second = try db.makeStatement(sql: "SELECT * FROM author WHERE id = 5")
+        let decoder = RecordDecoder(source: .statement(first))
+        #expect(try first.step())
+        #expect(try decoder.decode(Author.self) == expected[0])
+        #expect(try second.step())
+        #expect(try decoder.decode(Author.self, from: .statement(second)) == expected[4])
+        #expect(try first.step())
+        #expect(try decoder.decode(Author.self, from: .statement(first)) == expected[1])
+
+        // The same statement, seen through the scope of its second table's columns.
+        let joined = try db.makeStatement(sql: "SELECT 9 AS id, 'x' AS name, NULL AS country, author.* FROM author WHERE id = 3")
+        #expect(try joined.step())
+        let plan = ScopePlan(layout: ScopeLayout(range: 0..<3, children: [.init(key: "author", isOptional: false, layout: ScopeLayout(range: 3..<6))]),
+                             columnNames: joined.columnNames, visibleWidth: 6)
+        let scoped = RecordDecoder(source: .statement(joined))
+        #expect(try scoped.decode(Author.self) == Author(id: 9, name: "X", country: nil))
+        #expect(try scoped.decode(Author.self, scoped: ScopedRow(source: .statement(joined), plan: plan.children[0].plan)) == expected[2])
+    }
+
     @Test func associationsAreReadFromTheirScopes() throws {
         let infos = try Book.including(optional: Book.author).order(Column("id")).asRequest(of: BookInfo.self).fetchAll(db)
         let joined = try db.fetchAll(sql: "SELECT book.id, book.authorId, book.title, author.id, author.name, author.country FROM book LEFT JOIN author ON author.id = book.authorId ORDER BY book.id")

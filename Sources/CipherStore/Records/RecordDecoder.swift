@@ -33,6 +33,11 @@ final class RecordDecoder {
     /// The record's `init(row:)` when it is a ``RowDecodableRecord`` (a `RowRecordBuilder` of
     /// `recordType`): it builds the record instead of `init(from:)`.
     private var rowBuilder: AnyObject?
+    /// The view a ``RowDecodableRecord``'s `init(row:)` borrows on a statement's current row
+    /// (or a scope of it, with no to-many rows): it reads whatever row the statement is on, so
+    /// one serves every row (making a view per row, with its references, cost about as much as
+    /// reading three integers).
+    @exclusivity(unchecked) private var statementView: StatementRowView?
     @exclusivity(unchecked) private var plan = DecodingPlan()
     /// The keyed container the last record asked for, kept for the next row while its key type
     /// is the same: the standard library boxes every container in a class instance, and making
@@ -86,12 +91,26 @@ final class RecordDecoder {
             rowBuilder = RowRecordBuilder.make(Record.self)
         }
         if let rowBuilder {
-            let build = unsafeDowncast(rowBuilder, to: RowRecordBuilder<Record>.self).build
+            let builder = unsafeDowncast(rowBuilder, to: RowRecordBuilder<Record>.self)
+            // A statement's row without to-many rows reads the same way on every row: one kept view.
+            if case .statement(let statement) = source, scoped?.prefetchedRows == nil {
+                return try builder.build(view(of: statement, scope: scoped?.plan).view)
+            }
             // The plan and the to-many rows, not the whole scoped row: a view holds the source once.
-            if let plan = scoped?.plan { return try build(RowView(source: source, plan: plan, prefetchedRows: scoped?.prefetchedRows)) }
-            return try build(RowView(source: source))
+            if let plan = scoped?.plan { return try builder.build(RowView(source: source, plan: plan, prefetchedRows: scoped?.prefetchedRows)) }
+            return try builder.build(RowView(source: source))
         }
         return try Record(from: TopLevel(decoder: self))
+    }
+
+    /// The kept view of `statement`'s current row, or of the scope `plan` of it, made on the
+    /// first row.
+    @inline(__always)
+    private func view(of statement: Statement, scope plan: ScopePlan?) -> StatementRowView {
+        if let kept = statementView, kept.view.isView(of: statement, scope: plan) { return kept }
+        let kept = StatementRowView(statement: statement, scope: plan)
+        statementView = kept
+        return kept
     }
 
     // MARK: Columns
@@ -133,6 +152,15 @@ final class RecordDecoder {
     private final class KeptContainer<Key: CodingKey> {
         let container: KeyedDecodingContainer<Key>
         init(_ container: KeyedDecodingContainer<Key>) { self.container = container }
+    }
+
+    /// A view of a statement's current row, in a class so that it is made once and borrowed
+    /// for every row (a view is not copyable).
+    private final class StatementRowView {
+        let view: RowView
+        init(statement: Statement, scope plan: ScopePlan?) {
+            view = plan.map { RowView(source: .statement(statement), plan: $0, prefetchedRows: nil) } ?? RowView(statement: statement)
+        }
     }
 
     /// The column of a key, outside the plan (`contains`, `decodeNil`).
@@ -298,3 +326,4 @@ final class RecordDecoder {
         }
     }
 }
+

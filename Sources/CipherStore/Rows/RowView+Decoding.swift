@@ -12,13 +12,19 @@ extension RowView {
     /// row does not have reads as NULL does for a type that accepts NULL (`nil` for an
     /// optional, ``DatabaseValue/null``), as in GRDB, so a misspelled name reads as NULL there;
     /// for any other type it throws, naming the row's columns.
-    @inlinable
+    @inlinable @inline(__always)
     public func decode<Value: DatabaseValueConvertible>(_ type: Value.Type = Value.self, forColumn name: String) throws -> Value {
+        if let index = layout.index(of: name), let stored = storedValue(Value.self, at: base + index) { return stored }
+        return try convertedValue(Value.self, forColumn: name)
+    }
+
+    /// ``decode(_:forColumn:)`` for what ``storedValue(_:at:)`` does not read, out of line.
+    @usableFromInline
+    func convertedValue<Value: DatabaseValueConvertible>(_ type: Value.Type, forColumn name: String) throws -> Value {
         guard let index = layout.index(of: name) else {
             if let missing = Value.fromDatabaseValue(.null) { return missing }
             throw CipherStoreError.valueConversion(column: name, reason: "no such column; the row has \(layout.columnNames.joined(separator: ", "))")
         }
-        if let stored = storedValue(Value.self, at: base + index) { return stored }
         let value = source.databaseValue(at: base + index)
         if let converted = Value.fromDatabaseValue(value) { return converted }
         throw Row.conversionError(value, column: name, type: Value.self)

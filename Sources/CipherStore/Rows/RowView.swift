@@ -82,6 +82,13 @@ public struct RowView: ~Copyable {
         self.columnCount = plan.range.count
     }
 
+    /// Whether this is the view of `statement`'s current row, or of its scope `scope`, with no
+    /// to-many rows.
+    func isView(of statement: Statement, scope: ScopePlan?) -> Bool {
+        guard plan === scope, prefetchedRows == nil, case .statement(let own) = source else { return false }
+        return own === statement
+    }
+
     /// The row split by association this view stands for; `nil` for a one-table row.
     var scoped: ScopedRow? {
         plan.map { ScopedRow(source: source, plan: $0, prefetchedRows: prefetchedRows) }
@@ -111,9 +118,16 @@ public struct RowView: ~Copyable {
     ///
     /// - Throws: ``CipherStoreError/valueConversion(column:reason:)`` when the index is out of
     ///   range or the value does not convert (a NULL converts only to an `Optional`).
-    @inlinable
+    @inlinable @inline(__always)
     public func value<T: DatabaseValueConvertible>(_ type: T.Type = T.self, at index: Int) throws -> T {
         if index >= 0 && index < columnCount, let stored = storedValue(T.self, at: base + index) { return stored }
+        return try convertedValue(T.self, at: index)
+    }
+
+    /// ``value(_:at:)`` for what ``storedValue(_:at:)`` does not read: the general conversion,
+    /// or the error. Kept out of line so that the usual read stays small where it is inlined.
+    @usableFromInline
+    func convertedValue<T: DatabaseValueConvertible>(_ type: T.Type, at index: Int) throws -> T {
         let index = try layout.checkedIndex(index)
         let value = source.databaseValue(at: base + index)
         if let converted = T.fromDatabaseValue(value) { return converted }
@@ -124,10 +138,16 @@ public struct RowView: ~Copyable {
     ///
     /// - Throws: ``CipherStoreError/valueConversion(column:reason:)`` when there is no such
     ///   column or the value does not convert.
-    @inlinable
+    @inlinable @inline(__always)
     public func value<T: DatabaseValueConvertible>(_ type: T.Type = T.self, named name: String) throws -> T {
+        if let index = layout.index(of: name), let stored = storedValue(T.self, at: base + index) { return stored }
+        return try convertedValue(T.self, named: name)
+    }
+
+    /// ``value(_:named:)`` for what ``storedValue(_:at:)`` does not read, out of line.
+    @usableFromInline
+    func convertedValue<T: DatabaseValueConvertible>(_ type: T.Type, named name: String) throws -> T {
         let index = try layout.checkedIndex(named: name)
-        if let stored = storedValue(T.self, at: base + index) { return stored }
         let value = source.databaseValue(at: base + index)
         if let converted = T.fromDatabaseValue(value) { return converted }
         throw Row.conversionError(value, column: name, type: T.self)
