@@ -68,6 +68,9 @@ final class RecordDecoder {
     /// Decodes one row of a request with associations. The rows a decoder is given must come
     /// from one request, seen through the same scope.
     func decode<Record: Decodable>(_ type: Record.Type, scoped row: ScopedRow) throws -> Record {
+        if let kept = statementView, !kept.view.isView(of: row.source, scope: row.plan, prefetchedRows: row.prefetchedRows) {
+            statementView = nil
+        }
         source = row.source
         scoped = row
         return try decode(Record.self)
@@ -76,6 +79,9 @@ final class RecordDecoder {
     /// Decodes the current row of another source of the same columns (a record nested in a
     /// one-table row: the row's source, which a fetched ``Row`` changes from row to row).
     func decode<Record: Decodable>(_ type: Record.Type, from source: ColumnSource) throws -> Record {
+        if let kept = statementView, !kept.view.isView(of: source, scope: scoped?.plan, prefetchedRows: scoped?.prefetchedRows) {
+            statementView = nil
+        }
         self.source = source
         return try decode(Record.self)
     }
@@ -92,25 +98,19 @@ final class RecordDecoder {
         }
         if let rowBuilder {
             let builder = unsafeDowncast(rowBuilder, to: RowRecordBuilder<Record>.self)
-            // A statement's row without to-many rows reads the same way on every row: one kept view.
+            // A statement's row without to-many rows reads the same way on every row: one kept
+            // view, dropped when the decoder is given another row to read.
+            if let kept = statementView { return try builder.build(kept.view) }
             if case .statement(let statement) = source, scoped?.prefetchedRows == nil {
-                return try builder.build(view(of: statement, scope: scoped?.plan).view)
+                let kept = StatementRowView(statement: statement, scope: scoped?.plan)
+                statementView = kept
+                return try builder.build(kept.view)
             }
             // The plan and the to-many rows, not the whole scoped row: a view holds the source once.
             if let plan = scoped?.plan { return try builder.build(RowView(source: source, plan: plan, prefetchedRows: scoped?.prefetchedRows)) }
             return try builder.build(RowView(source: source))
         }
         return try Record(from: TopLevel(decoder: self))
-    }
-
-    /// The kept view of `statement`'s current row, or of the scope `plan` of it, made on the
-    /// first row.
-    @inline(__always)
-    private func view(of statement: Statement, scope plan: ScopePlan?) -> StatementRowView {
-        if let kept = statementView, kept.view.isView(of: statement, scope: plan) { return kept }
-        let kept = StatementRowView(statement: statement, scope: plan)
-        statementView = kept
-        return kept
     }
 
     // MARK: Columns

@@ -82,10 +82,11 @@ public struct RowView: ~Copyable {
         self.columnCount = plan.range.count
     }
 
-    /// Whether this is the view of `statement`'s current row, or of its scope `scope`, with no
-    /// to-many rows.
-    func isView(of statement: Statement, scope: ScopePlan?) -> Bool {
-        guard plan === scope, prefetchedRows == nil, case .statement(let own) = source else { return false }
+    /// Whether this view reads what a view of `other`'s current row, through the scope `scope`
+    /// with these to-many rows, would: the same statement and scope, and no to-many rows.
+    func isView(of other: ColumnSource, scope: ScopePlan?, prefetchedRows: PrefetchedRows?) -> Bool {
+        guard plan === scope, self.prefetchedRows == nil, prefetchedRows == nil,
+              case .statement(let own) = source, case .statement(let statement) = other else { return false }
         return own === statement
     }
 
