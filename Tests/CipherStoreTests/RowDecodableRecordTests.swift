@@ -153,6 +153,37 @@ import Testing
         #expect(pairs.map(\.author.name).allSatisfy { $0 == $0.uppercased() && $0.hasPrefix("AUTHOR") })
         #expect(pairs.map(\.book) == infos.filter { $0.author != nil }.map(\.book))
 
+        // A required association read with decode(forKey:), row after row.
+        struct Required: Decodable, FetchableRecord, RowDecodableRecord {
+            var book: Book
+            var author: Author
+            init(row: borrowing RowView) throws {
+                book = try Book(row: row)
+                author = try row.decode(forKey: "author")
+            }
+        }
+        let required = try Book.including(required: Book.author).order(Column("id")).asRequest(of: Required.self).fetchAll(db)
+        #expect(required.map(\.book) == infos.filter { $0.author != nil }.map(\.book))
+        #expect(required.map(\.author) == infos.compactMap(\.author))
+        #expect(Set(required.map(\.author.id)).count > 1)
+
+        // Two scopes of one row, each read by its key: the author, and the same author under
+        // another key only where the country is c1.
+        struct TwoScopes: Decodable, FetchableRecord, RowDecodableRecord {
+            var author: Author
+            var fromC1: Author?
+            init(row: borrowing RowView) throws {
+                author = try row.decode(forKey: "author")
+                fromC1 = try row.decodeIfPresent(forKey: "fromc1")
+            }
+        }
+        let twoScopes = try Book.including(required: Book.author)
+            .including(optional: Book.author.filter(Column("country") == "c1").forKey("fromC1"))
+            .order(Column("id")).asRequest(of: TwoScopes.self).fetchAll(db)
+        #expect(twoScopes.map(\.author) == required.map(\.author))
+        #expect(twoScopes.map(\.fromC1) == required.map { $0.author.country == "c1" ? $0.author : nil })
+        #expect(twoScopes.contains { $0.fromC1 == nil } && twoScopes.contains { $0.fromC1 != nil })
+
         // including(all:): each author's books, in the association's order.
         let authorBooks = try Author.including(all: Author.books.order(Column("id").desc)).order(Column("id")).asRequest(of: AuthorBooks.self).fetchAll(db)
         #expect(authorBooks.map(\.author) == (try authors("SELECT * FROM author ORDER BY id")))

@@ -34,10 +34,8 @@ final class RecordDecoder {
     /// `recordType`): it builds the record instead of `init(from:)`.
     private var rowBuilder: AnyObject?
     /// The view a ``RowDecodableRecord``'s `init(row:)` borrows on a statement's current row
-    /// (or a scope of it, with no to-many rows): it reads whatever row the statement is on, so
-    /// one serves every row (making a view per row, with its references, cost about as much as
-    /// reading three integers).
-    @exclusivity(unchecked) private var statementView: StatementRowView?
+    /// (or a scope of it, with no to-many rows): one serves every row (``KeptRowView``).
+    @exclusivity(unchecked) private var statementView: KeptRowView?
     @exclusivity(unchecked) private var plan = DecodingPlan()
     /// The keyed container the last record asked for, kept for the next row while its key type
     /// is the same: the standard library boxes every container in a class instance, and making
@@ -102,7 +100,7 @@ final class RecordDecoder {
             // view, dropped when the decoder is given another row to read.
             if let kept = statementView { return try builder.build(kept.view) }
             if case .statement(let statement) = source, scoped?.prefetchedRows == nil {
-                let kept = StatementRowView(statement: statement, scope: scoped?.plan)
+                let kept = KeptRowView(statement: statement, scope: scoped?.plan)
                 statementView = kept
                 return try builder.build(kept.view)
             }
@@ -152,15 +150,6 @@ final class RecordDecoder {
     private final class KeptContainer<Key: CodingKey> {
         let container: KeyedDecodingContainer<Key>
         init(_ container: KeyedDecodingContainer<Key>) { self.container = container }
-    }
-
-    /// A view of a statement's current row, in a class so that it is made once and borrowed
-    /// for every row (a view is not copyable).
-    private final class StatementRowView {
-        let view: RowView
-        init(statement: Statement, scope plan: ScopePlan?) {
-            view = plan.map { RowView(source: .statement(statement), plan: $0, prefetchedRows: nil) } ?? RowView(statement: statement)
-        }
     }
 
     /// The column of a key, outside the plan (`contains`, `decodeNil`).

@@ -36,17 +36,25 @@ extension RowView {
     /// - Throws: ``RecordDecodingError`` when the row has no such scope, or when an optional
     ///   association matched no row (read it with ``decodeIfPresent(_:forKey:)``).
     public func decode<Record: RowDecodableRecord>(_ type: Record.Type = Record.self, forKey key: String) throws -> Record {
-        let scope = try self.scope(forKey: key, as: Record.self)
-        guard !scope.isMissing else {
-            throw RecordDecodingError(recordType: "\(Record.self)", column: key, problem: .null(propertyType: "\(Record.self)"))
+        if let kept = keptScopes?.view(forKey: key) {
+            guard !kept.view.isMissing else { throw Self.missing(Record.self, forKey: key) }
+            return try Record(row: kept.view)
         }
+        let scope = try self.scope(forKey: key, as: Record.self)
+        guard !scope.isMissing else { throw Self.missing(Record.self, forKey: key) }
         return try Record(row: scope)
+    }
+
+    /// The error of a record read from an optional association that matched no row.
+    private static func missing<Record>(_ type: Record.Type, forKey key: String) -> RecordDecodingError {
+        RecordDecodingError(recordType: "\(Record.self)", column: key, problem: .null(propertyType: "\(Record.self)"))
     }
 
     /// The record of an association the request includes under `key`, or `nil` when an
     /// optional association (`including(optional:)`) matched no row.
     /// - Throws: ``RecordDecodingError`` when the row has no such scope.
     public func decodeIfPresent<Record: RowDecodableRecord>(_ type: Record.Type = Record.self, forKey key: String) throws -> Record? {
+        if let kept = keptScopes?.view(forKey: key) { return kept.view.isMissing ? nil : try Record(row: kept.view) }
         let scope = try self.scope(forKey: key, as: Record.self)
         return scope.isMissing ? nil : try Record(row: scope)
     }

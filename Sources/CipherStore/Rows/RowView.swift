@@ -33,6 +33,9 @@ public struct RowView: ~Copyable {
     /// The rows of the to-many associations under this scope and its to-one scopes; `nil` for
     /// a request that includes none.
     let prefetchedRows: PrefetchedRows?
+    /// The kept views of this scope's to-one children, when this view is kept for every row of
+    /// a statement (``KeptRowView``); `nil` otherwise.
+    let keptScopes: KeptScopes?
     /// The statement's handle when the row is a statement's current row: typed reads call
     /// SQLite directly (``storedValue(_:at:)``).
     @usableFromInline let statementPointer: OpaquePointer?
@@ -45,6 +48,7 @@ public struct RowView: ~Copyable {
         self.base = 0
         self.plan = nil
         self.prefetchedRows = nil
+        self.keptScopes = nil
         self.statementPointer = statement.pointer
         self.columnCount = statement.columnCount
     }
@@ -63,6 +67,7 @@ public struct RowView: ~Copyable {
         self.base = 0
         self.plan = nil
         self.prefetchedRows = nil
+        self.keptScopes = nil
         self.columnCount = layout.columnNames.count
     }
 
@@ -73,11 +78,22 @@ public struct RowView: ~Copyable {
 
     /// The columns of the scope `plan` of `source`'s row, with the rows of its to-many associations.
     init(source: ColumnSource, plan: ScopePlan, prefetchedRows: PrefetchedRows?) {
+        self.init(source: source, plan: plan, prefetchedRows: prefetchedRows, keptScopes: nil)
+    }
+
+    /// The columns of the scope `plan` of a statement's row, with no to-many rows, and the kept
+    /// views of its children (a ``KeptRowView``).
+    init(source: ColumnSource, plan: ScopePlan, keptScopes: KeptScopes?) {
+        self.init(source: source, plan: plan, prefetchedRows: nil, keptScopes: keptScopes)
+    }
+
+    private init(source: ColumnSource, plan: ScopePlan, prefetchedRows: PrefetchedRows?, keptScopes: KeptScopes?) {
         self.source = source
         self.layout = plan.layout
         self.base = plan.range.lowerBound
         self.plan = plan
         self.prefetchedRows = prefetchedRows
+        self.keptScopes = keptScopes
         if case .statement(let statement) = source { statementPointer = statement.pointer } else { statementPointer = nil }
         self.columnCount = plan.range.count
     }
