@@ -315,4 +315,3 @@ final class RecordDecoder {
         }
     }
 }
-
