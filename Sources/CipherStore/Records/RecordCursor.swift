@@ -10,15 +10,15 @@
 /// Not `Sendable`: use it inside the block it was made in.
 public final class RecordCursor<Record: Decodable> {
     private let statement: Statement
+    /// Made for this statement's rows (split by a plan, for a request with to-one
+    /// associations): every row it reads is the statement's current one, so it is given
+    /// nothing per row.
     private let decoder: RecordDecoder
-    /// How each row splits, for a request with to-one associations; `nil` for plain rows.
-    private let plan: ScopePlan?
     private var isDone = false
 
     init(statement: Statement, arguments: StatementArguments) throws {
         self.statement = statement
         self.decoder = RecordDecoder(source: .statement(statement))
-        self.plan = nil
         try statement.bind(arguments)
     }
 
@@ -27,7 +27,6 @@ public final class RecordCursor<Record: Decodable> {
     init(statement: Statement, arguments: StatementArguments, plan: ScopePlan) throws {
         self.statement = statement
         self.decoder = RecordDecoder(scoped: ScopedRow(source: .statement(statement), plan: plan))
-        self.plan = plan
         try statement.bind(arguments)
     }
 
@@ -40,8 +39,7 @@ public final class RecordCursor<Record: Decodable> {
             statement.reset()
             return nil
         }
-        guard let plan else { return try decoder.decode(Record.self) }
-        return try decoder.decode(Record.self, scoped: ScopedRow(source: .statement(statement), plan: plan))
+        return try decoder.decode(Record.self)
     }
 
     deinit {
