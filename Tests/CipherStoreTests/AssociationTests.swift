@@ -86,6 +86,37 @@ import Testing
         #expect(try request.fetchAll(db) == expected.map(\.0))
     }
 
+    /// Two cursors over one request, made before either is read, each read all their rows.
+    @Test func twoCursorsOverOneRequestReadTheirOwnRows() throws {
+        let request = Book.including(required: Book.author).order(Column("id")).asRequest(of: BookInfo.self)
+        let expected = try handWritten("SELECT book.*, author.* FROM book JOIN author ON author.id = book.authorId ORDER BY book.id")
+            .map { BookInfo(book: $0.0, author: $0.1!) }
+        let first = try request.fetchCursor(db), second = try request.fetchCursor(db)
+        var fromFirst: [BookInfo] = [], fromSecond: [BookInfo] = []
+        while true {
+            let one = try first.next(), other = try second.next()
+            if let one { fromFirst.append(one) }
+            if let other { fromSecond.append(other) }
+            if one == nil && other == nil { break }
+        }
+        #expect(expected.count > 150)
+        #expect(fromFirst == expected)
+        #expect(fromSecond == expected)
+    }
+
+    /// A cursor made and not yet read keeps its arguments while the same SQL runs with others.
+    @Test func aCursorNotYetReadKeepsItsArguments() throws {
+        let recent = try Book.filter(Column("year") > 2000).order(Column("id")).fetchCursor(db)
+        let older = try Book.filter(Column("year") > 1960).order(Column("id")).fetchAll(db)
+        var fromCursor: [Book] = []
+        while let book = try recent.next() { fromCursor.append(book) }
+        let expectedRecent = try Book.fetchAll(db, sql: "SELECT * FROM book WHERE year > 2000 ORDER BY id")
+        #expect(!expectedRecent.isEmpty)
+        #expect(fromCursor == expectedRecent)
+        #expect(try older == Book.fetchAll(db, sql: "SELECT * FROM book WHERE year > 1960 ORDER BY id"))
+        #expect(expectedRecent.count < older.count)
+    }
+
     @Test func includingOptionalIsALeftJoinAndAMissingRecordIsNil() throws {
         let request = Book.including(optional: Book.author).order(Column("id"))
         #expect(try request.makeSQL(db).sql == #"SELECT "book".*, "author".* FROM "book" LEFT JOIN "author" ON "author"."id" = "book"."authorId" ORDER BY "book"."id""#)

@@ -44,6 +44,35 @@ import Testing
         #expect(try cursor.next() == nil)
     }
 
+    /// SQLite calls a statement busy only from its first step: two cursors made before either
+    /// is read must still get a statement each.
+    @Test func cursorsMadeBeforeTheirFirstStepEachKeepAStatement() throws {
+        let db = try connection(capacity: 16)
+        try db.executeScript("INSERT INTO t VALUES (1); INSERT INTO t VALUES (2); INSERT INTO t VALUES (3);")
+        let first = try db.fetchCursor(sql: "SELECT x FROM t ORDER BY x")
+        let second = try db.fetchCursor(sql: "SELECT x FROM t ORDER BY x")
+        var fromFirst: [Int] = [], fromSecond: [Int] = []
+        for _ in 0..<4 {
+            if let row = try first.next() { fromFirst.append(try row.value(Int.self, at: 0)) }
+            if let row = try second.next() { fromSecond.append(try row.value(Int.self, at: 0)) }
+        }
+        #expect(fromFirst == [1, 2, 3])
+        #expect(fromSecond == [1, 2, 3])
+    }
+
+    @Test func aCursorGivesItsStatementBackWhenDone() throws {
+        let db = try connection(capacity: 16)
+        try db.execute(sql: "INSERT INTO t VALUES (1)")
+        let sql = "SELECT x FROM t"
+        let cached = try db.cachedStatement(sql: sql)
+        let cursor = try db.fetchCursor(sql: sql)
+        #expect(try db.cachedStatement(sql: sql) !== cached, "held by a cursor not yet read")
+        while try cursor.next() != nil {}
+        #expect(try db.cachedStatement(sql: sql) === cached, "given back when the cursor is done")
+        for _ in 0..<2 { _ = try db.fetchCursor(sql: sql) }
+        #expect(try db.cachedStatement(sql: sql) === cached, "given back by a cursor released unread")
+    }
+
     @Test func capacityZeroCachesNothing() throws {
         let db = try connection(capacity: 0)
         try db.execute(sql: "INSERT INTO t VALUES (1)")

@@ -405,9 +405,10 @@ public final class Connection {
 
     /// A prepared statement from this connection's cache, prepared on first use.
     ///
-    /// When the cached statement is busy (a cursor over it is still open), a fresh one is
-    /// returned instead. The cache keeps ``Configuration/statementCacheCapacity`` statements
-    /// and drops the least recently used one when full; a dropped statement still in use by a
+    /// When the cached statement is busy (running, or held by a cursor still open, read or
+    /// not yet), a fresh one is returned instead, so a cursor keeps its own arguments and rows.
+    /// The cache keeps ``Configuration/statementCacheCapacity`` statements and drops the least
+    /// recently used one when full; a dropped statement still in use by a
     /// cursor stays valid until the cursor is released. A schema change made on this connection
     /// (`CREATE`, `DROP`, `ALTER`) empties the cache, so that `SELECT *` is prepared again with
     /// the columns the table has now; a schema change made by another connection does not
@@ -424,7 +425,7 @@ public final class Connection {
         if let statement = statementCache.statement(for: sql) {
             // A miss is recorded by makeStatement.
             if handle.hooks.recordedSQL != nil { handle.hooks.recordedSQL?.insert(sql) }
-            if !statement.isBusy { return statement }
+            if !statement.isBusy, !statement.isHeldByCursor { return statement }
             return try makeStatement(sql: sql)
         }
         let statement = try makeStatement(sql: sql)

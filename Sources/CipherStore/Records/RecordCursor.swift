@@ -20,6 +20,7 @@ public final class RecordCursor<Record: Decodable> {
         self.statement = statement
         self.decoder = RecordDecoder(source: .statement(statement))
         try statement.bind(arguments)
+        statement.isHeldByCursor = true
     }
 
     /// A cursor over the rows of a request with to-one associations, each split by `plan`
@@ -28,6 +29,7 @@ public final class RecordCursor<Record: Decodable> {
         self.statement = statement
         self.decoder = RecordDecoder(scoped: ScopedRow(source: .statement(statement), plan: plan))
         try statement.bind(arguments)
+        statement.isHeldByCursor = true
     }
 
     /// The next record, or `nil` when there are no more.
@@ -36,14 +38,14 @@ public final class RecordCursor<Record: Decodable> {
         guard !isDone else { return nil }
         guard try statement.step() else {
             isDone = true
-            statement.reset()
+            statement.releaseFromCursor()
             return nil
         }
         return try decoder.decode(Record.self)
     }
 
     deinit {
-        if !isDone { statement.reset() }
+        if !isDone { statement.releaseFromCursor() }
         decoder.releaseContainers()
     }
 }

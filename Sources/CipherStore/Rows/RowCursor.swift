@@ -24,6 +24,7 @@ public final class RowCursor {
         self.statement = statement
         self.layout = statement.rowLayout
         try statement.bind(arguments)
+        statement.isHeldByCursor = true
     }
 
     /// The column names of the rows.
@@ -52,11 +53,11 @@ public final class RowCursor {
 
     private func finish() {
         isDone = true
-        statement.reset()
+        statement.releaseFromCursor()
     }
 
     deinit {
-        if !isDone { statement.reset() }
+        if !isDone { statement.releaseFromCursor() }
     }
 }
 

@@ -49,6 +49,19 @@ public final class Statement {
     /// Whether the statement is in the middle of producing rows.
     var isBusy: Bool { sqlite3_stmt_busy(pointer) != 0 }
 
+    /// Whether a cursor reads this statement's rows: from the cursor's making, its arguments
+    /// bound, until it is exhausted or released. SQLite calls a statement busy only from its
+    /// first step, so a cursor made and not yet read would otherwise lose its statement to the
+    /// next use of the same SQL (its arguments bound anew, its rows shared with another
+    /// cursor); ``Connection/cachedStatement(sql:)`` hands out neither.
+    var isHeldByCursor = false
+
+    /// Resets the statement and gives it back to its connection's cache: its cursor is done.
+    func releaseFromCursor() {
+        reset()
+        isHeldByCursor = false
+    }
+
     /// Whether the statement leaves the database unchanged.
     public var isReadOnly: Bool { sqlite3_stmt_readonly(pointer) != 0 }
 
