@@ -128,6 +128,29 @@ import Testing
         #expect(throws: RecordDecodingError.self) { try request.asRequest(of: BookInfo.self).fetchAll(db) }
     }
 
+    /// A cursor's rows through an optional association, with optional properties of any type:
+    /// each row reads its own values (the association's record and its columns), NULL as nil.
+    @Test func optionalPropertiesOfAnyTypeThroughAnOptionalAssociationRowByRow() throws {
+        enum Country: String, Codable, DatabaseValueConvertible { case france = "FR", japan = "JP" }
+        struct Writer: Decodable, Equatable, FetchableRecord { var id: Int64; var name: String; var country: Country? }
+        struct Entry: Decodable, Equatable, FetchableRecord {
+            var id: Int64
+            var authorId: Int64?
+            var author: Writer?
+            /// Named by no column and no association: nil.
+            var profile: Profile?
+        }
+        let cursor = try Book.including(optional: Book.author).order(Column("id")).asRequest(of: Entry.self).fetchCursor(db)
+        var entries: [Entry] = []
+        while let entry = try cursor.next() { entries.append(entry) }
+        let expected = try handWritten("SELECT book.*, author.* FROM book LEFT JOIN author ON author.id = book.authorId ORDER BY book.id").map { book, author in
+            Entry(id: book.id, authorId: book.authorId, author: author.map { Writer(id: $0.id, name: $0.name, country: $0.country.flatMap(Country.init(rawValue:))) }, profile: nil)
+        }
+        #expect(entries == expected)
+        #expect(entries.filter { $0.author == nil }.count == 11)
+        #expect(entries.contains { $0.author?.country == .france } && entries.contains { $0.author != nil && $0.author?.country == nil })
+    }
+
     @Test func filtersAndOrdersOnTheAssociationGoIntoTheJoin() throws {
         let request = Book.joining(required: Book.author.filter(Column("country") == "FR").order(Column("name").desc))
             .filter(Column("year") > 1990).order(Column("year"), Column("id"))

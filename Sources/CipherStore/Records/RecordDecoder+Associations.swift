@@ -50,7 +50,7 @@ extension RecordDecoder {
         return try decoder.decode(T.self, from: source)
     }
 
-    /// What the n-th property of a record decoded through ``associated(_:forKey:in:)`` found.
+    /// What the n-th property of a record decoded through ``associated(_:_:forKey:)`` found.
     struct AssociationStep {
         enum Target {
             /// A to-one association's record, decoded by this decoder from these child scopes.
@@ -68,36 +68,57 @@ extension RecordDecoder {
         let target: Target
     }
 
-    /// The value of `key` from the associations, where ``associationTarget(_:_:in:)`` found
-    /// one (not `.column`). It returns `T`, not `T?`: unspecialized, an optional of the
-    /// property's type costs a metadata lookup per property per row.
-    func associated<T: Decodable>(_ type: T.Type, _ target: AssociationStep.Target, forKey key: some CodingKey, in scoped: ScopedRow) throws -> T {
+    /// The value of `key` from the associations, where ``associationTarget(_:_:)`` found one
+    /// (not `.column`). It returns `T`, not `T?`: unspecialized, an optional of the property's
+    /// type costs a metadata lookup per property per row.
+    func associated<T: Decodable>(_ type: T.Type, _ target: AssociationStep.Target, forKey key: some CodingKey) throws -> T {
         switch target {
         case .scope(let path, let decoder):
-            let scope = scoped.scope(at: path)
+            // A record cursor's nested decoder still holds this row's scope: the same statement,
+            // split the same way. Other rows are split again.
+            if decoder.readsStatementInPlace {
+                guard !decoder.isMissingScope else { throw error(.null(propertyType: "\(T.self)"), key: key) }
+                return try decoder.decode(T.self)
+            }
+            let scope = currentScoped.scope(at: path)
             guard !scope.isMissing else {
                 throw error(.null(propertyType: "\(T.self)"), key: key)
             }
             return try decoder.decode(T.self, scoped: scope)
         case .prefetched(let lowercased):
+            let scoped = currentScoped
             let name = key.stringValue
             let rows = scoped.prefetchedRows(lowercased) ?? []
             return try T(from: PrefetchedRows(rows: rows, key: key, decoder: rows.first.map { nestedDecoder(name, first: $0) }))
         case .nested(let decoder):
-            return try decoder.decode(T.self, scoped: scoped)
+            return try decoder.readsStatementInPlace ? decoder.decode(T.self) : decoder.decode(T.self, scoped: currentScoped)
         case .column:
             preconditionFailure("a column is read by the keyed container, not through the associations")
         }
     }
 
+    /// Whether a to-one association's record is absent from the current row: `target` is its
+    /// scope and, being optional, it matched no row.
+    func isMissing(_ target: AssociationStep.Target) -> Bool {
+        guard case .scope(let path, let decoder) = target else { return false }
+        return decoder.readsStatementInPlace ? decoder.isMissingScope : currentScoped.scope(at: path).isMissing
+    }
+
+    /// The row split by association being decoded; only a scoped decoder asks.
+    private var currentScoped: ScopedRow {
+        guard let scoped else { preconditionFailure("only a decoder of rows split by association reads associations") }
+        return scoped
+    }
+
     /// What `name`, read as a `T`, finds: the step at this position when it is the same name
     /// and type as on the previous row, else worked out and kept.
-    func associationTarget<T>(_ name: String, _ type: T.Type, in scoped: ScopedRow) -> AssociationStep.Target {
+    func associationTarget<T>(_ name: String, _ type: T.Type) -> AssociationStep.Target {
         let index = associationPosition
         associationPosition += 1
         if index < associationSteps.count, associationSteps[index].name == name, associationSteps[index].type == ObjectIdentifier(T.self) {
             return associationSteps[index].target
         }
+        let scoped = currentScoped
         let target: AssociationStep.Target
         // A value type reads a column of that name first, as in GRDB: an association whose key
         // is also a column's name (`belongsTo(User.self)` beside a `user` column) does not hide it.

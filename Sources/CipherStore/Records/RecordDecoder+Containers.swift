@@ -89,7 +89,7 @@ extension RecordDecoder {
         /// that name associations.
         @inline(__always)
         private func optional<T: Decodable>(_ key: Key, _ read: (Int) throws -> T) throws -> T? {
-            guard decoder.scoped == nil else {
+            guard !decoder.isScoped else {
                 guard contains(key), try !decodeNil(forKey: key) else { return nil }
                 return try read(decoder.column(for: key))
             }
@@ -103,33 +103,41 @@ extension RecordDecoder {
         }
 
         func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-            guard let scoped = decoder.scoped else {
+            guard decoder.isScoped else {
                 guard let column = decoder.plannedColumn(for: key), decoder.source.columnType(at: column) != SQLITE_NULL else { return nil }
                 return try decoder.value(T.self, at: column, key: key)
             }
-            if !(T.self is any DatabaseValueConvertible.Type) {
-                switch decoder.associationKey(key.stringValue, in: scoped) {
-                case .scope(let path):
-                    return scoped.scope(at: path).isMissing ? nil : try decode(T.self, forKey: key)
-                case .prefetched:
-                    return try decode(T.self, forKey: key)
-                case .noColumn, .column:
-                    break
-                }
+            // An association's record (`var author: Author?`): `nil` when the optional one
+            // matched no row. The step found on the first row serves the others.
+            let target = decoder.associationTarget(key.stringValue, T.self)
+            switch target {
+            case .scope:
+                return decoder.isMissing(target) ? nil : try decoder.associated(T.self, target, forKey: key)
+            case .prefetched:
+                return try decoder.associated(T.self, target, forKey: key)
+            case .nested:
+                // A record named by no column is `nil` when optional.
+                return nil
+            case .column:
+                guard contains(key), try !decodeNil(forKey: key) else { return nil }
+                return try columnValue(T.self, forKey: key)
             }
-            guard contains(key), try !decodeNil(forKey: key) else { return nil }
-            return try decode(T.self, forKey: key)
         }
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-            if let scoped = decoder.scoped {
-                let target = decoder.associationTarget(key.stringValue, T.self, in: scoped)
-                if case .column = target {} else { return try decoder.associated(T.self, target, forKey: key, in: scoped) }
+            if decoder.isScoped {
+                let target = decoder.associationTarget(key.stringValue, T.self)
+                if case .column = target {} else { return try decoder.associated(T.self, target, forKey: key) }
             }
+            return try columnValue(T.self, forKey: key)
+        }
+
+        /// The property `key` read from its column.
+        private func columnValue<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
             guard let column = decoder.plannedColumn(for: key) else {
                 // A record-typed property named by no column decodes from the row's own columns
                 // (`var author: Author` beside `var bookCount: Int`), as in GRDB.
-                if decoder.scoped == nil, decoder.nestingDepth < 8, !(T.self is any DatabaseValueConvertible.Type) {
+                if !decoder.isScoped, decoder.nestingDepth < 8, !(T.self is any DatabaseValueConvertible.Type) {
                     return try decoder.sameRowRecord(T.self, forKey: key)
                 }
                 throw decoder.error(.missingColumn(availableColumns: decoder.columnNames), key: key)

@@ -47,25 +47,48 @@ final class RecordDecoder {
     /// row's own columns): a type that contains itself stops at a bound instead of recursing.
     let nestingDepth: Int
 
+    /// Whether every row this decoder reads is its statement's current row, split by the same
+    /// plan, with no to-many rows (a record cursor's rows): the scoped row it was made with
+    /// stays true from row to row, so it and its nested records' decoders are given nothing
+    /// per row (``associated(_:_:forKey:)``).
+    let readsStatementInPlace: Bool
+
     init(source: ColumnSource, nestingDepth: Int = 0) {
         self.source = source
         self.scoped = nil
         self.scope = nil
         self.nestingDepth = nestingDepth
+        self.readsStatementInPlace = false
     }
 
     /// A decoder of the rows of a request with associations; give it each row with
-    /// ``decode(_:scoped:)``.
+    /// ``decode(_:scoped:)``, or, when `scoped` is a statement's row with no to-many rows, the
+    /// statement's next row with ``decode(_:)``.
     init(scoped: ScopedRow) {
         self.source = scoped.source
         self.scoped = scoped
         self.scope = scoped.plan
         self.nestingDepth = 0
+        if case .statement = scoped.source, scoped.prefetchedRows == nil {
+            readsStatementInPlace = true
+        } else {
+            readsStatementInPlace = false
+        }
     }
+
+    /// Whether this decoder reads rows split by association (``scoped`` is set), asked without
+    /// copying the scoped row.
+    var isScoped: Bool { scope != nil }
+
+    /// Whether this decoder's scope is an optional association's that matched no row in the
+    /// source's current row.
+    var isMissingScope: Bool { scope?.isMissing(in: source) ?? false }
 
     /// Decodes one row of a request with associations. The rows a decoder is given must come
     /// from one request, seen through the same scope.
     func decode<Record: Decodable>(_ type: Record.Type, scoped row: ScopedRow) throws -> Record {
+        // A decoder that reads its statement in place is given its own split again.
+        if readsStatementInPlace { return try decode(Record.self) }
         if let kept = statementView, !kept.view.isView(of: row.source, scope: row.plan, prefetchedRows: row.prefetchedRows) {
             statementView = nil
         }
