@@ -151,6 +151,37 @@ import Testing
         #expect(entries.contains { $0.author?.country == .france } && entries.contains { $0.author != nil && $0.author?.country == nil })
     }
 
+    /// A column added to a table between making a cursor and reading it moves the columns of
+    /// the associations after it: the cursor refuses to read them at their old places, and the
+    /// request fetched again reads the table as it is now.
+    @Test func aSchemaChangeBeforeACursorsFirstRowIsAnErrorNotWrongRecords() throws {
+        let request = Book.including(optional: Book.author).order(Column("id"))
+        let cursor = try request.asRequest(of: BookWithOptionalAuthor.self).fetchCursor(db)
+        try db.execute(sql: "ALTER TABLE book ADD COLUMN extra INTEGER NOT NULL DEFAULT 777")
+        let error = #expect(throws: DatabaseError.self) { _ = try cursor.next() }
+        #expect(error?.resultCode == .SQLITE_SCHEMA && error?.message?.contains("make the cursor again") == true)
+        #expect(try cursor.next() == nil)
+        let expected = try db.fetchAll(sql: "SELECT book.id, book.authorId, book.title, book.year, author.* FROM book LEFT JOIN author ON author.id = book.authorId ORDER BY book.id").map { row in
+            let book = Book(id: try row.value(at: 0), authorId: try row.value(at: 1), title: try row.value(at: 2), year: try row.value(at: 3))
+            let authorID: Int64? = try row.value(at: 4)
+            return BookWithOptionalAuthor(book: book, author: try authorID.map { Author(id: $0, name: try row.value(at: 5), country: try row.value(at: 6)) })
+        }
+        #expect(try request.asRequest(of: BookWithOptionalAuthor.self).fetchAll(db) == expected)
+        #expect(expected.filter { $0.author == nil }.count == 11)
+    }
+
+    /// A column added by another connection: this connection's cached statement of the request
+    /// had the old columns; the request, made again, reads the table as it is now.
+    @Test func aColumnAddedByAnotherConnectionIsReadAtItsPlace() throws {
+        let request = Book.including(optional: Book.author).order(Column("id"))
+        let before = try request.asRequest(of: BookWithOptionalAuthor.self).fetchAll(db)
+        let other = try Connection(path: directory.path("library.db"), key: .rawKey(hex: String(repeating: "3c", count: 32)))
+        try other.execute(sql: "ALTER TABLE book ADD COLUMN extra INTEGER NOT NULL DEFAULT 777")
+        #expect(try request.asRequest(of: BookWithOptionalAuthor.self).fetchAll(db) == before)
+        #expect(try Row.fetchAll(db, request).first?.columnNames == ["id", "authorId", "title", "year", "extra", "id", "name", "country"])
+        #expect(before.count == 200 && before.filter { $0.author == nil }.count == 11)
+    }
+
     @Test func filtersAndOrdersOnTheAssociationGoIntoTheJoin() throws {
         let request = Book.joining(required: Book.author.filter(Column("country") == "FR").order(Column("name").desc))
             .filter(Column("year") > 1990).order(Column("year"), Column("id"))

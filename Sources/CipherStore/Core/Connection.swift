@@ -44,6 +44,11 @@ public final class Connection {
     let statementCache: StatementCache
     /// The schema changes the statement cache has seen (``ConnectionHooks/schemaChangeCount``).
     private var statementCacheSchemaChangeCount: UInt64 = 0
+    /// The latest `schema_version` read (by the query interface, which reads it for every
+    /// request: ``columnNamesOfTable(_:)``), and the one the statement cache was last checked
+    /// against: a schema changed by another connection also empties the cache.
+    var observedSchemaVersion = 0
+    private var statementCacheSchemaVersion = 0
     /// How many savepoints of ``inSavepoint(_:)`` are open; names the next one.
     var savepointDepth = 0
     /// The INSERT of the last record inserted into each table, reused while its columns match:
@@ -411,15 +416,18 @@ public final class Connection {
     /// recently used one when full; a dropped statement still in use by a
     /// cursor stays valid until the cursor is released. A schema change made on this connection
     /// (`CREATE`, `DROP`, `ALTER`) empties the cache, so that `SELECT *` is prepared again with
-    /// the columns the table has now; a schema change made by another connection does not
-    /// (SQLite prepares the statement again, but its column names stay those it had).
+    /// the columns the table has now. So does one made by another connection, once a request
+    /// of the query interface has seen it (each reads the schema version); SQL written out
+    /// and run before any such request keeps the statement it had (SQLite prepares it again,
+    /// but its column names stay those it had).
     public func cachedStatement(sql: String) throws -> Statement {
-        // A statement keeps the result columns it was prepared with: after a schema change
-        // made here, `SELECT *` is prepared again (SQLite would re-prepare it, but the
-        // statement's column names would stay as they were).
-        if statementCacheSchemaChangeCount != handle.hooks.schemaChangeCount {
+        // A statement keeps the result columns it was prepared with: after a schema change,
+        // `SELECT *` is prepared again (SQLite would re-prepare it, but the statement's column
+        // names would stay as they were, and a request's columns split by association with them).
+        if statementCacheSchemaChangeCount != handle.hooks.schemaChangeCount || statementCacheSchemaVersion != observedSchemaVersion {
             statementCache.removeAll()
             statementCacheSchemaChangeCount = handle.hooks.schemaChangeCount
+            statementCacheSchemaVersion = observedSchemaVersion
         }
         // close() empties the cache, so a hit always comes from an open connection.
         if let statement = statementCache.statement(for: sql) {

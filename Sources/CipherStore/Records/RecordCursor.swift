@@ -1,3 +1,5 @@
+import CSQLCipher
+
 /// Records decoded one row at a time, so a large result never sits in memory whole.
 ///
 /// ```swift
@@ -15,6 +17,9 @@ public final class RecordCursor<Record: Decodable> {
     /// nothing per row.
     private let decoder: RecordDecoder
     private var isDone = false
+    /// For a request with associations: whether the first row has yet to confirm the columns
+    /// its rows are split by (see ``confirmColumns()``).
+    private var columnsToConfirm = false
 
     init(statement: Statement, arguments: StatementArguments) throws {
         self.statement = statement
@@ -30,6 +35,7 @@ public final class RecordCursor<Record: Decodable> {
         self.decoder = RecordDecoder(scoped: ScopedRow(source: .statement(statement), plan: plan))
         try statement.bind(arguments)
         statement.isHeldByCursor = true
+        columnsToConfirm = true
     }
 
     /// The next record, or `nil` when there are no more.
@@ -41,7 +47,27 @@ public final class RecordCursor<Record: Decodable> {
             statement.releaseFromCursor()
             return nil
         }
+        if columnsToConfirm { try confirmColumns() }
         return try decoder.decode(Record.self)
+    }
+
+    /// Checks, on the first row, that the statement's result columns are still those the
+    /// request's rows are split by. A schema change between making the cursor and reading it
+    /// (`ALTER TABLE … ADD COLUMN` under `book.*`) makes SQLite prepare the statement again
+    /// with the columns the tables have now, and each association's columns would be read at
+    /// the old places: a clear error instead of records made of the wrong columns.
+    private func confirmColumns() throws {
+        columnsToConfirm = false
+        let pointer = statement.pointer
+        let planned = statement.columnNames
+        let unchanged = Int(sqlite3_column_count(pointer)) == planned.count && planned.indices.allSatisfy { index in
+            sqlite3_column_name(pointer, Int32(index)).map { String(cString: $0) } == planned[index]
+        }
+        guard unchanged else {
+            isDone = true
+            statement.releaseFromCursor()
+            throw DatabaseError(resultCode: .SQLITE_SCHEMA, message: "the database schema changed after this cursor was made, and its rows no longer have the columns its request was planned for; make the cursor again (fetch the request again)", sql: statement.sql)
+        }
     }
 
     deinit {

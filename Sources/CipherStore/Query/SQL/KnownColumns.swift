@@ -21,6 +21,7 @@ extension Connection {
         let main = try fetchScalar(Int.self, sql: "PRAGMA main.schema_version") ?? 0
         let temporary = try fetchScalar(Int.self, sql: "PRAGMA temp.schema_version") ?? 0
         let version = main << 32 | temporary & 0xffff_ffff
+        observedSchemaVersion = version
         if let known = tableColumns[table], known.schemaVersion == version { return known }
         let names = try columnNames(ofTable: table)
         var lowercased = Set(names.map(KnownColumns.folded))
