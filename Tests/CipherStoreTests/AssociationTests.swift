@@ -182,6 +182,27 @@ import Testing
         #expect(before.count == 200 && before.filter { $0.author == nil }.count == 11)
     }
 
+    /// A row of a request with associations is flat, with the book's `id` and the author's: a
+    /// record nested in it, read from the row's own columns, cannot tell which `id` is its own,
+    /// and says so instead of taking the book's. Names the row has once still read.
+    @Test func aRecordReadFromItsParentsRowRefusesANameTheRowRepeats() throws {
+        let request = Book.including(required: Book.author).order(Column("id"))
+        let rows = try Row.fetchAll(db, request)
+        let error = #expect(throws: RecordDecodingError.self) { try db.decode(BookInfo.self, from: rows[0]) }
+        #expect(error?.column == "id" && error?.recordType == "Book" && "\(error!)".contains("asRequest(of:)"))
+        let sql = "SELECT book.*, author.* FROM book JOIN author ON author.id = book.authorId ORDER BY book.id"
+        #expect(throws: RecordDecodingError.self) { try BookInfo.fetchAll(db, sql: sql) }
+
+        struct Named: Decodable, Equatable { var name: String; var country: String? }
+        struct TitleAndAuthor: Decodable, Equatable, FetchableRecord { var title: String; var author: Named }
+        let expected = try db.fetchAll(sql: "SELECT book.title, author.name, author.country FROM book JOIN author ON author.id = book.authorId ORDER BY book.id").map { row in
+            TitleAndAuthor(title: try row.value(at: 0), author: Named(name: try row.value(at: 1), country: try row.value(at: 2)))
+        }
+        #expect(try TitleAndAuthor.fetchAll(db, sql: sql) == expected)
+        #expect(try rows.map { try db.decode(TitleAndAuthor.self, from: $0) } == expected)
+        #expect(expected.count == 189 && expected.contains { $0.author.country == nil })
+    }
+
     @Test func filtersAndOrdersOnTheAssociationGoIntoTheJoin() throws {
         let request = Book.joining(required: Book.author.filter(Column("country") == "FR").order(Column("name").desc))
             .filter(Column("year") > 1990).order(Column("year"), Column("id"))

@@ -93,7 +93,7 @@ extension RecordDecoder {
                 guard contains(key), try !decodeNil(forKey: key) else { return nil }
                 return try read(decoder.column(for: key))
             }
-            guard let column = decoder.plannedColumn(for: key), decoder.source.columnType(at: column) != SQLITE_NULL else { return nil }
+            guard let column = try decoder.optionalColumn(for: key), decoder.source.columnType(at: column) != SQLITE_NULL else { return nil }
             return try read(column)
         }
 
@@ -104,7 +104,7 @@ extension RecordDecoder {
 
         func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
             guard decoder.isScoped else {
-                guard let column = decoder.plannedColumn(for: key), decoder.source.columnType(at: column) != SQLITE_NULL else { return nil }
+                guard let column = try decoder.optionalColumn(for: key), decoder.source.columnType(at: column) != SQLITE_NULL else { return nil }
                 return try decoder.value(T.self, at: column, key: key)
             }
             // An association's record (`var author: Author?`): `nil` when the optional one
@@ -135,6 +135,7 @@ extension RecordDecoder {
         /// The property `key` read from its column.
         private func columnValue<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
             guard let column = decoder.plannedColumn(for: key) else {
+                try decoder.refuseRepeatedName(key)
                 // A record-typed property named by no column decodes from the row's own columns
                 // (`var author: Author` beside `var bookCount: Int`), as in GRDB.
                 if !decoder.isScoped, decoder.nestingDepth < 8, !(T.self is any DatabaseValueConvertible.Type) {

@@ -53,12 +53,26 @@ final class RecordDecoder {
     /// per row (``associated(_:_:forKey:)``).
     let readsStatementInPlace: Bool
 
+    /// For a record read from its parent's row (`var author: Author` named by no column): the
+    /// names, lowercased, that more than one of the row's columns has. Such a record cannot
+    /// tell which is its own (`SELECT book.*, author.*` has two `id`s), so reading one is an
+    /// error rather than the leftmost column's value. Empty for every other decoder.
+    let repeatedNames: Set<String>
+
     init(source: ColumnSource, nestingDepth: Int = 0) {
         self.source = source
         self.scoped = nil
         self.scope = nil
         self.nestingDepth = nestingDepth
         self.readsStatementInPlace = false
+        self.repeatedNames = nestingDepth > 0 ? Self.repeatedNames(source.columnNames) : []
+    }
+
+    private static func repeatedNames(_ names: [String]) -> Set<String> {
+        var seen: Set<String> = []
+        var repeated: Set<String> = []
+        for name in names where !seen.insert(name.lowercased()).inserted { repeated.insert(name.lowercased()) }
+        return repeated
     }
 
     /// A decoder of the rows of a request with associations; give it each row with
@@ -69,6 +83,7 @@ final class RecordDecoder {
         self.scoped = scoped
         self.scope = scoped.plan
         self.nestingDepth = 0
+        self.repeatedNames = []
         if case .statement = scoped.source, scoped.prefetchedRows == nil {
             readsStatementInPlace = true
         } else {
@@ -140,9 +155,27 @@ final class RecordDecoder {
     @inline(__always)
     func column(for key: some CodingKey) throws -> Int {
         guard let column = plannedColumn(for: key) else {
+            try refuseRepeatedName(key)
             throw error(.missingColumn(availableColumns: columnNames), key: key)
         }
         return column
+    }
+
+    /// The column of the next key asked for by an optional property, or `nil` when the query
+    /// has none of that name.
+    /// - Throws: when the name is one of ``repeatedNames``.
+    @inline(__always)
+    func optionalColumn(for key: some CodingKey) throws -> Int? {
+        if let column = plannedColumn(for: key) { return column }
+        try refuseRepeatedName(key)
+        return nil
+    }
+
+    /// Throws when a record read from its parent's row names a column the row has more than
+    /// once (see ``repeatedNames``).
+    func refuseRepeatedName(_ key: some CodingKey) throws {
+        guard !repeatedNames.isEmpty, repeatedNames.contains(key.stringValue.lowercased()) else { return }
+        throw error(.unsupportedShape("it is read from its parent's row, which has more than one column of that name, so it cannot tell which is its own (a row of a request with associations is flat); decode the request as the parent record (request.asRequest(of:)), whose nested records read their association's columns, or give the columns distinct names (author.id AS authorId)"), key: key)
     }
 
     /// The column of the next key asked for, or `nil` when the query has none of that name
@@ -182,7 +215,10 @@ final class RecordDecoder {
 
     /// The index in `source` of the column named `name` in this decoder's scope.
     func columnIndex(named name: String) -> Int? {
-        guard let scope else { return source.columnIndex(named: name) }
+        guard let scope else {
+            if !repeatedNames.isEmpty, repeatedNames.contains(name.lowercased()) { return nil }
+            return source.columnIndex(named: name)
+        }
         return scope.layout.index(of: name).map { $0 + scope.range.lowerBound }
     }
 
