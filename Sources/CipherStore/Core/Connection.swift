@@ -416,10 +416,13 @@ public final class Connection {
     /// recently used one when full; a dropped statement still in use by a
     /// cursor stays valid until the cursor is released. A schema change made on this connection
     /// (`CREATE`, `DROP`, `ALTER`) empties the cache, so that `SELECT *` is prepared again with
-    /// the columns the table has now. So does one made by another connection, once a request
-    /// of the query interface has seen it (each reads the schema version); SQL written out
-    /// and run before any such request keeps the statement it had (SQLite prepares it again,
-    /// but its column names stay those it had).
+    /// the columns the table has now. So does one made by another connection to the main or
+    /// the temporary database, once a request of the query interface has seen it (each reads
+    /// their schema versions); SQL written out and run before any such request, or reading an
+    /// attached database, keeps the statement it had: SQLite prepares it again, but its column
+    /// names stay those it had, and after a table is rebuilt with its columns in another order
+    /// they name other values. Requests with associations check their columns and throw
+    /// `SQLITE_SCHEMA` rather than read them at old places.
     public func cachedStatement(sql: String) throws -> Statement {
         // A statement keeps the result columns it was prepared with: after a schema change,
         // `SELECT *` is prepared again (SQLite would re-prepare it, but the statement's column

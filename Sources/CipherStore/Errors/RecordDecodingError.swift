@@ -29,6 +29,10 @@ public struct RecordDecodingError: Error, Sendable, Equatable, CustomStringConve
         /// A property's own `init(from:)` (an enum with a raw value, say) refused the column's
         /// value; the text is its reason.
         case invalidValue(String)
+        /// A record read from its parent's row (a record-typed property named by no column)
+        /// asked for a name that this many of the row's columns have, with different values
+        /// in this row: it cannot tell which is its own.
+        case ambiguousColumn(count: Int)
     }
 
     /// The record type being decoded, as `String(describing:)` writes it.
@@ -61,6 +65,8 @@ public struct RecordDecodingError: Error, Sendable, Equatable, CustomStringConve
             return "\(subject): \(detail). A row holds one value per column: give the record one property per column; decode anything else yourself in init(from:)."
         case .invalidValue(let reason):
             return "\(subject): \(reason). Fix the stored value, or the property type's init(from:)."
+        case .ambiguousColumn(let count):
+            return "\(subject): the row has \(count) columns of that name, with different values in this row, and \(recordType) is read from its parent's row, so it cannot tell which is its own. Select each column once under a name of its own (AS) and map the property to it (CodingKeys), or, for a request with associations, decode the request as the parent record (asRequest(of:)), whose nested records read their association's columns."
         }
     }
 }

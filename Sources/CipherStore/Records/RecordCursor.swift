@@ -66,7 +66,7 @@ public final class RecordCursor<Record: Decodable> {
         guard unchanged else {
             isDone = true
             statement.releaseFromCursor()
-            throw DatabaseError(resultCode: .SQLITE_SCHEMA, message: "the database schema changed after this cursor was made, and its rows no longer have the columns its request was planned for; make the cursor again (fetch the request again)", sql: statement.sql)
+            throw AssociationFetch.schemaChanged(sql: statement.sql)
         }
     }
 

@@ -48,6 +48,7 @@ extension RecordDecoder {
                 }
             }
             guard let column = decoder.lookUp(key) else { return true }
+            if !decoder.repeatedNames.isEmpty { try decoder.confirmUnambiguous(key, at: column) }
             return decoder.source.columnType(at: column) == SQLITE_NULL
         }
 
@@ -135,7 +136,6 @@ extension RecordDecoder {
         /// The property `key` read from its column.
         private func columnValue<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
             guard let column = decoder.plannedColumn(for: key) else {
-                try decoder.refuseRepeatedName(key)
                 // A record-typed property named by no column decodes from the row's own columns
                 // (`var author: Author` beside `var bookCount: Int`), as in GRDB.
                 if !decoder.isScoped, decoder.nestingDepth < 8, !(T.self is any DatabaseValueConvertible.Type) {
@@ -143,6 +143,7 @@ extension RecordDecoder {
                 }
                 throw decoder.error(.missingColumn(availableColumns: decoder.columnNames), key: key)
             }
+            if !decoder.repeatedNames.isEmpty { try decoder.confirmUnambiguous(key, at: column) }
             return try decoder.value(T.self, at: column, key: key)
         }
 

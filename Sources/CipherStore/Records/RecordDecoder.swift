@@ -55,8 +55,9 @@ final class RecordDecoder {
 
     /// For a record read from its parent's row (`var author: Author` named by no column): the
     /// names, lowercased, that more than one of the row's columns has. Such a record cannot
-    /// tell which is its own (`SELECT book.*, author.*` has two `id`s), so reading one is an
-    /// error rather than the leftmost column's value. Empty for every other decoder.
+    /// tell which is its own (`SELECT book.*, author.*` has two `id`s): reading one whose
+    /// columns differ in the row is an error rather than the leftmost column's value (equal
+    /// ones, a join's key on both sides, read as one). Empty for every other decoder.
     let repeatedNames: Set<String>
 
     init(source: ColumnSource, nestingDepth: Int = 0) {
@@ -155,27 +156,33 @@ final class RecordDecoder {
     @inline(__always)
     func column(for key: some CodingKey) throws -> Int {
         guard let column = plannedColumn(for: key) else {
-            try refuseRepeatedName(key)
             throw error(.missingColumn(availableColumns: columnNames), key: key)
         }
+        if !repeatedNames.isEmpty { try confirmUnambiguous(key, at: column) }
         return column
     }
 
     /// The column of the next key asked for by an optional property, or `nil` when the query
     /// has none of that name.
-    /// - Throws: when the name is one of ``repeatedNames``.
+    /// - Throws: when the name is one of ``repeatedNames`` and its columns differ in this row.
     @inline(__always)
     func optionalColumn(for key: some CodingKey) throws -> Int? {
-        if let column = plannedColumn(for: key) { return column }
-        try refuseRepeatedName(key)
-        return nil
+        guard let column = plannedColumn(for: key) else { return nil }
+        if !repeatedNames.isEmpty { try confirmUnambiguous(key, at: column) }
+        return column
     }
 
-    /// Throws when a record read from its parent's row names a column the row has more than
-    /// once (see ``repeatedNames``).
-    func refuseRepeatedName(_ key: some CodingKey) throws {
-        guard !repeatedNames.isEmpty, repeatedNames.contains(key.stringValue.lowercased()) else { return }
-        throw error(.unsupportedShape("it is read from its parent's row, which has more than one column of that name, so it cannot tell which is its own (a row of a request with associations is flat); decode the request as the parent record (request.asRequest(of:)), whose nested records read their association's columns, or give the columns distinct names (author.id AS authorId)"), key: key)
+    /// Throws when a record read from its parent's row reads a name the row has more than once
+    /// (see ``repeatedNames``) and those columns hold different values in this row.
+    func confirmUnambiguous(_ key: some CodingKey, at column: Int) throws {
+        let names = source.columnNames
+        let name = names[column].lowercased()
+        guard repeatedNames.contains(name) else { return }
+        let sameName = names.indices.filter { names[$0].lowercased() == name }
+        let value = source.databaseValue(at: column)
+        if sameName.contains(where: { source.databaseValue(at: $0) != value }) {
+            throw error(.ambiguousColumn(count: sameName.count), key: key)
+        }
     }
 
     /// The column of the next key asked for, or `nil` when the query has none of that name
@@ -215,10 +222,7 @@ final class RecordDecoder {
 
     /// The index in `source` of the column named `name` in this decoder's scope.
     func columnIndex(named name: String) -> Int? {
-        guard let scope else {
-            if !repeatedNames.isEmpty, repeatedNames.contains(name.lowercased()) { return nil }
-            return source.columnIndex(named: name)
-        }
+        guard let scope else { return source.columnIndex(named: name) }
         return scope.layout.index(of: name).map { $0 + scope.range.lowerBound }
     }
 

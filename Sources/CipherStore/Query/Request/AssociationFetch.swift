@@ -24,6 +24,13 @@ enum AssociationFetch {
         return records
     }
 
+    /// The error of a request whose result no longer has the columns it was planned with: a
+    /// table changed (by another connection, or between making a cursor and reading it)
+    /// while it was being read. Reading on would give each association another's columns.
+    static func schemaChanged(sql: String) -> DatabaseError {
+        DatabaseError(resultCode: .SQLITE_SCHEMA, message: "the database schema changed while this request was being read, and its rows no longer have the columns it was planned with; run the request again (for a cursor, make the cursor again)", sql: sql)
+    }
+
     /// A cursor over the records of `relation`, which has no to-many association.
     static func cursor<Record: Decodable>(_ db: Connection, _ relation: SQLRelation) throws -> RecordCursor<Record> {
         var generator = SQLQueryGenerator(db: db)
@@ -36,6 +43,9 @@ enum AssociationFetch {
 
     private static func cursor<Record: Decodable>(_ db: Connection, _ query: SQLQueryGenerator.Query) throws -> RecordCursor<Record> {
         let statement = try db.cachedStatement(sql: query.sql)
+        if let layout = query.layout, layout.width != statement.columnCount - query.hiddenColumnCount {
+            throw schemaChanged(sql: query.sql)
+        }
         let plan = ScopePlan(layout: query.layout, columnNames: statement.columnNames, visibleWidth: statement.columnCount - query.hiddenColumnCount)
         return try RecordCursor(statement: statement, arguments: .positional(query.arguments), plan: plan)
     }
@@ -51,6 +61,7 @@ enum AssociationFetch {
         let fetched = try db.fetchAll(sql: query.sql, arguments: .positional(query.arguments))
         guard let first = fetched.first else { return ([], []) }
         let visibleWidth = first.count - query.hiddenColumnCount
+        if let layout = query.layout, layout.width != visibleWidth { throw schemaChanged(sql: query.sql) }
         let plan = ScopePlan(layout: query.layout, columnNames: first.columnNames, visibleWidth: visibleWidth)
         var rows = fetched.map { ScopedRow(source: .row($0), plan: plan) }
         let extras = fetched.map { row in query.extraColumnOffsets.map { row.values[visibleWidth + $0] } }

@@ -30,7 +30,10 @@ extension SQLQueryGenerator {
                 // Probed with the clause so far; an expression that reads a later one (SQLite
                 // allows it) is probed again once the whole clause is there.
                 let probe = keyword + definitions.joined(separator: ", ") + " SELECT * FROM " + Connection.quoteIdentifier(expression.name)
-                if let columns = try? db.cachedStatement(sql: probe).columnNames {
+                // Prepared afresh, not from the cache: a statement cached before another
+                // connection changed a table keeps that table's old columns, and the request's
+                // rows would be split by them.
+                if let columns = try? db.makeStatement(sql: probe).columnNames {
                     expressionColumns[KnownColumns.folded(expression.name)] = Self.known(columns)
                 } else {
                     deferred.append(expression.name)
@@ -40,7 +43,7 @@ extension SQLQueryGenerator {
         for name in deferred {
             let probe = keyword + definitions.joined(separator: ", ") + " SELECT * FROM " + Connection.quoteIdentifier(name)
             do {
-                expressionColumns[KnownColumns.folded(name)] = Self.known(try db.cachedStatement(sql: probe).columnNames)
+                expressionColumns[KnownColumns.folded(name)] = Self.known(try db.makeStatement(sql: probe).columnNames)
             } catch let error as DatabaseError {
                 throw DatabaseError(resultCode: error.resultCode, message: "common table expression \(name) cannot be read: \(error.message ?? "\(error)"); nothing was run")
             }

@@ -435,4 +435,8 @@ struct ScopeLayout: Sendable {
 
     var range: Range<Int>
     var children: [Child] = []
+
+    /// How many of the query's columns the scopes span: the result's visible width when the
+    /// tables have the columns the request was planned with.
+    var width: Int { children.reduce(range.upperBound) { max($0, $1.layout.width) } }
 }
