@@ -77,8 +77,8 @@ final class RecordDecoder {
     }
 
     /// A decoder of the rows of a request with associations; give it each row with
-    /// ``decode(_:scoped:)``, or, when `scoped` is a statement's row with no to-many rows, the
-    /// statement's next row with ``decode(_:)``.
+    /// ``decode(_:scoped:)``, or, when `scoped` is a statement's row with no to-many rows,
+    /// step the statement and call ``decode(_:)``.
     init(scoped: ScopedRow) {
         self.source = scoped.source
         self.scoped = scoped
@@ -103,8 +103,6 @@ final class RecordDecoder {
     /// Decodes one row of a request with associations. The rows a decoder is given must come
     /// from one request, seen through the same scope.
     func decode<Record: Decodable>(_ type: Record.Type, scoped row: ScopedRow) throws -> Record {
-        // A decoder that reads its statement in place is given its own split again.
-        if readsStatementInPlace { return try decode(Record.self) }
         if let kept = statementView, !kept.view.isView(of: row.source, scope: row.plan, prefetchedRows: row.prefetchedRows) {
             statementView = nil
         }
