@@ -1,5 +1,3 @@
-import CSQLCipher
-
 /// Records decoded one row at a time, so a large result never sits in memory whole.
 ///
 /// ```swift
@@ -58,12 +56,7 @@ public final class RecordCursor<Record: Decodable> {
     /// the old places: a clear error instead of records made of the wrong columns.
     private func confirmColumns() throws {
         columnsToConfirm = false
-        let pointer = statement.pointer
-        let planned = statement.columnNames
-        let unchanged = Int(sqlite3_column_count(pointer)) == planned.count && planned.indices.allSatisfy { index in
-            sqlite3_column_name(pointer, Int32(index)).map { String(cString: $0) } == planned[index]
-        }
-        guard unchanged else {
+        guard statement.hasPreparedColumns else {
             isDone = true
             statement.releaseFromCursor()
             throw AssociationFetch.schemaChanged(sql: statement.sql)

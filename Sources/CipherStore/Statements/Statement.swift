@@ -25,6 +25,14 @@ public final class Statement {
     public private(set) lazy var columnNames: [String] = (0..<columnCount).map {
         String(cString: sqlite3_column_name(pointer, Int32($0)))
     }
+    /// Whether SQLite's result columns are still ``columnNames``: a schema change after the
+    /// statement was prepared makes SQLite prepare it again at its first step, with the
+    /// columns the tables have then (`SELECT *` after `ADD COLUMN`). Ask after a step.
+    var hasPreparedColumns: Bool {
+        Int(sqlite3_column_count(pointer)) == columnNames.count && columnNames.indices.allSatisfy { index in
+            sqlite3_column_name(pointer, Int32(index)).map { String(cString: $0) } == columnNames[index]
+        }
+    }
     /// Shared layout for the rows this statement produces.
     private(set) lazy var rowLayout = RowLayout(columnNames: columnNames)
     /// What the authorizer saw the statement do when it was prepared, for transaction observers.
