@@ -27,6 +27,10 @@ public enum RecordError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `updateChanges` was asked to change the primary key: the row is found by its key, so
     /// the new key would find another row, or none. Nothing was written.
     case primaryKeyChanged(table: String, primaryKey: String)
+    /// The record's key column (``TableRecord/primaryKeyColumn``, `id` by default) is neither
+    /// the table's primary key nor unique in it, and the table declares no primary key to find
+    /// the row by instead: one value could name several rows. Nothing was run.
+    case keyNamesSeveralRows(table: String, column: String)
 
     public var description: String {
         switch self {
@@ -43,6 +47,8 @@ public enum RecordError: Error, Sendable, Equatable, CustomStringConvertible {
             return "updateChanges compares a \(record) with a \(old): records of two types may not have the same columns of \(table), so nothing was written. Pass the record as it was read, of the same type."
         case .primaryKeyChanged(let table, let primaryKey):
             return "updateChanges finds the row of \(table) by its \(primaryKey), and the record's \(primaryKey) changed: the new one would update another row, or none, so nothing was written. Change a primary key with updateAll or SQL (UPDATE … SET \(primaryKey) = …), then fetch the record again."
+        case .keyNamesSeveralRows(let table, let column):
+            return "\(column) is neither the primary key of \(table) nor unique in it, and \(table) declares no primary key, so one \(column) could name several rows: nothing was run. Declare \(column) PRIMARY KEY or give it a UNIQUE index, or name a unique column with static let primaryKeyColumn."
         case .rowIDOutOfRange(let table, let rowID, let idType):
             return "The new row of \(table) has rowid \(rowID), which does not fit the record's id type \(idType); the row was inserted, the record's id was not set. Declare id as Int64?."
         }

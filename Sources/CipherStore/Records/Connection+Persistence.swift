@@ -154,7 +154,9 @@ extension Connection {
         guard changesCount > 0 else { throw RecordError.rowNotFound(table: table, primaryKey: Self.keyDescription(key)) }
     }
 
-    /// Deletes the row of `table` whose `primaryKey` column equals `key`.
+    /// Deletes the row of `table` whose `primaryKey` column equals `key` (or, when that column
+    /// can name several rows, whose one-column primary key does: see
+    /// ``TableRecord/primaryKeyColumn``).
     ///
     /// ```swift
     /// try db.deleteOne(from: "note", key: 42)
@@ -164,35 +166,30 @@ extension Connection {
     /// `DELETE FROM … WHERE id = ?` with ``execute(sql:arguments:)`` and read ``changesCount``.
     ///
     /// - Throws: ``RecordError/rowNotFound(table:primaryKey:)`` when no row has the key,
-    ///   ``RecordError/nilPrimaryKey(table:primaryKey:)`` for a NULL key, ``DatabaseError``.
+    ///   ``RecordError/nilPrimaryKey(table:primaryKey:)`` for a NULL key,
+    ///   ``RecordError/keyNamesSeveralRows(table:column:)``, ``DatabaseError``.
     public func deleteOne(from table: String, key: some DatabaseValueConvertible, primaryKey: String = "id") throws {
         let value = key.databaseValue
         guard !value.isNull else { throw RecordError.nilPrimaryKey(table: table, primaryKey: primaryKey) }
-        try execute(sql: "DELETE FROM \(Self.quoteIdentifier(table)) WHERE \(Self.quoteIdentifier(primaryKey)) = ?",
+        let column = try singleKeyColumn(ofTable: table, preferred: primaryKey)
+        try execute(sql: "DELETE FROM \(Self.quoteIdentifier(table)) WHERE \(Self.quoteIdentifier(column)) = ?",
                     arguments: .positional([value]))
-        guard changesCount > 0 else { throw RecordError.rowNotFound(table: table, primaryKey: primaryKey) }
+        guard changesCount > 0 else { throw RecordError.rowNotFound(table: table, primaryKey: column) }
     }
 
-    /// The columns and values that find the record's row, checked: the `primaryKey` column,
-    /// or, for a record without that property, the table's declared primary key when the
-    /// record has each of its columns (as GRDB reads a record's key from the schema: `code TEXT
-    /// PRIMARY KEY`, a pivot table's `PRIMARY KEY (playerId, teamId)`). A declared primary key
-    /// names one row.
+    /// The columns and values that find the record's row, checked: the `primaryKey` column
+    /// when it names one row, else the table's declared primary key (as GRDB reads a record's
+    /// key from the schema: `code TEXT PRIMARY KEY`, a pivot table's `PRIMARY KEY (playerId,
+    /// teamId)`), which the record must hold. See ``rowKeyColumns(ofTable:preferred:)``.
     func recordKey(of columns: [(name: String, value: DatabaseValue)], table: String,
                    primaryKey: String, recordType: Any.Type) throws -> [(name: String, value: DatabaseValue)] {
         func column(_ name: String) -> (name: String, value: DatabaseValue)? {
             columns.first { $0.name.lowercased() == name.lowercased() }
         }
-        let key: [(name: String, value: DatabaseValue)]
-        if let single = column(primaryKey) {
-            key = [single]
-        } else {
-            let declared = try TableShape.read(table, in: self).primaryKey
-            let found = declared.compactMap(column)
-            guard !declared.isEmpty, found.count == declared.count else {
-                throw RecordError.missingPrimaryKey(table: table, primaryKey: primaryKey, recordType: "\(recordType)")
-            }
-            key = found
+        let keyColumns = try rowKeyColumns(ofTable: table, preferred: primaryKey)
+        let key = keyColumns.compactMap(column)
+        guard key.count == keyColumns.count else {
+            throw RecordError.missingPrimaryKey(table: table, primaryKey: keyColumns.joined(separator: ", "), recordType: "\(recordType)")
         }
         guard !key.contains(where: { $0.value.isNull }) else { throw RecordError.nilPrimaryKey(table: table, primaryKey: Self.keyDescription(key)) }
         return key

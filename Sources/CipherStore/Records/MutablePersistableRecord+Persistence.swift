@@ -24,7 +24,8 @@ extension MutablePersistableRecord {
     }
 
     /// `willSave`, then an update, or an insert when the key is nil (a ``RowIDRecord`` without
-    /// an id) or the row is gone.
+    /// an id, or any record whose row key holds a nil: no update callback runs then) or the
+    /// row is gone.
     mutating func performSave(_ db: Connection, onConflict: ConflictResolution?) throws {
         try willSave(db)
         try saving(db) { record in
@@ -34,11 +35,25 @@ extension MutablePersistableRecord {
             if onConflict == nil, Self.persistenceConflictPolicy.conflictResolutionForInsert == .replace {
                 return try record.performInsert(db, onConflict: nil)
             }
+            // A nil key has no row to update: insert without the update's callbacks, as GRDB does.
+            if try record.hasNilKey(db) {
+                return try record.performInsert(db, onConflict: onConflict)
+            }
             do {
                 return try record.performUpdate(db, onConflict: onConflict)
             } catch RecordError.rowNotFound, RecordError.nilPrimaryKey {
                 return try record.performInsert(db, onConflict: onConflict)
             }
+        }
+    }
+
+    /// Whether a value of the record's row key is nil: it was never inserted.
+    func hasNilKey(_ db: Connection) throws -> Bool {
+        do {
+            _ = try db.recordKey(of: RecordEncoder.columns(of: self), table: Self.databaseTableName, primaryKey: Self.primaryKeyColumn, recordType: Self.self)
+            return false
+        } catch RecordError.nilPrimaryKey {
+            return true
         }
     }
 

@@ -10,20 +10,18 @@
 /// let some = try Player.filter(ids: [1, 2, 3]).fetchAll(db)
 /// ```
 ///
-/// The column is ``TableRecord/primaryKeyColumn`` (`"id"` unless the type says otherwise).
+/// The column is ``TableRecord/primaryKeyColumn`` (`"id"` unless the type says otherwise),
+/// where the schema makes it name one row (see there).
 extension TableRecord where Self: FetchableRecord & Identifiable, ID: DatabaseValueConvertible {
     /// The record with this id, or `nil`.
     public static func fetchOne(_ db: Connection, id: ID) throws -> Self? {
-        try filter(id: id).fetchOne(db)
+        try fetchOne(db, key: id)
     }
 
     /// The record with this id.
     /// - Throws: ``RecordError/recordNotFound(databaseTableName:key:)`` when there is none.
     public static func find(_ db: Connection, id: ID) throws -> Self {
-        guard let record = try fetchOne(db, id: id) else {
-            throw RecordError.recordNotFound(databaseTableName: databaseTableName, key: [primaryKeyColumn: databaseKeyValue(id)])
-        }
-        return record
+        try find(db, key: id)
     }
 
     /// A request for the record with this id.

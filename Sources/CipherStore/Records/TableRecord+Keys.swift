@@ -33,13 +33,26 @@ extension TableRecord {
         filter(Column(primaryKeyColumn).in(uniqueKeyValues(keys)))
     }
 
+    /// The column a key of one value is compared with, in the methods that take a connection:
+    /// ``primaryKeyColumn`` when it names one row, else the one-column primary key (see there).
+    static func keyColumn(_ db: Connection) throws -> String {
+        try db.singleKeyColumn(ofTable: databaseTableName, preferred: primaryKeyColumn)
+    }
+
+    /// A request for the record whose `column` is `key` (none for `nil`).
+    static func filter(key: some DatabaseValueConvertible, column: String) -> QueryInterfaceRequest<Self> {
+        let value = databaseKeyValue(key, column: column)
+        return value.isNull ? none() : filter(Column(column) == value)
+    }
+
     /// Deletes the rows with these primary keys, all or none.
     /// - Returns: how many were deleted.
     @discardableResult
     public static func deleteAll<Key: DatabaseValueConvertible>(_ db: Connection, keys: some Collection<Key>) throws -> Int {
+        let column = try keyColumn(db)
         var deleted = 0
         try db.inSavepoint {
-            deleted = try inChunks(uniqueKeyValues(keys)) { try filter(keys: $0).deleteAll(db) }.reduce(0, +)
+            deleted = try inChunks(uniqueKeyValues(keys, column: column)) { try filter(Column(column).in($0)).deleteAll(db) }.reduce(0, +)
             return .commit
         }
         return deleted
@@ -60,10 +73,10 @@ extension TableRecord {
         return key.databaseValue
     }
 
-    /// The keys as stored, each once, without NULL.
-    static func uniqueKeyValues<Key: DatabaseValueConvertible>(_ keys: some Collection<Key>) -> [DatabaseValue] {
+    /// The keys as stored in `column` (``primaryKeyColumn`` by default), each once, without NULL.
+    static func uniqueKeyValues<Key: DatabaseValueConvertible>(_ keys: some Collection<Key>, column: String = primaryKeyColumn) -> [DatabaseValue] {
         var seen: Set<DatabaseValue> = []
-        return keys.map(databaseKeyValue).filter { !$0.isNull && seen.insert($0).inserted }
+        return keys.map { databaseKeyValue($0, column: column) }.filter { !$0.isNull && seen.insert($0).inserted }
     }
 
     /// `body` of the keys, 500 at a time.
@@ -78,8 +91,9 @@ extension TableRecord where Self: FetchableRecord {
     /// The record with this primary key.
     /// - Throws: ``RecordError/recordNotFound(databaseTableName:key:)`` when there is none.
     public static func find(_ db: Connection, key: some DatabaseValueConvertible) throws -> Self {
-        guard let record = try fetchOne(db, key: key) else {
-            throw RecordError.recordNotFound(databaseTableName: databaseTableName, key: [primaryKeyColumn: databaseKeyValue(key)])
+        let column = try keyColumn(db)
+        guard let record = try filter(key: key, column: column).fetchOne(db) else {
+            throw RecordError.recordNotFound(databaseTableName: databaseTableName, key: [column: databaseKeyValue(key, column: column)])
         }
         return record
     }
@@ -87,7 +101,8 @@ extension TableRecord where Self: FetchableRecord {
     /// The records with these primary keys, in no particular order; keys without a record are
     /// skipped.
     public static func fetchAll<Key: DatabaseValueConvertible>(_ db: Connection, keys: some Collection<Key>) throws -> [Self] {
-        try fetchAllOnce(db, inChunks(uniqueKeyValues(keys)) { filter(keys: $0) })
+        let column = try keyColumn(db)
+        return try fetchAllOnce(db, inChunks(uniqueKeyValues(keys, column: column)) { filter(Column(column).in($0)) })
     }
 
     /// A cursor over the records with these primary keys, in no particular order; keys
@@ -96,9 +111,10 @@ extension TableRecord where Self: FetchableRecord {
     /// - Throws: ``DatabaseError`` before anything runs for more keys than that:
     ///   `fetchAll(_:keys:)` takes any number.
     public static func fetchCursor<Key: DatabaseValueConvertible>(_ db: Connection, keys: some Collection<Key>) throws -> RecordCursor<Self> {
-        let values = uniqueKeyValues(keys)
+        let column = try keyColumn(db)
+        let values = uniqueKeyValues(keys, column: column)
         try checkCursorBindings(db, count: values.count)
-        return try filter(keys: values).fetchCursor(db)
+        return try filter(Column(column).in(values)).fetchCursor(db)
     }
 
     /// Throws before anything runs when a cursor by keys would bind more values than SQLite

@@ -26,6 +26,15 @@ public protocol TableRecord {
     /// The table's name.
     static var databaseTableName: String { get }
     /// The primary key column, as the record's coding key spells it; `"id"` by default.
+    ///
+    /// The methods that take a connection (`fetchOne(_:key:)`, `find`, `exists`,
+    /// `deleteOne`, `update`, `delete`, `save`…) use it when the schema makes it name one row:
+    /// the primary key, the rowid, or a column with a UNIQUE index of its own. Otherwise they
+    /// use the table's declared primary key, as GRDB does (a legacy table keyed by `uuid`
+    /// whose `id` repeats), and throw ``RecordError/keyNamesSeveralRows(table:column:)`` when
+    /// it declares none: updating or deleting by a column that repeats would change rows that
+    /// are not the record's. `filter(key:)` and `filter(id:)`, made without a connection,
+    /// compare this column.
     static var primaryKeyColumn: String { get }
     /// The record's columns, for the closures and key paths of the query interface, in
     /// GRDB's spelling: `enum Columns { static let score = Column(CodingKeys.score) }` makes
@@ -57,10 +66,11 @@ extension TableRecord {
     /// - Returns: whether there was one.
     @discardableResult
     public static func deleteOne(_ db: Connection, key: some DatabaseValueConvertible) throws -> Bool {
-        let value = databaseKeyValue(key)
+        let column = try keyColumn(db)
+        let value = databaseKeyValue(key, column: column)
         guard !value.isNull else { return false }
         do {
-            try db.deleteOne(from: databaseTableName, key: value, primaryKey: primaryKeyColumn)
+            try db.deleteOne(from: databaseTableName, key: value, primaryKey: column)
             return true
         } catch RecordError.rowNotFound {
             return false
@@ -69,9 +79,10 @@ extension TableRecord {
 
     /// Whether a row has this primary key.
     public static func exists(_ db: Connection, key: some DatabaseValueConvertible) throws -> Bool {
-        let key = databaseKeyValue(key)
+        let column = try keyColumn(db)
+        let key = databaseKeyValue(key, column: column)
         guard !key.isNull else { return false }
-        return try db.fetchScalar(Int.self, sql: "SELECT EXISTS (SELECT 1 FROM \(Connection.quoteIdentifier(databaseTableName)) WHERE \(Connection.quoteIdentifier(primaryKeyColumn)) = ?)",
+        return try db.fetchScalar(Int.self, sql: "SELECT EXISTS (SELECT 1 FROM \(Connection.quoteIdentifier(databaseTableName)) WHERE \(Connection.quoteIdentifier(column)) = ?)",
                            arguments: .positional([key.databaseValue])) == 1
     }
 }
@@ -123,7 +134,7 @@ extension TableRecord where Self: FetchableRecord {
 
     /// The record with this primary key, or `nil`.
     public static func fetchOne(_ db: Connection, key: some DatabaseValueConvertible) throws -> Self? {
-        try filter(key: key).fetchOne(db)
+        try filter(key: key, column: keyColumn(db)).fetchOne(db)
     }
 
     /// A cursor over every record of the table.

@@ -11,6 +11,9 @@ struct KnownColumns {
     let names: [String]
     let lowercased: Set<String>
     let schemaVersion: Int
+    /// The columns that find one row for a record whose key column is the dictionary's key
+    /// (``Connection/rowKeyColumns(ofTable:preferred:)``), worked out at this schema version.
+    var rowKeys: [String: [String]] = [:]
 }
 
 extension Connection {
