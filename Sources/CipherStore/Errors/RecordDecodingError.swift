@@ -33,6 +33,15 @@ public struct RecordDecodingError: Error, Sendable, Equatable, CustomStringConve
         /// asked for a name that this many of the row's columns have, with different values
         /// in this row: it cannot tell which is its own.
         case ambiguousColumn(count: Int)
+        /// A record-typed property named by no column or association, when another one of the
+        /// record (`first`) already read the row's own columns: one may, as in GRDB, and a
+        /// second is more likely a misnamed association than a second copy of the row.
+        /// `associations` are the keys the request's associations have.
+        case secondRecordFromRow(first: String, associations: [String])
+        /// An array or set property named by no column or to-many association of the request
+        /// (`var bookz: [Book]` with `including(all: Author.books)`). `associations` are the
+        /// keys the request's associations have.
+        case noToManyAssociation(associations: [String])
     }
 
     /// The record type being decoded, as `String(describing:)` writes it.
@@ -65,6 +74,12 @@ public struct RecordDecodingError: Error, Sendable, Equatable, CustomStringConve
             return "\(subject): \(detail). A row holds one value per column: give the record one property per column; decode anything else yourself in init(from:)."
         case .invalidValue(let reason):
             return "\(subject): \(reason). Fix the stored value, or the property type's init(from:)."
+        case .secondRecordFromRow(let first, let associations):
+            let known = associations.isEmpty ? "the request has no associations" : "the request's associations are " + associations.joined(separator: ", ")
+            return "\(subject): no column or association is named \(column ?? "so") (\(known)), and a record-typed property named by neither is read from the row's own columns, which \(first) already is; only one property may be. Name the property as its association is keyed (or key the association like the property: forKey:), or select the columns it needs."
+        case .noToManyAssociation(let associations):
+            let known = associations.isEmpty ? "the request has no associations" : "the request's associations are " + associations.joined(separator: ", ")
+            return "\(subject): a collection property reads the to-many association of its name (including(all:)), and none is named \(column ?? "so") (\(known)). Name the property as its association is keyed, or key the association like the property (forKey:)."
         case .ambiguousColumn(let count):
             return "\(subject): the row has \(count) columns of that name, with different values in this row, and \(recordType) is read from its parent's row, so it cannot tell which is its own. Select each column once under a name of its own (AS) and map the property to it (CodingKeys), or, for a request with associations, decode the request as the parent record (asRequest(of:)), whose nested records read their association's columns."
         }

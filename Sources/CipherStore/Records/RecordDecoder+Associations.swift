@@ -44,10 +44,30 @@ extension RecordDecoder {
     /// A record-typed property of a one-table row that no column names, decoded from the same
     /// row's columns by a decoder kept for that key.
     func sameRowRecord<T: Decodable>(_ type: T.Type, forKey key: some CodingKey) throws -> T {
+        try claimRowRecordKey(key)
         let name = key.stringValue
         let decoder = nestedDecoders[name] ?? RecordDecoder(source: source, nestingDepth: nestingDepth + 1)
         nestedDecoders[name] = decoder
         return try decoder.decode(T.self, from: source)
+    }
+
+    /// Notes that the record-typed property `key`, named by no column or association, reads
+    /// the row's own columns. One property of a record may, as in GRDB (`var book: Book` beside
+    /// `var author: Author` from the association).
+    /// - Throws: ``RecordDecodingError/Problem/secondRecordFromRow(first:associations:)`` for a
+    ///   second one: `{ employee, boss }` over an association keyed `manager` would otherwise
+    ///   read every employee as their own boss.
+    func claimRowRecordKey(_ key: some CodingKey) throws {
+        let name = key.stringValue
+        if let first = rowRecordKey, first != name {
+            throw error(.secondRecordFromRow(first: first, associations: associationKeysForMessages), key: key)
+        }
+        rowRecordKey = name
+    }
+
+    /// The keys of the request's associations at this decoder's scope, for error messages.
+    var associationKeysForMessages: [String] {
+        scoped.map { $0.plan.children.map(\.key) + $0.prefetched.keys.sorted() } ?? []
     }
 
     /// What the n-th property of a record decoded through ``associated(_:_:forKey:)`` found.

@@ -128,7 +128,16 @@ extension RecordDecoder {
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
             if decoder.isScoped {
                 let target = decoder.associationTarget(key.stringValue, T.self)
-                if case .column = target {} else { return try decoder.associated(T.self, target, forKey: key) }
+                if case .column = target {} else {
+                    if case .nested = target {
+                        // An array is a to-many association's rows, never a copy of this row.
+                        if T.self is any Collection.Type {
+                            throw decoder.error(.noToManyAssociation(associations: decoder.associationKeysForMessages), key: key)
+                        }
+                        try decoder.claimRowRecordKey(key)
+                    }
+                    return try decoder.associated(T.self, target, forKey: key)
+                }
             }
             return try columnValue(T.self, forKey: key)
         }

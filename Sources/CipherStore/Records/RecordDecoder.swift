@@ -26,6 +26,9 @@ final class RecordDecoder {
     var nestedDecoders: [String: RecordDecoder] = [:]
     @exclusivity(unchecked) var associationSteps: [AssociationStep] = []
     @exclusivity(unchecked) var associationPosition = 0
+    /// The key of the record-typed property this row's record read from the row's own
+    /// columns, named by no column or association (``claimRowRecordKey(_:)``).
+    @exclusivity(unchecked) var rowRecordKey: String?
     /// The record being decoded, named in errors.
     private var recordType: Any.Type = Any.self
     /// The record's type when it is a ``FetchableRecord``: it says how dates are read.
@@ -126,6 +129,7 @@ final class RecordDecoder {
     func decode<Record: Decodable>(_ type: Record.Type) throws -> Record {
         plan.startRow()
         associationPosition = 0
+        rowRecordKey = nil
         if recordType != Record.self {
             recordType = Record.self
             dateStrategies = Record.self as? any FetchableRecord.Type
