@@ -451,6 +451,25 @@ import Testing
         #expect(grouped.map(\.values) == expectedGroups.map(\.values))
         #expect(!grouped.isEmpty)
 
+        // After grouping (a term that mixes both kinds stays in HAVING, a selection, an order),
+        // an association aggregate has no one author per group: refused, not any author's.
+        let mixed = Author.select(Column("country"), count(Column("id"))).group(Column("country"))
+        for request in [mixed.having(Author.books.count == 1 || count(Column("id")) >= 3),
+                        mixed.annotated(with: Author.books.count),
+                        mixed.order(Author.books.count)] {
+            let refused = #expect(throws: DatabaseError.self) { try request.asRequest(of: Row.self).fetchAll(db) }
+            #expect(refused?.message?.contains("groups its rows by other columns than author's primary key") == true && refused?.message?.contains("nothing was run") == true)
+        }
+        // Grouped by the key as well, each group is one author: the rows of the same SQL.
+        let byAuthor = try Author.select(Column("id"), Column("country")).group(Column("id"), Column("country"))
+            .having(Author.books.count == 1 || Column("country") == "FR").order(Column("id"))
+            .asRequest(of: Row.self).fetchAll(db)
+        let expectedByAuthor = try db.fetchAll(sql: """
+            SELECT id, country FROM author GROUP BY id, country
+            HAVING (SELECT COUNT(*) FROM book WHERE book.authorId = author.id) = 1 OR country = 'FR' ORDER BY id
+            """)
+        #expect(byAuthor.map(\.values) == expectedByAuthor.map(\.values) && !byAuthor.isEmpty)
+
         // `??` keeps the aggregate's name (as GRDB's does): no NULL for an author without books.
         struct AuthorYear: Decodable, Equatable, FetchableRecord {
             var id: Int64

@@ -10,6 +10,7 @@ extension SQLRelation {
     ///   reads, by folded name: a subquery may join them.
     func resolvingAggregates(_ db: Connection, alias: String? = nil, expressions: [String: KnownColumns] = [:]) throws -> SQLRelation {
         guard ownNodes.contains(where: \.containsAggregate) else { return self }
+        try checkAggregatesAfterGrouping(db)
         let resolve = { (aggregate: SQLAssociationAggregate) in try aggregate.subquery(db, parentTable: table, parentAlias: alias ?? table, expressions: expressions) }
         var resolved = self
         resolved.selection = try selection.map { selection in
@@ -24,6 +25,29 @@ extension SQLRelation {
         resolved.havings = try havings.map { try $0.mapAggregates(resolve) }
         resolved.orderings = try orderings.map { SQLOrdering(node: try $0.node.mapAggregates(resolve), direction: $0.direction) }
         return resolved
+    }
+
+    /// Throws when a grouped request (`group(Column("countryId"))`) selects, filters with
+    /// `having` or orders by an association aggregate without grouping by its table's key: the
+    /// aggregate is worked out for one row of the table, a group holds several, and SQLite
+    /// would take any one of them (two SQLite versions answered differently). Filters (`WHERE`)
+    /// and groups are read row by row, before grouping, and may hold one.
+    private func checkAggregatesAfterGrouping(_ db: Connection) throws {
+        guard !groups.isEmpty else { return }
+        var afterGrouping = havings + orderings.map(\.node)
+        for selection in selection {
+            switch selection.kind {
+            case .allColumns: break
+            case .expression(let node), .aliased(let node, _): afterGrouping.append(node)
+            }
+        }
+        guard afterGrouping.contains(where: \.containsAggregate) else { return }
+        let grouped = Set(groups.compactMap { node -> String? in
+            if case .column(let name) = node { return KnownColumns.folded(name) }
+            return nil
+        })
+        if let key = try? db.primaryKeyOrRowid(ofTable: table), key.allSatisfy({ grouped.contains(KnownColumns.folded($0)) }) { return }
+        throw DatabaseError(resultCode: .SQLITE_ERROR, message: "an association aggregate (count, isEmpty, sum… of an association) is worked out for each row of \(table), and this request groups its rows by other columns than \(table)'s primary key, so a group has no one row to work it out for (SQLite would take any); nothing was run. Use the aggregate in filter(_:) (before grouping), group by the primary key too, or write the aggregate over the group in SQL")
     }
 
     /// The expressions of the relation itself (not its joins').
