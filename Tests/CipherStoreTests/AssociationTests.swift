@@ -470,6 +470,24 @@ import Testing
             """)
         #expect(byAuthor.map(\.values) == expectedByAuthor.map(\.values) && !byAuthor.isEmpty)
 
+        // An aggregate beside a join of the same key with other filters: GRDB merges the two,
+        // so the request is refused rather than answered otherwise than in GRDB.
+        let recent = Author.books.filter(Column("year") > 2000)
+        let merged = #expect(throws: DatabaseError.self) {
+            try Author.joining(required: recent).annotated(with: Author.books.count).asRequest(of: Row.self).fetchAll(db)
+        }
+        #expect(merged?.message?.contains("GRDB merges them") == true && merged?.message?.contains("forKey(_:)") == true)
+        // Keyed apart, each says what it means: the rows of the same SQL.
+        let apart = Author.joining(required: recent.forKey("recentBooks")).annotated(with: Author.books.count).order(Column("id"))
+        let expectedApart = try db.fetchAll(sql: """
+            SELECT author.*, (SELECT COUNT(*) FROM book WHERE book.authorId = author.id) FROM author
+            JOIN book recent ON recent.authorId = author.id AND recent.year > 2000 ORDER BY author.id
+            """)
+        let apartRows = try apart.asRequest(of: Row.self).fetchAll(db)
+        #expect(apartRows.map(\.values) == expectedApart.map(\.values) && !apartRows.isEmpty)
+        // The same filters (none) answer alike in both libraries: allowed.
+        _ = try Author.joining(optional: Author.books).annotated(with: Author.books.count).asRequest(of: Row.self).fetchAll(db)
+
         // `??` keeps the aggregate's name (as GRDB's does): no NULL for an author without books.
         struct AuthorYear: Decodable, Equatable, FetchableRecord {
             var id: Int64

@@ -11,6 +11,7 @@ extension SQLRelation {
     func resolvingAggregates(_ db: Connection, alias: String? = nil, expressions: [String: KnownColumns] = [:]) throws -> SQLRelation {
         guard ownNodes.contains(where: \.containsAggregate) else { return self }
         try checkAggregatesAfterGrouping(db)
+        try checkAggregatesBesideJoins()
         let resolve = { (aggregate: SQLAssociationAggregate) in try aggregate.subquery(db, parentTable: table, parentAlias: alias ?? table, expressions: expressions) }
         var resolved = self
         resolved.selection = try selection.map { selection in
@@ -48,6 +49,29 @@ extension SQLRelation {
         })
         if let key = try? db.primaryKeyOrRowid(ofTable: table), key.allSatisfy({ grouped.contains(KnownColumns.folded($0)) }) { return }
         throw DatabaseError(resultCode: .SQLITE_ERROR, message: "an association aggregate (count, isEmpty, sum… of an association) is worked out for each row of \(table), and this request groups its rows by other columns than \(table)'s primary key, so a group has no one row to work it out for (SQLite would take any); nothing was run. Use the aggregate in filter(_:) (before grouping), group by the primary key too, or write the aggregate over the group in SQL")
+    }
+
+    /// Throws when an association aggregate and a joined association share a key
+    /// with different filters (`joining(required: Author.books.filter(…))` beside
+    /// `annotated(with: Author.books.count)`). GRDB merges the two (the count is of the joined
+    /// books), CipherStore works out each aggregate on its own (the count is of every book):
+    /// code moved from GRDB would get other numbers without a word. Different keys
+    /// (`forKey(_:)`) say which is meant; with the same filters both answer alike.
+    private func checkAggregatesBesideJoins() throws {
+        var aggregates: [SQLAssociationAggregate] = []
+        for node in ownNodes where node.containsAggregate {
+            _ = node.mapAggregates { aggregate in
+                aggregates.append(aggregate)
+                return .associationAggregate(aggregate)
+            }
+        }
+        for aggregate in aggregates {
+            let key = KnownColumns.folded(aggregate.association.key)
+            // A to-many association's rows prefetched by a second query join nothing.
+            guard let join = joins.first(where: { $0.kind != .prefetch && KnownColumns.folded($0.association.key) == key }),
+                  String(describing: join.association.relation.filters) != String(describing: aggregate.association.relation.filters) else { continue }
+            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "an aggregate of the association \(aggregate.association.key) and an association joined under the same key (joining or including it, required or optional) have different filters: GRDB merges them (the aggregate then reads only the joined rows), CipherStore works out each aggregate on its own, so this request would answer otherwise than in GRDB; nothing was run. Give one of them a key of its own with forKey(_:) to say which is meant")
+        }
     }
 
     /// The expressions of the relation itself (not its joins').
