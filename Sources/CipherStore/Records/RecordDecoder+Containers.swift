@@ -18,6 +18,9 @@ extension RecordDecoder {
         }
 
         func singleValueContainer() throws -> any SingleValueDecodingContainer {
+            if decoder.isDecodingWideUnsignedInteger {
+                throw decoder.error(.unsupportedShape("UInt64 and UInt are not column types, since SQLite has no integer above Int64.max, so the value was read as a record (fetch Int64, and convert with UInt64(exactly:))"), key: nil)
+            }
             throw decoder.error(.unsupportedShape("it decodes as a single value, but a record decodes one property per column (read one value with Row.value(_:at:) or Connection.fetchScalar)"), key: nil)
         }
     }

@@ -31,6 +31,9 @@ final class RecordDecoder {
     @exclusivity(unchecked) var rowRecordKey: String?
     /// The record being decoded, named in errors.
     private var recordType: Any.Type = Any.self
+    /// Whether the "record" being decoded is a `UInt64` or `UInt`, which are no column types:
+    /// fetching one as a value falls back to decoding a record, and the error says why.
+    var isDecodingWideUnsignedInteger: Bool { recordType == UInt64.self || recordType == UInt.self }
     /// The record's type when it is a ``FetchableRecord``: it says how dates are read.
     private var dateStrategies: (any FetchableRecord.Type)?
     /// The record's `init(row:)` when it is a ``RowDecodableRecord`` (a `RowRecordBuilder` of

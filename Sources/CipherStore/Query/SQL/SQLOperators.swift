@@ -87,6 +87,15 @@ extension SQLSpecificExpressible {
         .binary(self, "LIKE", pattern)
     }
 
+    /// `expression LIKE pattern ESCAPE escape`, in GRDB's spelling: the escape character makes
+    /// the next `%` or `_` of the pattern a plain character (`Column("name").like("100\\%",
+    /// escape: "\\")`). Written as SQLite's `like(pattern, expression, escape)` function, which
+    /// is how SQLite runs the operator with an ESCAPE clause.
+    public func like(_ pattern: some SQLExpressible, escape: (any SQLExpressible)?) -> SQLExpression {
+        guard let escape else { return like(pattern) }
+        return SQLExpression(.function("like", [pattern.sqlExpression.node, sqlExpression.node, escape.sqlExpression.node], distinct: false))
+    }
+
     /// `expression BETWEEN lower AND upper` (both included).
     public func between(_ lower: some SQLExpressible, and upper: some SQLExpressible) -> SQLExpression {
         SQLExpression(.between(sqlExpression.node, lower.sqlExpression.node, upper.sqlExpression.node))
