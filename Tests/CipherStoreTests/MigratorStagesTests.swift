@@ -74,4 +74,42 @@ import Testing
             #expect(try older.completedMigrations(db) == ["v1"])
         }
     }
+
+    /// `foreignKeyChecks: .immediate` enforces foreign keys at each statement of the migration;
+    /// the default defers them to one check before it commits, so a migration may pass through
+    /// a violation it repairs.
+    @Test func foreignKeyChecksImmediateOrDeferred() throws {
+        let directory = try TemporaryDirectory()
+        let queue = try DatabaseQueue(path: directory.path("keys.db"), key: .passphrase("foreign keys"))
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.executeScript("CREATE TABLE author(id INTEGER PRIMARY KEY); CREATE TABLE book(id INTEGER PRIMARY KEY, authorId INTEGER NOT NULL REFERENCES author(id))")
+        }
+        try migrator.migrate(queue)
+        // A book before its author: refused at the INSERT when checked immediately…
+        var immediate = migrator
+        immediate.registerMigration("v2", foreignKeyChecks: .immediate) { db in
+            try db.execute(sql: "INSERT INTO book VALUES (1, 7)")
+            try db.execute(sql: "INSERT INTO author VALUES (7)")
+        }
+        let refused = #expect(throws: (any Error).self) { try immediate.migrate(queue) }
+        #expect("\(refused.map { String(describing: $0) } ?? "")".contains("FOREIGN KEY constraint failed"))
+        try queue.inDatabase { db throws in
+            #expect(try migrator.appliedMigrations(db) == ["v1"])
+            #expect(try db.fetchOne(Int.self, sql: "SELECT count(*) FROM book") == 0)
+        }
+        // …and let through by the default, whose check before the commit finds nothing wrong.
+        var deferred = migrator
+        deferred.registerMigration("v2") { db in
+            try db.execute(sql: "INSERT INTO book VALUES (1, 7)")
+            try db.execute(sql: "INSERT INTO author VALUES (7)")
+        }
+        try deferred.migrate(queue)
+        try queue.inDatabase { db throws in
+            #expect(try deferred.appliedMigrations(db) == ["v1", "v2"])
+            #expect(try db.fetchAll(sql: "SELECT book.id, author.id FROM book JOIN author ON author.id = book.authorId").map(\.values) == [[.integer(1), .integer(7)]])
+            // Enforcement is back on after the migrations, as configured.
+            #expect(try db.fetchOne(Bool.self, sql: "PRAGMA foreign_keys") == true)
+        }
+    }
 }

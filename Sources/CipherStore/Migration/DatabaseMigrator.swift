@@ -55,7 +55,7 @@ import Logging
 /// adopts that number once with ``migrate(_:adoptingUserVersion:)-(Connection,_)``: version
 /// *n* stands for the first *n* registered migrations.
 public struct DatabaseMigrator: Sendable {
-    private var migrations: [(name: String, body: @Sendable (Connection) throws -> Void)] = []
+    private var migrations: [(name: String, foreignKeyChecks: ForeignKeyChecks, body: @Sendable (Connection) throws -> Void)] = []
 
     /// Whether the snapshot taken before the migrations stays beside the database after they
     /// succeed, as `NAME.migration-snapshot` (a copy of the file before the last run of the
@@ -79,10 +79,24 @@ public struct DatabaseMigrator: Sendable {
     /// A migrator with no migrations yet.
     public init() {}
 
+    /// When a migration's foreign keys are checked, in GRDB's spelling.
+    public enum ForeignKeyChecks: Sendable {
+        /// Enforcement off while the migration runs, and every foreign key checked before it
+        /// commits (``MigrationError/foreignKeyViolation(table:)`` rolls it back): a migration
+        /// may rebuild tables in any order. The default.
+        case deferred
+        /// Enforced by SQLite at each statement, as the connection's configuration has it
+        /// (``Configuration/foreignKeys``), and checked again before the migration
+        /// commits: a violation fails the statement that makes it.
+        case immediate
+    }
+
     /// Adds a migration after the ones registered before. Names must be unique.
-    public mutating func registerMigration(_ name: String, _ body: @escaping @Sendable (Connection) throws -> Void) {
+    /// - Parameter foreignKeyChecks: ``ForeignKeyChecks/deferred`` by default, as in GRDB.
+    public mutating func registerMigration(_ name: String, foreignKeyChecks: ForeignKeyChecks = .deferred,
+                                           _ body: @escaping @Sendable (Connection) throws -> Void) {
         precondition(!migrations.contains { $0.name == name }, "migration \(name) is registered twice")
-        migrations.append((name, body))
+        migrations.append((name, foreignKeyChecks, body))
     }
 
     /// The names of the registered migrations, in order.
@@ -292,7 +306,7 @@ public struct DatabaseMigrator: Sendable {
     /// - Throws: the failing migration's error, unchanged for an in-memory database, as a
     ///   ``FailedMigration`` for a file (which the snapshot's restore turns into a
     ///   ``MigrationError``).
-    private func run(_ pending: [(name: String, body: @Sendable (Connection) throws -> Void)], on db: Connection) throws {
+    private func run(_ pending: [(name: String, foreignKeyChecks: ForeignKeyChecks, body: @Sendable (Connection) throws -> Void)], on db: Connection) throws {
         let foreignKeysWereOn = try db.fetchScalar(Bool.self, sql: "PRAGMA foreign_keys") ?? false
         // foreign_keys cannot change inside a transaction: switch it off around each one.
         try db.execute(sql: "PRAGMA foreign_keys = OFF")
@@ -300,6 +314,8 @@ public struct DatabaseMigrator: Sendable {
         let wrapsErrors = MigrationSnapshot(for: db) != nil
         for migration in pending {
             do {
+                // foreign_keys cannot change inside a transaction: set before each one.
+                try db.execute(sql: migration.foreignKeyChecks == .immediate && foreignKeysWereOn ? "PRAGMA foreign_keys = ON" : "PRAGMA foreign_keys = OFF")
                 try db.inTransaction(.immediate) {
                     try migration.body(db)
                     if let violation = try db.fetchOne(sql: "PRAGMA foreign_key_check") {
