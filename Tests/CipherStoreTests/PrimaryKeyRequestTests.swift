@@ -138,6 +138,22 @@ import Testing
         #expect(try rowids.fetchAll(db) == [3, 2, 1])
     }
 
+    /// `groupByPrimaryKey()`: one group per record, so an association aggregate after it reads
+    /// one player's memberships per group.
+    @Test func groupByPrimaryKeyGroupsByTheKeysColumns() throws {
+        let grouped = Player.select(Column("id"), count(Column("id")).forKey("n")).groupByPrimaryKey().orderByPrimaryKey()
+        #expect(try grouped.makeSQL(db).sql == #"SELECT "id", COUNT("id") AS "n" FROM "player" GROUP BY "id" ORDER BY "id""#)
+        let composite = Citizenship.select(Column("since")).groupByPrimaryKey()
+        #expect(try composite.makeSQL(db).sql == #"SELECT "since" FROM "citizenship" GROUP BY "countryCode", "playerId""#)
+        let members = Player.select(Column("id")).annotated(with: Player.memberships.count).groupByPrimaryKey()
+            .having(Player.memberships.count >= 2 || count(Column("id")) > 1).orderByPrimaryKey()
+        let expected = try db.fetchAll(sql: """
+            SELECT id, (SELECT COUNT(*) FROM citizenship WHERE playerId = player.id) FROM player GROUP BY id
+            HAVING (SELECT COUNT(*) FROM citizenship WHERE playerId = player.id) >= 2 OR count(id) > 1 ORDER BY id
+            """)
+        #expect(try members.asRequest(of: Row.self).fetchAll(db).map(\.values) == expected.map(\.values) && !expected.isEmpty)
+    }
+
     @Test func aTemporaryTableIsTheOneItsNameReads() throws {
         // The main table's columns are known first: the temporary table's replace them.
         #expect(try Note.orderByPrimaryKey().fetchAll(db).map(\.body) == ["a", "b", "c"])

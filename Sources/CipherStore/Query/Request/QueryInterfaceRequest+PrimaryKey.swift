@@ -1,5 +1,5 @@
-/// Ordering and selecting by the table's primary key, whatever its columns, in GRDB's
-/// spelling:
+/// Ordering, grouping and selecting by the table's primary key, whatever its columns, in
+/// GRDB's spelling:
 ///
 /// ```swift
 /// let players = try Player.all().orderByPrimaryKey().fetchAll(db)        // ORDER BY "id"
@@ -7,7 +7,8 @@
 /// let keys = try Citizenship.selectPrimaryKey(as: Row.self).fetchAll(db)  // both key columns
 /// ```
 ///
-/// The key is read from the schema when the request runs: the primary key's columns in key
+/// `groupByPrimaryKey()` groups by it (`GROUP BY "id"`). The key is read from the schema when
+/// the request runs: the primary key's columns in key
 /// order, or the rowid for a table without one. A view or a common table expression has no
 /// primary key: such a request throws a ``DatabaseError`` before anything runs.
 extension QueryInterfaceRequest {
@@ -15,6 +16,14 @@ extension QueryInterfaceRequest {
     /// descending).
     public func orderByPrimaryKey() -> Self {
         order(SQLOrdering(node: .primaryKey, direction: ""))
+    }
+
+    /// Groups by the primary key (`GROUP BY "id"`), replacing any previous grouping: with
+    /// association aggregates after it, one group per record.
+    public func groupByPrimaryKey() -> Self {
+        var request = self
+        request.relation.groups = [.primaryKey]
+        return request
     }
 
     /// Selects the primary key's columns and fetches each row as `type`: the key's value for
@@ -28,6 +37,11 @@ extension TableRecord {
     /// All records, ordered by the primary key.
     public static func orderByPrimaryKey() -> QueryInterfaceRequest<Self> {
         all().orderByPrimaryKey()
+    }
+
+    /// All records, grouped by the primary key.
+    public static func groupByPrimaryKey() -> QueryInterfaceRequest<Self> {
+        all().groupByPrimaryKey()
     }
 
     /// The primary keys of all records, each fetched as `type`.
@@ -45,7 +59,7 @@ extension Association {
 
 extension SQLRelation {
     /// The relation with the primary key's placeholder (``SQLExpression/Node/primaryKey``)
-    /// replaced by the key's columns, in its orderings and its selection; its joins' are
+    /// replaced by the key's columns, in its orderings, groups and selection; its joins' are
     /// replaced when they are rendered.
     /// - Throws: ``DatabaseError`` when the table has no primary key (a view, a common table
     ///   expression, a table whose columns take all of the rowid's names).
@@ -58,7 +72,7 @@ extension SQLRelation {
             if case .expression(let node) = selection.kind { return isKey(node) }
             return false
         }
-        guard selectsKey || orderings.contains(where: { isKey($0.node) }) else { return self }
+        guard selectsKey || orderings.contains(where: { isKey($0.node) }) || groups.contains(where: isKey) else { return self }
         if commonTableExpressions.contains(where: { KnownColumns.folded($0.name) == KnownColumns.folded(table) }) {
             throw DatabaseError(resultCode: .SQLITE_ERROR, message: "\(table) is a common table expression, which has no primary key to order or select by (orderByPrimaryKey(), selectPrimaryKey(as:)); name its columns instead; nothing was run")
         }
@@ -67,6 +81,7 @@ extension SQLRelation {
         resolved.orderings = orderings.flatMap { ordering in
             isKey(ordering.node) ? columns.map { SQLOrdering(node: .column($0), direction: ordering.direction) } : [ordering]
         }
+        resolved.groups = groups.flatMap { isKey($0) ? columns.map { SQLExpression.Node.column($0) } : [$0] }
         resolved.selection = selection.flatMap { selection in
             guard case .expression(let node) = selection.kind, isKey(node) else { return [selection] }
             return columns.map { SQLSelection(kind: .expression(.column($0))) }
