@@ -304,6 +304,22 @@ import Testing
         #expect(try db.fetchOne(Tally.self, sql: "SELECT * FROM tally") == Tally(id: 1, label: "a", count: 7))
         let fetched = try Player(name: "Barbara", score: 3).upsertAndFetchCopy(db)
         #expect(fetched.name == "Barbara" && fetched.id == 2)
+
+        // GRDB's non-mutating forms on a PersistableRecord, and the row decoded as another type.
+        struct Label: Codable, FetchableRecord, PersistableRecord {
+            static let databaseTableName = "tally"
+            var label: String
+        }
+        let asTally = try Label(label: "b").insertAndFetch(db, as: Tally.self)
+        #expect(asTally == Tally(id: 2, label: "b", count: 7))
+        let asLabel = try Label(label: "c").insertAndFetch(db)
+        #expect(asLabel.label == "c")
+        var mutable = NewTally(label: "d")
+        #expect(try mutable.insertAndFetch(db, as: Tally.self) == Tally(id: 4, label: "d", count: 7))
+        #expect(mutable.id == nil, "NewTally sets no id in didInsert: the record is as it was")
+        #expect(try Tally.fetchAll(db, sql: "SELECT * FROM tally ORDER BY id") == [
+            Tally(id: 1, label: "a", count: 7), Tally(id: 2, label: "b", count: 7), Tally(id: 3, label: "c", count: 7), Tally(id: 4, label: "d", count: 7),
+        ])
     }
 
     @Test func datesAndUUIDsAreStoredAsTheRecordTypeChooses() throws {

@@ -199,32 +199,44 @@ extension MutablePersistableRecord {
     }
 }
 
-extension MutablePersistableRecord where Self: FetchableRecord {
-    /// Inserts the record and returns the row as stored (defaults and triggers applied):
-    /// `INSERT … RETURNING *`. Runs the insert callbacks on the record.
+extension MutablePersistableRecord {
+    /// Inserts the record and returns the row as stored (defaults and triggers applied),
+    /// decoded as `type`: `INSERT … RETURNING *`. Runs the insert callbacks on the record.
     /// - Throws: a ``DatabaseError`` naming the linked SQLite when it is older than 3.35
     ///   (nothing is written), or the errors of `insert(_:onConflict:)`.
-    public mutating func insertAndFetch(_ db: Connection, onConflict: ConflictResolution? = nil) throws -> Self {
+    public mutating func insertAndFetch<T: FetchableRecord>(_ db: Connection, onConflict: ConflictResolution? = nil, as type: T.Type) throws -> T {
+        try performInsertAndFetch(db, onConflict: onConflict, as: T.self)
+    }
+
+    /// Upserts the record (see `upsert(_:)`) and returns the row as stored, decoded as `type`.
+    public mutating func upsertAndFetch<T: FetchableRecord>(_ db: Connection, as type: T.Type) throws -> T {
+        try performUpsertAndFetch(db, as: T.self)
+    }
+
+    /// `insertAndFetch`, under a name of its own: a ``PersistableRecord``'s non-mutating
+    /// forms, more specific, would otherwise call themselves.
+    mutating func performInsertAndFetch<T: FetchableRecord>(_ db: Connection, onConflict: ConflictResolution?, as type: T.Type) throws -> T {
         try SQLiteFeature.returning.require("insertAndFetch")
         let verb = PersistenceConflictPolicy.clause(onConflict, Self.persistenceConflictPolicy.conflictResolutionForInsert)
             .map { "INSERT OR \($0.rawValue) INTO " } ?? "INSERT INTO "
-        return try fetchReturned(db) { _, columns in
+        return try fetchReturned(db, as: T.self) { _, columns in
             verb + Connection.quoteIdentifier(Self.databaseTableName) + " (" + columns.map { Connection.quoteIdentifier($0.name) }.joined(separator: ", ")
                 + ") VALUES (" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ") RETURNING *, rowid"
         }
     }
 
-    /// Upserts the record (see `upsert(_:)`) and returns the row as stored.
-    public mutating func upsertAndFetch(_ db: Connection) throws -> Self {
+    /// `upsertAndFetch`, under a name of its own (see `performInsertAndFetch`).
+    mutating func performUpsertAndFetch<T: FetchableRecord>(_ db: Connection, as type: T.Type) throws -> T {
         try SQLiteFeature.returning.require("upsertAndFetch")
-        return try fetchReturned(db) { record, columns in try record.upsertSQL(db, columns) + " RETURNING *, rowid" }
+        return try fetchReturned(db, as: T.self) { record, columns in try record.upsertSQL(db, columns) + " RETURNING *, rowid" }
     }
 
     /// The save and insert callbacks around the statement `sql` makes for the record's
-    /// columns, which returns the stored row then its rowid.
-    private mutating func fetchReturned(_ db: Connection, sql: (Self, [(name: String, value: DatabaseValue)]) throws -> String) throws -> Self {
+    /// columns, which returns the stored row then its rowid; the row decoded as `type`.
+    private mutating func fetchReturned<T: Decodable>(_ db: Connection, as type: T.Type,
+                                                      sql: (Self, [(name: String, value: DatabaseValue)]) throws -> String) throws -> T {
         try willSave(db)
-        var stored: Self?
+        var stored: T?
         try saving(db) { record in
             try record.inserting(db) { record in
                 let columns = try RecordEncoder.columns(of: record)
@@ -232,7 +244,7 @@ extension MutablePersistableRecord where Self: FetchableRecord {
                 guard let row = try db.fetchOne(sql: statement, arguments: .positional(columns.map(\.value))) else {
                     throw DatabaseError(resultCode: .SQLITE_ERROR, message: "the INSERT into \(Self.databaseTableName) returned no row (a conflict it ignored); nothing was written", sql: statement)
                 }
-                stored = try db.decode(Self.self, from: row)
+                stored = try db.decode(T.self, from: row)
                 return InsertionSuccess(rowID: try row.value(at: row.count - 1), persistenceContainer: PersistenceSuccess(columns).persistenceContainer)
             }
         }
@@ -240,6 +252,50 @@ extension MutablePersistableRecord where Self: FetchableRecord {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "aroundInsert or aroundSave of \(Self.self) returned without the row the INSERT stored; call insert() and save() once and return their result")
         }
         return stored
+    }
+}
+
+extension MutablePersistableRecord where Self: FetchableRecord {
+    /// Inserts the record and returns the row as stored (defaults and triggers applied):
+    /// `INSERT … RETURNING *`. Runs the insert callbacks on the record.
+    /// - Throws: a ``DatabaseError`` naming the linked SQLite when it is older than 3.35
+    ///   (nothing is written), or the errors of `insert(_:onConflict:)`.
+    public mutating func insertAndFetch(_ db: Connection, onConflict: ConflictResolution? = nil) throws -> Self {
+        try performInsertAndFetch(db, onConflict: onConflict, as: Self.self)
+    }
+
+    /// Upserts the record (see `upsert(_:)`) and returns the row as stored.
+    public mutating func upsertAndFetch(_ db: Connection) throws -> Self {
+        try performUpsertAndFetch(db, as: Self.self)
+    }
+}
+
+extension PersistableRecord {
+    /// Inserts the record and returns the row as stored, decoded as `type` (see
+    /// `MutablePersistableRecord.insertAndFetch(_:onConflict:as:)`); the callbacks run on a copy.
+    public func insertAndFetch<T: FetchableRecord>(_ db: Connection, onConflict: ConflictResolution? = nil, as type: T.Type) throws -> T {
+        var copy = self
+        return try copy.performInsertAndFetch(db, onConflict: onConflict, as: T.self)
+    }
+
+    /// Upserts the record and returns the row as stored, decoded as `type`; the callbacks run on a copy.
+    public func upsertAndFetch<T: FetchableRecord>(_ db: Connection, as type: T.Type) throws -> T {
+        var copy = self
+        return try copy.performUpsertAndFetch(db, as: T.self)
+    }
+}
+
+extension PersistableRecord where Self: FetchableRecord {
+    /// Inserts the record and returns the row as stored; the callbacks run on a copy.
+    public func insertAndFetch(_ db: Connection, onConflict: ConflictResolution? = nil) throws -> Self {
+        var copy = self
+        return try copy.performInsertAndFetch(db, onConflict: onConflict, as: Self.self)
+    }
+
+    /// Upserts the record and returns the row as stored; the callbacks run on a copy.
+    public func upsertAndFetch(_ db: Connection) throws -> Self {
+        var copy = self
+        return try copy.performUpsertAndFetch(db, as: Self.self)
     }
 }
 
