@@ -251,6 +251,11 @@ import Testing
             // The same SQL as the Column values the closures name.
             #expect(try Player.filter { $0.score >= 500 }.order(\.score).makeSQL(db).sql
                     == Player.filter(Column("score") >= 500).order(Column("score")).makeSQL(db).sql)
+            // A key path selects one column, statically too; rows still decode as the record's type.
+            #expect(try Player.select(\.name).makeSQL(db).sql == #"SELECT "name" FROM "player""#)
+            #expect(try Player.select(\.name).order(\.name).asRequest(of: String.self).fetchAll(db)
+                    == (try db.fetchAll(String.self, sql: "SELECT name FROM player ORDER BY name")))
+            #expect(try Player.annotated { $0.score * 2 }.makeSQL(db).sql == #"SELECT *, "score" * ? FROM "player""#)
 
             // A misspelled column in a record's Columns is checked like any other.
             #expect {

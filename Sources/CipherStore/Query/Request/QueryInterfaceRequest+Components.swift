@@ -108,6 +108,17 @@ extension TableRecord {
         try all().select(selection)
     }
 
+    /// A request selecting the one column or expression the closure makes: `Player.select(\.name)`;
+    /// rows still decode as the record.
+    public static func select(_ selection: (DatabaseComponents) throws -> any SQLSelectable) rethrows -> QueryInterfaceRequest<Self> {
+        try all().select(selection)
+    }
+
+    /// Every record, with more selected after its columns: `Player.annotated { $0.score * 2 }`.
+    public static func annotated(with selection: (DatabaseComponents) throws -> any SQLSelectable) rethrows -> QueryInterfaceRequest<Self> {
+        try all().annotated(with: selection)
+    }
+
     /// A request selecting what the closure makes, fetched as `type`:
     /// `Player.select({ max($0.score) }, as: Int.self)`.
     public static func select<T>(_ selection: (DatabaseComponents) throws -> any SQLSelectable, as type: T.Type) rethrows -> QueryInterfaceRequest<T> {
