@@ -92,7 +92,10 @@ public struct DatabaseMigrator: Sendable {
     }
 
     /// Adds a migration after the ones registered before. Names must be unique.
-    /// - Parameter foreignKeyChecks: ``ForeignKeyChecks/deferred`` by default, as in GRDB.
+    /// - Parameters:
+    ///   - name: the migration's name, recorded in the database once it has run.
+    ///   - foreignKeyChecks: ``ForeignKeyChecks/deferred`` by default, as in GRDB.
+    ///   - body: the migration, run in its own transaction.
     public mutating func registerMigration(_ name: String, foreignKeyChecks: ForeignKeyChecks = .deferred,
                                            _ body: @escaping @Sendable (Connection) throws -> Void) {
         precondition(!migrations.contains { $0.name == name }, "migration \(name) is registered twice")

@@ -9,7 +9,7 @@
 ///
 /// Conforming needs nothing more than `Decodable`: every method has its implementation,
 /// the same as the connection's (`Connection/fetchAll(_:sql:arguments:)`,
-/// `Connection/fetchOne(_:sql:arguments:)`, ``Connection/fetchCursor(_:sql:arguments:)``),
+/// `Connection/fetchOne(_:sql:arguments:)`, ``Connection/fetchCursor(_:sql:arguments:)->RecordCursor<Record>``),
 /// with the same errors.
 public protocol FetchableRecord: Decodable {
     /// How the date in `column` is read; ``DatabaseDateDecodingStrategy/deferredToDate`` by
@@ -35,7 +35,7 @@ extension FetchableRecord {
     }
 
     /// A cursor that decodes rows as this record one at a time. See
-    /// ``Connection/fetchCursor(_:sql:arguments:)``.
+    /// ``Connection/fetchCursor(_:sql:arguments:)->RecordCursor<Record>``.
     /// - Throws: ``DatabaseError``; the cursor's ``RecordCursor/next()`` also throws ``RecordDecodingError``.
     public static func fetchCursor(_ db: Connection, sql: String, arguments: StatementArguments = .none) throws -> RecordCursor<Self> {
         try db.fetchCursor(Self.self, sql: sql, arguments: arguments)
