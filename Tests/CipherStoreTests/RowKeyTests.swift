@@ -95,7 +95,7 @@ import Testing
         let first = Note(id: 1, body: "edited")
         func refused(_ error: any Error) -> Bool {
             guard case RecordError.keyNamesSeveralRows(let table, let column) = error else { return false }
-            return table == "note" && column == "id" && "\(error)".contains("Declare id PRIMARY KEY or give it a UNIQUE index")
+            return table == "note" && column == "id" && "\(error)".contains("Declare id PRIMARY KEY or give it such a UNIQUE index")
         }
         #expect(performing: { try first.update(db) }, throws: refused)
         #expect(performing: { try first.delete(db) }, throws: refused)
@@ -137,5 +137,88 @@ import Testing
         try player.save(db)
         #expect(player.log.events == ["willUpdate", "didUpdate"])
         #expect(try rows("SELECT id || ':' || name FROM player") == ["1:Arthur II"])
+    }
+
+    /// A record with an `id` and a name, for the tables below.
+    struct Named: Codable, Equatable, FetchableRecord, PersistableRecord {
+        static let databaseTableName = "named"
+        var id: String
+        var name: String
+    }
+
+    @Test func aTemporaryTableIsFoundByItsOwnPrimaryKey() throws {
+        try db.executeScript("""
+            CREATE TEMP TABLE legacyUser(uuid TEXT PRIMARY KEY NOT NULL, id INTEGER NOT NULL, name TEXT NOT NULL);
+            INSERT INTO temp.legacyUser VALUES ('t1', 5, 'tina'), ('t2', 5, 'tom');
+            """)
+        // The temporary table shadows the main one of the same name, as SQLite reads the name.
+        let all = "SELECT uuid || ':' || name FROM temp.legacyUser ORDER BY uuid"
+        try LegacyUser(uuid: "t1", id: 5, name: "tania").update(db)
+        #expect(try rows(all) == ["t1:tania", "t2:tom"])
+        #expect(try LegacyUser.deleteOne(db, key: "t2"))
+        #expect(try rows(all) == ["t1:tania"])
+        #expect(try rows("SELECT uuid FROM main.legacyUser ORDER BY uuid") == ["u1", "u2", "u3"], "the main table is untouched")
+
+        try db.executeScript("CREATE TEMP TABLE named(id TEXT, name TEXT); INSERT INTO temp.named VALUES ('k', 'a'), ('k', 'b');")
+        #expect(performing: { try Named(id: "k", name: "z").delete(db) }, throws: { ($0 as? RecordError) == .keyNamesSeveralRows(table: "named", column: "id") })
+        #expect(try rows("SELECT name FROM temp.named ORDER BY name") == ["a", "b"])
+    }
+
+    @Test func aUniqueIndexUnderAnotherCollationThanItsColumnsIsNoKey() throws {
+        // `id = 'a'` compares under NOCASE and finds 'A' too, though the index keeps both.
+        try db.executeScript("""
+            CREATE TABLE named(uuid TEXT PRIMARY KEY, id TEXT COLLATE NOCASE, name TEXT NOT NULL);
+            CREATE UNIQUE INDEX named_id ON named(id COLLATE BINARY);
+            INSERT INTO named VALUES ('u1', 'a', 'x'), ('u2', 'A', 'y');
+            """)
+        let all = "SELECT uuid || ':' || name FROM named ORDER BY uuid"
+        #expect(performing: { try Named(id: "a", name: "changed").update(db) }, throws: { ($0 as? RecordError) == .keyNamesSeveralRows(table: "named", column: "id") })
+        // A key of one value is then the primary key's: no uuid is 'a'.
+        #expect(try Named.deleteOne(db, key: "a") == false)
+        #expect(try rows(all) == ["u1:x", "u2:y"], "nothing was changed")
+        // Under the column's own collation, the index makes `id` a key.
+        try db.executeScript("DROP INDEX named_id; DELETE FROM named WHERE uuid = 'u2'; CREATE UNIQUE INDEX named_id ON named(id);")
+        try Named(id: "A", name: "changed").update(db)
+        #expect(try rows(all) == ["u1:changed"])
+    }
+
+    @Test func namesAreFoldedAsSQLiteFoldsThemOnlyForASCII() throws {
+        struct Umlaut: Codable, FetchableRecord, PersistableRecord {
+            static let databaseTableName = "umlaut"
+            static let primaryKeyColumn = "ä"
+            var ä: Int64
+            var name: String
+        }
+        // "Ä" is unique, "ä" (another column to SQLite) repeats.
+        try db.executeScript("""
+            CREATE TABLE umlaut(name TEXT NOT NULL, "Ä" INTEGER UNIQUE, "ä" INTEGER);
+            INSERT INTO umlaut VALUES ('a', 1, 5), ('b', 2, 5);
+            """)
+        #expect(performing: { try Umlaut(ä: 5, name: "z").update(db) }, throws: { ($0 as? RecordError) == .keyNamesSeveralRows(table: "umlaut", column: "ä") })
+        #expect(try rows("SELECT name FROM umlaut ORDER BY name") == ["a", "b"])
+    }
+
+    @Test func aViewKeepsItsKeyColumnOnEitherSQLCipher() throws {
+        try db.executeScript("CREATE VIEW namedView AS SELECT uuid AS id, name FROM legacyUser")
+        struct Viewed: Codable, Equatable, FetchableRecord, TableRecord {
+            static let databaseTableName = "namedView"
+            var id: String
+            var name: String
+        }
+        #expect(try Viewed.fetchOne(db, key: "u2") == Viewed(id: "u2", name: "bob"))
+    }
+
+    @Test func anOverriddenKeyColumnThatRepeatsIsNamedInTheError() throws {
+        struct Coded: Codable, FetchableRecord, PersistableRecord {
+            static let databaseTableName = "coded"
+            static let primaryKeyColumn = "code"
+            var code: String
+            var name: String
+        }
+        try db.executeScript("CREATE TABLE coded(id INTEGER PRIMARY KEY, code TEXT, name TEXT); INSERT INTO coded(code, name) VALUES ('c', 'a'), ('c', 'b');")
+        #expect(performing: { try Coded(code: "c", name: "z").update(db) }, throws: { error in
+            (error as? RecordError) == .keyNamesSeveralRows(table: "coded", column: "code") && "\(error)".contains("code can hold one value in several rows")
+        })
+        #expect(try rows("SELECT name FROM coded ORDER BY id") == ["a", "b"])
     }
 }

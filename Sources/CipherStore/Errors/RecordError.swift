@@ -28,8 +28,9 @@ public enum RecordError: Error, Sendable, Equatable, CustomStringConvertible {
     /// the new key would find another row, or none. Nothing was written.
     case primaryKeyChanged(table: String, primaryKey: String)
     /// The record's key column (``TableRecord/primaryKeyColumn``, `id` by default) is neither
-    /// the table's primary key nor unique in it, and the table declares no primary key to find
-    /// the row by instead: one value could name several rows. Nothing was run.
+    /// the table's primary key nor unique in it as `column = ?` compares, and the row cannot
+    /// be found by the table's primary key instead (it has none, or the record lacks it): one
+    /// value could name several rows. Nothing was run.
     case keyNamesSeveralRows(table: String, column: String)
 
     public var description: String {
@@ -48,7 +49,7 @@ public enum RecordError: Error, Sendable, Equatable, CustomStringConvertible {
         case .primaryKeyChanged(let table, let primaryKey):
             return "updateChanges finds the row of \(table) by its \(primaryKey), and the record's \(primaryKey) changed: the new one would update another row, or none, so nothing was written. Change a primary key with updateAll or SQL (UPDATE … SET \(primaryKey) = …), then fetch the record again."
         case .keyNamesSeveralRows(let table, let column):
-            return "\(column) is neither the primary key of \(table) nor unique in it, and \(table) declares no primary key, so one \(column) could name several rows: nothing was run. Declare \(column) PRIMARY KEY or give it a UNIQUE index, or name a unique column with static let primaryKeyColumn."
+            return "\(column) can hold one value in several rows of \(table): it is not its primary key, nor unique as \(column) = ? compares (a UNIQUE index without WHERE, under the column's own collation), and the row cannot be found by a primary key instead, so nothing was run. Declare \(column) PRIMARY KEY or give it such a UNIQUE index, or name a unique column with static let primaryKeyColumn (a record without it is found by the table's primary key)."
         case .rowIDOutOfRange(let table, let rowID, let idType):
             return "The new row of \(table) has rowid \(rowID), which does not fit the record's id type \(idType); the row was inserted, the record's id was not set. Declare id as Int64?."
         }

@@ -189,6 +189,10 @@ extension Connection {
         let keyColumns = try rowKeyColumns(ofTable: table, preferred: primaryKey)
         let key = keyColumns.compactMap(column)
         guard key.count == keyColumns.count else {
+            // The record has its key column, which repeats, and lacks the primary key.
+            if keyColumns != [primaryKey], column(primaryKey) != nil {
+                throw RecordError.keyNamesSeveralRows(table: table, column: primaryKey)
+            }
             throw RecordError.missingPrimaryKey(table: table, primaryKey: keyColumns.joined(separator: ", "), recordType: "\(recordType)")
         }
         guard !key.contains(where: { $0.value.isNull }) else { throw RecordError.nilPrimaryKey(table: table, primaryKey: Self.keyDescription(key)) }

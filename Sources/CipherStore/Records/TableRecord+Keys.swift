@@ -216,10 +216,10 @@ extension TableRecord {
     /// BINARY on a NOCASE column), so that the key finds the one row the index guarantees.
     static func keyRequest(_ keys: [[String: DatabaseValue]], uniqueKeys: [Connection.UniqueKey]) -> QueryInterfaceRequest<Self> {
         let conditions: [SQLExpression.Node] = keys.map { key in
-            let columns = Set(key.keys.map { $0.lowercased() })
+            let columns = Set(key.keys.map(KnownColumns.folded))
             let collations = uniqueKeys.first { $0.columns == columns }?.collations ?? [:]
             return .balanced(key.sorted { $0.key < $1.key }.map { column, value in
-                guard let collation = collations[column.lowercased()] else { return .binary(.column(column), "=", .value(value)) }
+                guard let collation = collations[KnownColumns.folded(column)] else { return .binary(.column(column), "=", .value(value)) }
                 return .binary(.column(column), "=", .postfix(.value(value), " COLLATE " + Connection.quoteIdentifier(collation)))
             }, by: "AND")
         }
@@ -263,7 +263,7 @@ extension TableRecord {
         }
         let uniqueKeys = try db.uniqueKeys(ofTable: databaseTableName)
         for key in keys {
-            let columns = Set(key.keys.map { $0.lowercased() })
+            let columns = Set(key.keys.map(KnownColumns.folded))
             guard !uniqueKeys.contains(where: { $0.columns == columns }) else { continue }
             let known = uniqueKeys.map { "(" + $0.columns.sorted().joined(separator: ", ") + ")" }.joined(separator: ", ")
             throw DatabaseError(resultCode: .SQLITE_MISUSE,
@@ -280,7 +280,7 @@ extension TableRecord {
     /// Why a dictionary key cannot name a record, or `nil` when it can.
     private static func dictionaryKeyProblem(_ key: [String: (any DatabaseValueConvertible)?]) -> String? {
         if key.isEmpty { return "a key given as a dictionary needs at least one column" }
-        let names = key.keys.map { $0.lowercased() }
+        let names = key.keys.map(KnownColumns.folded)
         if Set(names).count < names.count {
             return "the key (\(key.keys.sorted().joined(separator: ", "))) names a column twice (names are compared without case)"
         }
@@ -301,7 +301,7 @@ extension TableRecord {
                 stored[column] = databaseValue
             }
             guard stored.count == key.count else { continue }
-            if seen.insert(Dictionary(stored.map { ($0.key.lowercased(), $0.value) }) { first, _ in first }).inserted {
+            if seen.insert(Dictionary(stored.map { (KnownColumns.folded($0.key), $0.value) }) { first, _ in first }).inserted {
                 result.append(stored)
             }
         }
@@ -370,7 +370,8 @@ extension TableRecord where Self: FetchableRecord {
 
 extension Connection {
     /// Columns whose values name at most one row, and how the index that makes them unique
-    /// compares each (its collation, by lowercased column; none for the rowid and an
+    /// compares each (its collation, by column name with ASCII letters lowercased, as SQLite
+    /// matches names; none for the rowid and an
     /// `INTEGER PRIMARY KEY`).
     struct UniqueKey {
         let columns: Set<String>
@@ -391,17 +392,18 @@ extension Connection {
             guard try index.value(Int.self, named: "unique") == 1, try index.value(Int.self, named: "partial") == 0 else { continue }
             let name: String = try index.value(named: "name")
             let keyColumns = try fetchAll(sql: "PRAGMA index_xinfo(\(Self.quoteIdentifier(name)))").filter { try $0.value(Int.self, named: "key") == 1 }
-            let columns = try keyColumns.map { try $0.value(String?.self, named: "name")?.lowercased() }
+            let columns = try keyColumns.map { try $0.value(String?.self, named: "name").map(KnownColumns.folded) }
             // An index on an expression has no name for that column: not a key of columns.
             guard !columns.contains(nil) else { continue }
             var collations: [String: String] = [:]
             for (column, info) in zip(columns, keyColumns) { collations[column!] = try info.value(String.self, named: "coll") }
             add(UniqueKey(columns: Set(columns.map { $0! }), collations: collations))
         }
-        let shape = try TableShape.read(table, in: self)
-        add(UniqueKey(columns: Set(shape.primaryKey.map { $0.lowercased() }), collations: [:]))
+        // The table SQLite reads under that name, as PRAGMA index_list above: a temporary one first.
+        let shape = try TableShape.read(table, schema: schemaObject(named: table)?.schema ?? "main", in: self)
+        add(UniqueKey(columns: Set(shape.primaryKey.map(KnownColumns.folded)), collations: [:]))
         if shape.rowidName != nil {
-            let taken = Set(shape.columns.map { $0.lowercased() })
+            let taken = Set(shape.columns.map(KnownColumns.folded))
             for name in ["rowid", "_rowid_", "oid"] where !taken.contains(name) { add(UniqueKey(columns: [name], collations: [:])) }
         }
         return keys

@@ -96,20 +96,12 @@ extension Connection {
     /// - Throws: ``DatabaseError`` when `table` is not a table of the database, or has neither
     ///   (its columns take the rowid's three names).
     func primaryKeyOrRowid(ofTable table: String) throws -> [String] {
-        func objectType(in master: String) throws -> String? {
-            try fetchScalar(String.self, sql: "SELECT type FROM \(master) WHERE name = ? COLLATE NOCASE AND type IN ('table', 'view')", arguments: [table])
-        }
-        var schema = "temp"
-        var kind = try objectType(in: "sqlite_temp_master")
-        if kind == nil {
-            schema = "main"
-            kind = try objectType(in: "sqlite_master")
-        }
-        guard kind == "table" else {
-            let what = kind == "view" ? "\(table) is a view" : "\(table) is not a table of the database"
+        let object = try schemaObject(named: table)
+        guard let object, object.type == "table" else {
+            let what = object?.type == "view" ? "\(table) is a view" : "\(table) is not a table of the database"
             throw DatabaseError(resultCode: .SQLITE_ERROR, message: "\(what), which has no primary key to order or select by (orderByPrimaryKey(), selectPrimaryKey(as:)); name its columns instead; nothing was run")
         }
-        let shape = try TableShape.read(table, schema: schema, in: self)
+        let shape = try TableShape.read(table, schema: object.schema, in: self)
         if !shape.primaryKey.isEmpty { return shape.primaryKey }
         guard let rowid = shape.rowidName else {
             throw DatabaseError(resultCode: .SQLITE_ERROR, message: "\(table) has no primary key, and its columns take all of the rowid's names (rowid, _rowid_, oid): name the columns to order or select by instead of orderByPrimaryKey() or selectPrimaryKey(as:); nothing was run")
