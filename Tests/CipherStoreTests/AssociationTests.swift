@@ -460,6 +460,13 @@ import Testing
             let refused = #expect(throws: DatabaseError.self) { try request.asRequest(of: Row.self).fetchAll(db) }
             #expect(refused?.message?.contains("groups its rows by other columns than author's primary key") == true && refused?.message?.contains("nothing was run") == true)
         }
+        // Grouped by the rowid, or by the key through the request's own alias, each group is one author too.
+        let alias = TableAlias()
+        for request in [Author.select(Column("id")).group(Column("rowid")).annotated(with: Author.books.count).order(Column("id")),
+                        Author.aliased(alias).select(Column("id")).group(alias[Column("id")]).annotated(with: Author.books.count).order(Column("id"))] {
+            let counts = try request.asRequest(of: Row.self).fetchAll(db)
+            #expect(counts.map(\.values) == (try db.fetchAll(sql: "SELECT id, (SELECT COUNT(*) FROM book WHERE book.authorId = author.id) FROM author ORDER BY id")).map(\.values))
+        }
         // Grouped by the key as well, each group is one author: the rows of the same SQL.
         let byAuthor = try Author.select(Column("id"), Column("country")).group(Column("id"), Column("country"))
             .having(Author.books.count == 1 || Column("country") == "FR").order(Column("id"))

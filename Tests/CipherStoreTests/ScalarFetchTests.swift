@@ -62,7 +62,8 @@ import Testing
         #expect(try literalPercent.fetchAll(db) == ["100% Binger"])
         #expect(try Author.filter(Column("name").like("100%")).fetchCount(db) == 2)
 
-        // UInt64 is no column type: the error says so and what to fetch instead.
+        // UInt64 is no column type: fetched as a value, it is decoded as a record, and the error
+        // says what to fetch instead.
         let unsigned = #expect(throws: RecordDecodingError.self) { try db.fetchAll(UInt64.self, sql: "SELECT id FROM author") }
         #expect(unsigned.map { "\($0)".contains("fetch Int64, and convert with UInt64(exactly:)") } == true)
         try db.close()

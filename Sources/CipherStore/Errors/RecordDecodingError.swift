@@ -75,8 +75,10 @@ public struct RecordDecodingError: Error, Sendable, Equatable, CustomStringConve
         case .invalidValue(let reason):
             return "\(subject): \(reason). Fix the stored value, or the property type's init(from:)."
         case .secondRecordFromRow(let first, let associations):
-            let known = associations.isEmpty ? "the request has no associations" : "the request's associations are " + associations.joined(separator: ", ")
-            return "\(subject): no column or association is named \(column ?? "so") (\(known)), and a record-typed property named by neither is read from the row's own columns, which \(first) already is; only one property may be. Name the property as its association is keyed (or key the association like the property: forKey:), or select the columns it needs."
+            guard !associations.isEmpty else {
+                return "\(subject): no column is named \(column ?? "so"), and a record-typed property named by no column is read from the row's own columns, which \(first) already is; only one property may be, as in GRDB. Decode the row as each record in turn (db.decode(_:from:) on a fetched Row), or select the columns under names of their own."
+            }
+            return "\(subject): no column or association is named \(column ?? "so") (the request's associations are \(associations.joined(separator: ", "))), and a record-typed property named by neither is read from the row's own columns, which \(first) already is; only one property may be. Name the property as its association is keyed (or key the association like the property: forKey:), or select the columns it needs."
         case .noToManyAssociation(let associations):
             let known = associations.isEmpty ? "the request has no associations" : "the request's associations are " + associations.joined(separator: ", ")
             return "\(subject): a collection property reads the to-many association of its name (including(all:)), and none is named \(column ?? "so") (\(known)). Name the property as its association is keyed, or key the association like the property (forKey:)."

@@ -43,11 +43,19 @@ extension SQLRelation {
             }
         }
         guard afterGrouping.contains(where: \.containsAggregate) else { return }
+        // Columns of this table: by name, or through the alias given to it (`alias[Column("id")]`).
         let grouped = Set(groups.compactMap { node -> String? in
-            if case .column(let name) = node { return KnownColumns.folded(name) }
-            return nil
+            switch node {
+            case .column(let name): return KnownColumns.folded(name)
+            case .aliasedColumn(let identity, let name) where identity == tableAlias: return KnownColumns.folded(name)
+            default: return nil
+            }
         })
         if let key = try? db.primaryKeyOrRowid(ofTable: table), key.allSatisfy({ grouped.contains(KnownColumns.folded($0)) }) { return }
+        // The rowid names one row too, under any of its names that no column takes.
+        let shape = try TableShape.read(table, schema: db.schemaObject(named: table)?.schema ?? "main", in: db)
+        let columns = Set(shape.columns.map(KnownColumns.folded))
+        if shape.rowidName != nil, ["rowid", "_rowid_", "oid"].contains(where: { grouped.contains($0) && !columns.contains($0) }) { return }
         throw DatabaseError(resultCode: .SQLITE_ERROR, message: "an association aggregate (count, isEmpty, sum… of an association) is worked out for each row of \(table), and this request groups its rows by other columns than \(table)'s primary key, so a group has no one row to work it out for (SQLite would take any); nothing was run. Use the aggregate in filter(_:) (before grouping), group by the primary key too, or write the aggregate over the group in SQL")
     }
 
