@@ -208,6 +208,36 @@ import Testing
         #expect(try Viewed.fetchOne(db, key: "u2") == Viewed(id: "u2", name: "bob"))
     }
 
+    /// A view whose INSTEAD OF triggers write its table: SQLite counts none of the view's rows
+    /// as changed, and what the triggers wrote is what tells whether the row was there.
+    @Test func aViewWrittenThroughItsTriggersReportsWhatTheyWrote() throws {
+        struct Person: Codable, Equatable, FetchableRecord, PersistableRecord {
+            static let databaseTableName = "person"
+            var id: Int64
+            var name: String
+        }
+        try db.executeScript("""
+            CREATE TABLE personBase(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+            INSERT INTO personBase VALUES (1, 'ann'), (2, 'bob');
+            CREATE VIEW person AS SELECT id, name FROM personBase;
+            CREATE TRIGGER personUpdate INSTEAD OF UPDATE ON person BEGIN UPDATE personBase SET name = NEW.name WHERE id = OLD.id; END;
+            CREATE TRIGGER personDelete INSTEAD OF DELETE ON person BEGIN DELETE FROM personBase WHERE id = OLD.id; END;
+            CREATE TRIGGER personInsert INSTEAD OF INSERT ON person BEGIN INSERT INTO personBase VALUES (NEW.id, NEW.name); END;
+            """)
+        let all = "SELECT id || ':' || name FROM personBase ORDER BY id"
+        try Person(id: 1, name: "anne").update(db)
+        #expect(try rows(all) == ["1:anne", "2:bob"])
+        #expect(performing: { try Person(id: 9, name: "nobody").update(db) }, throws: { ($0 as? RecordError) == .rowNotFound(table: "person", primaryKey: "id") })
+        // save updates the row it finds, and inserts only where there is none.
+        try Person(id: 2, name: "bobby").save(db)
+        try Person(id: 3, name: "cy").save(db)
+        #expect(try rows(all) == ["1:anne", "2:bobby", "3:cy"])
+        #expect(try Person(id: 3, name: "cy").delete(db))
+        #expect(try Person(id: 3, name: "cy").delete(db) == false)
+        #expect(try Person.deleteOne(db, key: 2))
+        #expect(try rows(all) == ["1:anne"])
+    }
+
     @Test func anOverriddenKeyColumnThatRepeatsIsNamedInTheError() throws {
         struct Coded: Codable, FetchableRecord, PersistableRecord {
             static let databaseTableName = "coded"

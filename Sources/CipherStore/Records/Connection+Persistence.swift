@@ -130,9 +130,10 @@ extension Connection {
             ? "\(quotedKey) = \(quotedKey)"
             : others.map { "\(Self.quoteIdentifier($0.name)) = ?" }.joined(separator: ", ")
         let verb = onConflict.map { "UPDATE OR \($0.rawValue) " } ?? "UPDATE "
+        let before = totalChangesCount
         try execute(sql: verb + "\(Self.quoteIdentifier(table)) SET \(assignments) WHERE " + Self.keyCondition(key),
                     arguments: .positional(others.map(\.value) + key.map(\.value)))
-        guard changesCount == 0 else { return }
+        guard !wroteRows(since: before) else { return }
         // UPDATE OR IGNORE changes nothing when it ignores a conflict: the row is there.
         let exists = try onConflict == .ignore && rowExists(in: table, key: key)
         guard exists else { throw RecordError.rowNotFound(table: table, primaryKey: Self.keyDescription(key)) }
@@ -150,8 +151,9 @@ extension Connection {
     public func delete<Record: Encodable>(_ record: Record, from table: String, primaryKey: String = "id") throws {
         let columns = try RecordEncoder.columns(of: record)
         let key = try recordKey(of: columns, table: table, primaryKey: primaryKey, recordType: Record.self)
+        let before = totalChangesCount
         try execute(sql: "DELETE FROM \(Self.quoteIdentifier(table)) WHERE " + Self.keyCondition(key), arguments: .positional(key.map(\.value)))
-        guard changesCount > 0 else { throw RecordError.rowNotFound(table: table, primaryKey: Self.keyDescription(key)) }
+        guard wroteRows(since: before) else { throw RecordError.rowNotFound(table: table, primaryKey: Self.keyDescription(key)) }
     }
 
     /// Deletes the row of `table` whose `primaryKey` column equals `key` (or, when that column
@@ -172,9 +174,10 @@ extension Connection {
         let value = key.databaseValue
         guard !value.isNull else { throw RecordError.nilPrimaryKey(table: table, primaryKey: primaryKey) }
         let column = try singleKeyColumn(ofTable: table, preferred: primaryKey)
+        let before = totalChangesCount
         try execute(sql: "DELETE FROM \(Self.quoteIdentifier(table)) WHERE \(Self.quoteIdentifier(column)) = ?",
                     arguments: .positional([value]))
-        guard changesCount > 0 else { throw RecordError.rowNotFound(table: table, primaryKey: column) }
+        guard wroteRows(since: before) else { throw RecordError.rowNotFound(table: table, primaryKey: column) }
     }
 
     /// The columns and values that find the record's row, checked: the `primaryKey` column
@@ -197,6 +200,14 @@ extension Connection {
         }
         guard !key.contains(where: { $0.value.isNull }) else { throw RecordError.nilPrimaryKey(table: table, primaryKey: Self.keyDescription(key)) }
         return key
+    }
+
+    /// Whether the UPDATE or DELETE just run wrote a row: its own count, or the connection's
+    /// total since `before`, which also counts what a view's INSTEAD OF trigger wrote (SQLite
+    /// counts no row of a view as changed). On a table, a statement that matched no row fires
+    /// no row trigger, so the total moves only when it matched.
+    func wroteRows(since before: Int) -> Bool {
+        changesCount > 0 || totalChangesCount != before
     }
 
     /// `"a" = ? AND "b" = ?` for the key's columns.
