@@ -35,13 +35,7 @@ extension SQLRelation {
     /// and groups are read row by row, before grouping, and may hold one.
     private func checkAggregatesAfterGrouping(_ db: Connection) throws {
         guard !groups.isEmpty else { return }
-        var afterGrouping = havings + orderings.map(\.node)
-        for selection in selection {
-            switch selection.kind {
-            case .allColumns: break
-            case .expression(let node), .aliased(let node, _): afterGrouping.append(node)
-            }
-        }
+        let afterGrouping = havings + orderings.map(\.node) + selectedNodes
         guard afterGrouping.contains(where: \.containsAggregate) else { return }
         // Columns of this table: by name, or through the alias given to it (`alias[Column("id")]`).
         let grouped = Set(groups.compactMap { node -> String? in
@@ -84,14 +78,17 @@ extension SQLRelation {
 
     /// The expressions of the relation itself (not its joins').
     var ownNodes: [SQLExpression.Node] {
-        var nodes = filters + groups + havings + orderings.map(\.node)
-        for selection in selection {
+        filters + groups + havings + orderings.map(\.node) + selectedNodes
+    }
+
+    /// The expressions the relation selects (not `*`).
+    private var selectedNodes: [SQLExpression.Node] {
+        selection.compactMap { selection in
             switch selection.kind {
-            case .allColumns: break
-            case .expression(let node), .aliased(let node, _): nodes.append(node)
+            case .allColumns: return nil
+            case .expression(let node), .aliased(let node, _): return node
             }
         }
-        return nodes
     }
 }
 
